@@ -1,0 +1,106 @@
+#pragma once
+// The workload model: what a user submits and what a backend reports back. Shared by the
+// CLI, the scheduler, the local backend and the Kubernetes backend. Field names follow the
+// Run:AI v1 CLI so that `runai` command lines map one to one.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace lane::submit {
+
+enum class JobType { kTrain, kInteractive, kMpi };
+const char* to_string(JobType type);  // "Train", "Interactive", "Mpi"
+
+// Run:AI status vocabulary.
+enum class JobStatus { kPending, kRunning, kSucceeded, kFailed, kDeleted, kPreempted, kUnknown };
+const char* to_string(JobStatus status);  // "Pending", "Running", ...
+
+// --pvc: either a new claim `[StorageClass]:Size:MountPath[:ro]` (named pvc-<job>-<index>)
+// or an existing one `ExistingClaim:MountPath[:ro]`.
+struct PvcMount {
+  bool create = false;         // true: new claim pvc-<job>-<index>
+  std::string claim;           // existing claim name, or the generated name once known
+  std::string storage_class;   // new claims only; empty = default class
+  std::string size;            // new claims only, a Kubernetes quantity ("3Gi")
+  std::string mount_path;      // absolute path inside the job
+  bool read_only = false;
+};
+
+// -v HOST:CONTAINER[:ro]
+struct HostMount {
+  std::string host_path;
+  std::string container_path;
+  bool read_only = false;
+};
+
+struct EnvVar {
+  std::string name;
+  std::string value;
+};
+
+struct JobSpec {
+  std::string name;
+  std::string project;
+  JobType type = JobType::kTrain;
+  std::string image;
+  double gpu = 0;             // per process; fractions (0 < g < 1) share a physical GPU
+  int processes = 1;          // MPI workers (submit-mpi --processes)
+  int slots_per_worker = 1;   // submit-mpi --slots-per-worker
+  std::vector<EnvVar> env;
+  // Command: with command_overrides_entrypoint the first element replaces the image's
+  // entrypoint; otherwise `command` is empty and `args` are appended to the entrypoint.
+  std::vector<std::string> command;
+  std::vector<std::string> args;
+  std::vector<PvcMount> pvcs;
+  std::vector<HostMount> volumes;
+  bool large_shm = false;
+  std::string shm_size;       // local backend: size of the /dev/shm tmpfs with --large-shm
+  std::string cpu;            // requests.cpu
+  std::string memory;         // requests.memory
+  std::vector<std::string> ports;  // "[EXT:]CONTAINER"
+  std::string service_type;   // portforward | loadbalancer | nodeport | ingress
+  std::string node_type;      // nodeSelector run.ai/type
+  std::string working_dir;
+  std::vector<std::string> cli_argv;  // the command line that created it (describe: COMMAND LINE)
+  std::string user;
+
+  double total_gpus() const { return gpu * (type == JobType::kMpi ? processes : 1); }
+};
+
+struct JobEvent {
+  int64_t time_unix_ms = 0;
+  std::string source;   // "job/<name>", "pod/<name>", "scheduler"
+  std::string type;     // Normal | Warning
+  std::string reason;   // Scheduled, Preempted, Resumed, Started, Completed, Failed, ...
+  std::string message;
+};
+
+struct PodInfo {
+  std::string name;
+  std::string status;   // Pending | Running | Succeeded | Failed
+  std::string role;     // launcher | worker | main
+  std::string node;     // empty when unscheduled
+  std::vector<int> gpu_indices;  // physical GPUs on that node
+  double gpu_share = 0;          // fraction of each GPU (1 for whole GPUs)
+  int64_t created_unix_ms = 0;
+};
+
+struct JobInfo {
+  JobSpec spec;
+  JobStatus status = JobStatus::kPending;
+  std::string status_reason;     // why Pending / Failed / Preempted, shown by describe
+  double gpus_allocated = 0;
+  std::vector<std::string> nodes;
+  int pods_running = 0;
+  int pods_pending = 0;
+  std::vector<PodInfo> pods;
+  std::vector<JobEvent> events;
+  std::optional<int> exit_code;
+  int64_t created_unix_ms = 0;
+  int64_t started_unix_ms = 0;   // 0 = never started
+  int64_t finished_unix_ms = 0;  // 0 = not finished
+};
+
+}  // namespace lane::submit

@@ -1,0 +1,113 @@
+#include "train/data/tusimple_labels.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+
+namespace lane::data {
+namespace {
+
+int as_int(const nlohmann::json& v, const char* field) {
+  if (!v.is_number_integer() && !v.is_number_unsigned())
+    throw UsageError(fmt::format("'{}' must hold integers, found {}", field, v.dump()));
+  return v.get<int>();
+}
+
+}  // namespace
+
+LaneLabel parse_label_line(const std::string& line) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(line);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw UsageError(fmt::format("not valid JSON ({})", e.what()));
+  }
+  if (!j.is_object()) throw UsageError("a label line must be a JSON object");
+  for (const char* key : {"lanes", "h_samples", "raw_file"})
+    if (!j.contains(key)) throw UsageError(fmt::format("missing field '{}'", key));
+  LaneLabel out;
+  if (!j["raw_file"].is_string() || j["raw_file"].get_ref<const std::string&>().empty())
+    throw UsageError("'raw_file' must be a non-empty string such as clips/0601/123/20.jpg");
+  out.raw_file = j["raw_file"].get<std::string>();
+  if (!j["h_samples"].is_array() || j["h_samples"].empty())
+    throw UsageError("'h_samples' must be a non-empty array of row numbers");
+  for (const auto& v : j["h_samples"]) out.h_samples.push_back(as_int(v, "h_samples"));
+  if (!j["lanes"].is_array()) throw UsageError("'lanes' must be an array of lanes");
+  for (size_t n = 0; n < j["lanes"].size(); ++n) {
+    const auto& lane = j["lanes"][n];
+    if (!lane.is_array()) throw UsageError(fmt::format("lane {} must be an array of x values", n));
+    if (lane.size() != out.h_samples.size())
+      throw UsageError(fmt::format("lane {} has {} points but h_samples has {}; every lane needs one x per row",
+                                   n, lane.size(), out.h_samples.size()));
+    std::vector<int> xs;
+    xs.reserve(lane.size());
+    for (const auto& v : lane) xs.push_back(as_int(v, "lanes"));
+    out.lanes.push_back(std::move(xs));
+  }
+  return out;
+}
+
+LabelSet load_label_file(const std::filesystem::path& path, const LabelParseOptions& options) {
+  std::ifstream in(path);
+  if (!in) throw Error(fmt::format("cannot open label file '{}'", path.string()));
+  LabelSet set;
+  std::string line;
+  size_t line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    try {
+      LaneLabel label = parse_label_line(line);
+      if (!options.image_root.empty() && !std::filesystem::exists(options.image_root / label.raw_file))
+        throw UsageError(fmt::format("image '{}' does not exist under '{}'", label.raw_file,
+                                     options.image_root.string()));
+      set.labels.push_back(std::move(label));
+    } catch (const UsageError& e) {
+      if (!options.skip_bad)
+        throw UsageError(fmt::format("{}:{}: {} (use --skip-bad to skip such lines)", path.string(), line_no, e.what()));
+      set.skipped.push_back({path.string(), line_no, e.what()});
+    }
+  }
+  return set;
+}
+
+LabelSet load_label_files(const std::vector<std::filesystem::path>& paths, const LabelParseOptions& options) {
+  LabelSet all;
+  for (const auto& p : paths) {
+    LabelSet one = load_label_file(p, options);
+    std::move(one.labels.begin(), one.labels.end(), std::back_inserter(all.labels));
+    std::move(one.skipped.begin(), one.skipped.end(), std::back_inserter(all.skipped));
+  }
+  return all;
+}
+
+std::vector<ListEntry> load_list_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(fmt::format("cannot open list file '{}'", path.string()));
+  std::vector<ListEntry> out;
+  std::string line;
+  size_t line_no = 0;
+  auto strip = [](std::string s) { return (!s.empty() && s[0] == '/') ? s.substr(1) : s; };
+  while (std::getline(in, line)) {
+    ++line_no;
+    std::istringstream ss(line);
+    std::string image, mask, flag;
+    if (!(ss >> image)) continue;
+    ListEntry e;
+    e.image = strip(image);
+    if (ss >> mask) e.mask = strip(mask);
+    while (ss >> flag) {
+      if (flag != "0" && flag != "1")
+        throw UsageError(fmt::format("{}:{}: existence flag '{}' must be 0 or 1", path.string(), line_no, flag));
+      e.existence.push_back(flag == "1");
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace lane::data

@@ -1,0 +1,62 @@
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "common/atomic_file.h"
+#include "common/error.h"
+#include "common/names.h"
+#include "common/sha256.h"
+#include "common/yaml_output.h"
+
+namespace fs = std::filesystem;
+
+TEST_CASE("write_file_atomic replaces the whole file and leaves no temporary behind") {
+  fs::path dir = fs::temp_directory_path() / ("lane-atomic-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::path file = dir / "sub" / "state.json";
+  lane::write_file_atomic(file, "first");
+  lane::write_file_atomic(file, "second version");
+  CHECK(lane::read_file(file) == "second version");
+  int entries = 0;
+  for (auto& e : fs::directory_iterator(file.parent_path())) { (void)e; ++entries; }
+  CHECK(entries == 1);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("read_file names the missing path") {
+  try {
+    lane::read_file("/nonexistent/lane/file");
+    FAIL("expected an error");
+  } catch (const lane::Error& e) {
+    CHECK(std::string(e.what()).find("/nonexistent/lane/file") != std::string::npos);
+  }
+}
+
+TEST_CASE("sha256 matches the FIPS 180-2 test vectors") {
+  CHECK(lane::sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(lane::sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
+TEST_CASE("DNS-1123 labels") {
+  CHECK(lane::is_dns1123_label("dist-lane-detection-training"));
+  CHECK(lane::is_dns1123_label("a1"));
+  CHECK_FALSE(lane::is_dns1123_label(""));
+  CHECK_FALSE(lane::is_dns1123_label("-a"));
+  CHECK_FALSE(lane::is_dns1123_label("a-"));
+  CHECK_FALSE(lane::is_dns1123_label("Upper"));
+  CHECK_FALSE(lane::is_dns1123_label("a_b"));
+  CHECK_FALSE(lane::is_dns1123_label("../etc"));
+  CHECK_FALSE(lane::is_dns1123_label(std::string(64, 'a')));
+  CHECK_THROWS_AS(lane::require_dns1123_label("Bad_Name", "job name"), lane::UsageError);
+}
+
+TEST_CASE("to_yaml quotes strings that would read back as other types") {
+  nlohmann::json j = {{"a", "true"}, {"b", "1.5"}, {"c", "plain"}, {"d", 3}, {"e", {1, 2}}};
+  std::string y = lane::to_yaml(j);
+  CHECK(y.find("a: \"true\"") != std::string::npos);
+  CHECK(y.find("b: \"1.5\"") != std::string::npos);
+  CHECK(y.find("c: plain") != std::string::npos);
+  CHECK(y.find("d: 3") != std::string::npos);
+}
