@@ -1,10 +1,18 @@
 #pragma once
 // kubectl-style short ages ("9s", "5m", "3h", "68d") for the AGE column.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace lane::cli {
 
 std::string short_duration(int64_t milliseconds);
+
+}  // namespace lane::cli
+
+namespace lane::cli {
+
+// "5s", "2m", "3h", "1h30m", "1d" → seconds; nullopt when malformed or zero.
+std::optional<int64_t> parse_duration_seconds(const std::string& text);
 
 }  // namespace lane::cli

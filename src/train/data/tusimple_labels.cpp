@@ -1,5 +1,6 @@
 #include "train/data/tusimple_labels.h"
 
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 
@@ -14,7 +15,10 @@ namespace {
 int as_int(const nlohmann::json& v, const char* field) {
   if (!v.is_number_integer() && !v.is_number_unsigned())
     throw UsageError(fmt::format("'{}' must hold integers, found {}", field, v.dump()));
-  return v.get<int>();
+  const int64_t wide = v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT32_MAX) ? INT64_MAX : v.get<int64_t>();
+  if (wide < -100000 || wide > 100000)  // pixel coordinates; anything larger is a corrupt file
+    throw UsageError(fmt::format("'{}' value {} is not a pixel coordinate", field, v.dump()));
+  return int(wide);
 }
 
 }  // namespace

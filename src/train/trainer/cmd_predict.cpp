@@ -1,10 +1,28 @@
-// Placeholder registration; replaced by the real verb.
+// scnn-train predict: checkpoint + frames → TuSimple json-lines and overlay PNGs.
+#include <memory>
+
 #include "common/error.h"
 #include "train/commands.h"
+#include "train/trainer/predictor.h"
+#include "train/trainer/train_config.h"
 
 namespace lane::train {
+
 void add_predict_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("predict", "Run a checkpoint on frames: TuSimple json-lines and overlays");
-  cmd->callback([] { throw Error("'scnn-train predict' is not implemented yet"); });
+  auto o = std::make_shared<PredictOptions>();
+  auto threads = std::make_shared<std::string>();
+  cmd->add_option("--checkpoint", o->checkpoint, "checkpoint_latest.pt or checkpoint_best.pt")->required();
+  cmd->add_option("--input", o->input, "An image, or a folder searched recursively for .jpg/.png")->required();
+  cmd->add_option("--out", o->out_dir, "Output folder: predictions.json and overlays/")->required();
+  cmd->add_option("--raw-root", o->raw_root, "raw_file in the json is relative to this [the input folder]");
+  cmd->add_option("--threads", *threads, "Intra-op threads [OMP_NUM_THREADS, else libtorch default]");
+  cmd->callback([o, threads] {
+    if (!threads->empty()) o->threads = static_cast<int>(parse_int(*threads, "--threads", 1));
+    else if (auto omp = process_environment()("OMP_NUM_THREADS"))
+      o->threads = static_cast<int>(parse_int(*omp, "environment variable OMP_NUM_THREADS", 1));
+    run_predict(*o);
+  });
 }
+
 }  // namespace lane::train

@@ -1,0 +1,48 @@
+#include "cli/context.h"
+
+#include <iostream>
+
+#include "common/error.h"
+#include "common/names.h"
+#include "common/yaml_output.h"
+
+namespace lane::cli {
+
+OutputFormat parse_output_format(const std::string& value) {
+  if (value.empty()) return OutputFormat::kTable;
+  if (value == "wide") return OutputFormat::kWide;
+  if (value == "json") return OutputFormat::kJson;
+  if (value == "yaml") return OutputFormat::kYaml;
+  throw UsageError("unknown output format '" + value + "' for -o; use wide, json or yaml");
+}
+
+void print_document(std::ostream& out, const nlohmann::json& doc, OutputFormat format) {
+  if (format == OutputFormat::kYaml) {
+    out << to_yaml(doc);
+  } else {
+    out << doc.dump(2) << "\n";
+  }
+}
+
+CliContext::CliContext() : out(std::cout), err(std::cerr) {}
+CliContext::~CliContext() = default;
+
+const submit::BackendConfig& CliContext::config() {
+  if (!config_) config_ = submit::load_backend_config();
+  return *config_;
+}
+
+submit::Backend& CliContext::backend() {
+  if (!backend_) backend_ = submit::open_backend(config());
+  return *backend_;
+}
+
+std::string CliContext::project(const std::string& flag_value) {
+  std::string p = flag_value;
+  if (p.empty()) p = config().default_project;
+  if (p.empty()) p = kDefaultProject;
+  require_dns1123_label(p, "project (-p)");
+  return p;
+}
+
+}  // namespace lane::cli

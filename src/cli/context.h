@@ -1,0 +1,61 @@
+#pragma once
+// What every verb shares: the configured backend (opened lazily, so `--help` and usage errors
+// never touch state), the default project, and the -o output helpers.
+//
+// Verb registration convention: each verb lives in verb_<name>.cpp and provides
+//   void add_<name>_command(CLI::App& app, CliContext& ctx);
+// which adds a subcommand whose callback does the work. main.cpp calls them all.
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "submit/core/backend.h"
+#include "submit/factory/factory.h"
+
+namespace lane::cli {
+
+enum class OutputFormat { kTable, kWide, kJson, kYaml };
+
+// "" → kTable; "wide" | "json" | "yaml"; anything else → UsageError naming the value.
+OutputFormat parse_output_format(const std::string& value);
+
+// Prints `doc` as JSON (2-space indent) or YAML; kTable/kWide are the caller's business.
+void print_document(std::ostream& out, const nlohmann::json& doc, OutputFormat format);
+
+class CliContext {
+ public:
+  CliContext();
+  ~CliContext();
+
+  // The backend from `lanectl config backend` / LANECTL_BACKEND, opened on first use.
+  submit::Backend& backend();
+  const submit::BackendConfig& config();
+
+  // The -p value, else `lanectl config project`, else "default". Validated as DNS-1123.
+  std::string project(const std::string& flag_value);
+
+  std::ostream& out;
+  std::ostream& err;
+  std::vector<std::string> argv;  // the full command line (describe: COMMAND LINE)
+
+  // Split off before CLI11 parses (see split_command_line in main.cpp): the words after the
+  // first `--`, and the two spellings of --command (flag form vs. the older `--command CMD`).
+  std::vector<std::string> after_dash;
+  bool has_dash = false;
+  bool command_flag = false;            // `--command -- CMD ARGS...`
+  std::optional<std::string> old_command;  // `--command CMD` / `--command=CMD`
+
+ private:
+  std::optional<submit::BackendConfig> config_;
+  std::unique_ptr<submit::Backend> backend_;
+};
+
+// The project every job falls back to; it exists implicitly (quota 0, over quota allowed).
+inline constexpr const char* kDefaultProject = "default";
+
+}  // namespace lane::cli

@@ -1,0 +1,113 @@
+#include "cli/spec_parsing.h"
+
+#include <cctype>
+#include <sstream>
+
+#include "common/error.h"
+#include "submit/core/quantity.h"
+
+namespace lane::cli {
+
+namespace {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (;;) {
+    size_t pos = s.find(sep, start);
+    parts.push_back(s.substr(start, pos == std::string::npos ? std::string::npos : pos - start));
+    if (pos == std::string::npos) return parts;
+    start = pos + 1;
+  }
+}
+
+[[noreturn]] void bad_pvc(const std::string& value, const std::string& why) {
+  throw UsageError("--pvc '" + value + "': " + why +
+                   "; use [StorageClass]:Size:MountPath[:ro] for a new volume (e.g. :10Gi:/mnt) or "
+                   "ExistingClaim:MountPath[:ro] (e.g. pvc-download-tusimple-data-0:/mnt)");
+}
+
+void check_mount_path(const std::string& value, const std::string& path) {
+  if (path.empty() || path[0] != '/') bad_pvc(value, "the mount path '" + path + "' must be absolute");
+}
+
+}  // namespace
+
+submit::PvcMount parse_pvc(const std::string& value) {
+  auto parts = split(value, ':');
+  submit::PvcMount m;
+  auto is_mode = [](const std::string& s) { return s == "ro" || s == "rw"; };
+  if (parts.size() == 4 || (parts.size() == 3 && (parts[0].empty() || submit::parse_quantity_bytes(parts[1])))) {
+    m.create = true;
+    m.storage_class = parts[0];
+    m.size = parts[1];
+    m.mount_path = parts[2];
+    if (!submit::parse_quantity_bytes(m.size) || *submit::parse_quantity_bytes(m.size) == 0)
+      bad_pvc(value, "size '" + m.size + "' is not a quantity such as 10Gi");
+    if (parts.size() == 4) {
+      if (!is_mode(parts[3])) bad_pvc(value, "the last part must be 'ro' or 'rw', not '" + parts[3] + "'");
+      m.read_only = parts[3] == "ro";
+    }
+  } else if (parts.size() == 2 || parts.size() == 3) {
+    m.claim = parts[0];
+    m.mount_path = parts[1];
+    if (m.claim.empty()) bad_pvc(value, "the claim name is empty");
+    if (parts.size() == 3) {
+      if (!is_mode(parts[2])) bad_pvc(value, "the last part must be 'ro' or 'rw', not '" + parts[2] + "'");
+      m.read_only = parts[2] == "ro";
+    }
+  } else {
+    bad_pvc(value, "expected 2 to 4 ':'-separated parts, got " + std::to_string(parts.size()));
+  }
+  check_mount_path(value, m.mount_path);
+  return m;
+}
+
+submit::HostMount parse_host_mount(const std::string& value) {
+  auto parts = split(value, ':');
+  auto fail = [&](const std::string& why) {
+    throw UsageError("-v '" + value + "': " + why + "; use HOST:CONTAINER[:ro], e.g. -v /data:/data:ro");
+  };
+  if (parts.size() < 2 || parts.size() > 3) fail("expected HOST:CONTAINER[:ro]");
+  submit::HostMount m{parts[0], parts[1], false};
+  if (m.host_path.empty() || m.host_path[0] != '/') fail("the host path must be absolute");
+  if (m.container_path.empty() || m.container_path[0] != '/') fail("the container path must be absolute");
+  if (parts.size() == 3) {
+    if (parts[2] != "ro" && parts[2] != "rw") fail("the last part must be 'ro' or 'rw'");
+    m.read_only = parts[2] == "ro";
+  }
+  return m;
+}
+
+submit::EnvVar parse_env(const std::string& value) {
+  auto eq = value.find('=');
+  std::string name = value.substr(0, eq);
+  bool ok = eq != std::string::npos && !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
+  for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  if (!ok)
+    throw UsageError("-e '" + value + "': expected NAME=VALUE with NAME made of letters, digits and '_' "
+                     "(e.g. -e BATCH_SIZE=33)");
+  return {name, value.substr(eq + 1)};
+}
+
+std::string parse_port(const std::string& value) {
+  auto parts = split(value, ':');
+  bool ok = parts.size() == 1 || parts.size() == 2;
+  for (const auto& p : parts) {
+    ok = ok && !p.empty() && p.size() <= 5;
+    for (char c : p) ok = ok && std::isdigit(static_cast<unsigned char>(c));
+    ok = ok && std::stoi(p.empty() ? "0" : p) >= 1 && std::stoi(p.empty() ? "0" : p) <= 65535;
+  }
+  if (!ok) throw UsageError("--port '" + value + "': use CONTAINER or EXTERNAL:CONTAINER with ports 1-65535");
+  return value;
+}
+
+std::vector<std::string> split_words(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> words;
+  std::string w;
+  while (in >> w) words.push_back(w);
+  return words;
+}
+
+}  // namespace lane::cli

@@ -1,0 +1,26 @@
+#pragma once
+// Parsers for the submit flags whose syntax is richer than a type: --pvc, -v, -e, --port.
+// Each throws UsageError naming the flag, the bad value and the accepted forms.
+#include <string>
+
+#include "submit/core/workload.h"
+
+namespace lane::cli {
+
+// `[StorageClass]:Size:MountPath[:ro]` (new claim) or `ExistingClaim:MountPath[:ro]`.
+// 3-part strings: empty first part or a quantity second part → new claim; else existing + ro/rw.
+submit::PvcMount parse_pvc(const std::string& value);
+
+// `HOST:CONTAINER[:ro]`
+submit::HostMount parse_host_mount(const std::string& value);
+
+// `NAME=VALUE` (NAME: letters, digits, '_', not starting with a digit)
+submit::EnvVar parse_env(const std::string& value);
+
+// `[EXT:]CONTAINER` with ports in 1..65535
+std::string parse_port(const std::string& value);
+
+// Whitespace split (the older `--command "python train.py"` string form; no shell involved).
+std::vector<std::string> split_words(const std::string& text);
+
+}  // namespace lane::cli

@@ -1,0 +1,153 @@
+#include "cli/submit_options.h"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "cli/spec_parsing.h"
+#include "common/error.h"
+#include "common/names.h"
+
+namespace lane::cli {
+
+void add_submit_flags(CLI::App* cmd, SubmitOptions& o) {
+  cmd->add_option("NAME", o.positional_name, "Job name (same as --name)");
+  cmd->add_option("--name", o.name, "Job name (DNS-1123 label: lowercase letters, digits, '-')");
+  cmd->add_option("--job-name-prefix", o.name_prefix, "Name the job <prefix>-<N> with the smallest free N");
+  cmd->add_option("-p,--project", o.project, "Project (default: `lanectl config project`, else 'default')");
+  cmd->add_option("-i,--image", o.image, "Container image (the local backend runs the project's own images)");
+  cmd->add_option("-g,--gpu", o.gpu, "GPUs per process: a whole number, or a fraction below 1 (e.g. 0.5)");
+  cmd->add_option("-e,--environment", o.env, "Environment variable NAME=VALUE (repeatable)");
+  cmd->add_option("--pvc", o.pvcs, "[StorageClass]:Size:MountPath[:ro] or ExistingClaim:MountPath[:ro] (repeatable)");
+  cmd->add_option("-v,--volume", o.volumes, "HOST:CONTAINER[:ro] (repeatable)");
+  cmd->add_option("--args", o.args, "Argument appended to the command (repeatable; older form of `-- ARGS`)");
+  cmd->add_flag("--large-shm", o.large_shm, "Mount a large memory-backed /dev/shm");
+  cmd->add_option("--shm-size", o.shm_size, "Local backend: size of /dev/shm with --large-shm (e.g. 8Gi)");
+  cmd->add_flag("--interactive", o.interactive, "Interactive job: never preempted, limited to the project quota");
+  cmd->add_option("--cpu", o.cpu, "CPU request (e.g. 4 or 500m)");
+  cmd->add_option("--memory", o.memory, "Memory request (e.g. 8Gi)");
+  cmd->add_option("--port", o.ports, "[EXTERNAL:]CONTAINER port to expose (repeatable)");
+  cmd->add_option("-s,--service-type", o.service_type, "portforward | loadbalancer | nodeport | ingress");
+  cmd->add_option("--node-type", o.node_type, "Run on nodes labelled run.ai/type=<value>");
+  cmd->add_option("--working-dir", o.working_dir, "Working directory of the command");
+  cmd->add_flag("--dry-run", o.dry_run, "Print what would be created (-o yaml|json) and change nothing");
+  cmd->add_option("-o,--output", o.output, "With --dry-run: yaml (default) or json");
+  // --command is handled before parsing (both spellings); listed here for --help only.
+  cmd->add_flag("--command", "Treat the words after -- as the command (replaces the image entrypoint); "
+                             "the older form --command CMD [--args ARG] also works");
+}
+
+namespace {
+
+std::string current_user() {
+  if (const char* u = std::getenv("USER"); u && *u) return u;
+  if (passwd* pw = getpwuid(getuid())) return pw->pw_name;
+  return std::to_string(getuid());
+}
+
+}  // namespace
+
+submit::JobSpec build_job_spec(const SubmitOptions& o, CliContext& ctx, submit::JobType type) {
+  submit::JobSpec spec;
+  if (!o.positional_name.empty() && !o.name.empty() && o.positional_name != o.name)
+    throw UsageError("two job names given ('" + o.positional_name + "' and --name " + o.name + "); give one");
+  spec.name = o.name.empty() ? o.positional_name : o.name;
+  if (!spec.name.empty()) require_dns1123_label(spec.name, "job name (--name)");
+  if (!spec.name.empty() && !o.name_prefix.empty())
+    throw UsageError("--job-name-prefix cannot be combined with a job name; drop one of them");
+  spec.project = ctx.project(o.project);
+  spec.type = o.interactive ? submit::JobType::kInteractive : type;
+  if (type == submit::JobType::kMpi && o.interactive)
+    throw UsageError("--interactive is not available for submit-mpi; MPI jobs are training jobs");
+  if (o.image.empty()) throw UsageError("--image (-i) is required, e.g. -i scnn-train");
+  spec.image = o.image;
+
+  if (!std::isfinite(o.gpu) || o.gpu < 0)
+    throw UsageError(fmt::format("--gpu {:g}: use 0, a fraction below 1 (e.g. 0.5) or a whole number", o.gpu));
+  if (o.gpu > 1 && std::floor(o.gpu) != o.gpu)
+    throw UsageError(fmt::format("--gpu {:g}: a fractional GPU must be below 1 (e.g. 0.5); use a whole number of GPUs above 1", o.gpu));
+  if (type == submit::JobType::kMpi && std::floor(o.gpu) != o.gpu)
+    throw UsageError(fmt::format("--gpu {:g} cannot be used with --processes: each MPI worker needs whole GPUs (e.g. --gpu 1)", o.gpu));
+  if (o.processes < 1) throw UsageError(fmt::format("--processes {}: use 1 or more", o.processes));
+  if (o.slots_per_worker < 1) throw UsageError(fmt::format("--slots-per-worker {}: use 1 or more", o.slots_per_worker));
+  spec.gpu = o.gpu;
+  spec.processes = type == submit::JobType::kMpi ? o.processes : 1;
+  spec.slots_per_worker = o.slots_per_worker;
+
+  for (const auto& e : o.env) spec.env.push_back(parse_env(e));
+  for (const auto& p : o.pvcs) spec.pvcs.push_back(parse_pvc(p));
+  for (const auto& v : o.volumes) spec.volumes.push_back(parse_host_mount(v));
+  for (const auto& p : o.ports) spec.ports.push_back(parse_port(p));
+  if (!o.service_type.empty()) {
+    static const char* kTypes[] = {"portforward", "loadbalancer", "nodeport", "ingress"};
+    bool ok = false;
+    for (const char* t : kTypes) ok = ok || o.service_type == t;
+    if (!ok) throw UsageError("--service-type '" + o.service_type + "': use portforward, loadbalancer, nodeport or ingress");
+    if (o.ports.empty()) throw UsageError("--service-type needs at least one --port");
+  }
+
+  // Command: `--command -- CMD ARGS` replaces the entrypoint; plain `-- ARGS` are appended to it;
+  // the older `--command CMD --args A` form splits CMD on whitespace (never through a shell).
+  if (ctx.old_command) {
+    if (ctx.has_dash)
+      throw UsageError("--command CMD cannot be combined with `-- ...`; use either --command -- CMD ARGS or --command CMD --args ARG");
+    spec.command = split_words(*ctx.old_command);
+    if (spec.command.empty()) throw UsageError("--command is empty; give the program to run");
+  } else if (ctx.command_flag) {
+    if (ctx.after_dash.empty()) throw UsageError("--command needs the command after --, e.g. --command -- python train.py");
+    spec.command = ctx.after_dash;
+  } else {
+    spec.args = ctx.after_dash;
+  }
+  spec.args.insert(spec.args.end(), o.args.begin(), o.args.end());
+
+  spec.large_shm = o.large_shm;
+  spec.shm_size = o.shm_size;
+  spec.cpu = o.cpu;
+  spec.memory = o.memory;
+  spec.service_type = o.service_type;
+  spec.node_type = o.node_type;
+  spec.working_dir = o.working_dir;
+  spec.cli_argv = ctx.argv;
+  spec.user = current_user();
+  return spec;
+}
+
+void run_submit(const SubmitOptions& o, CliContext& ctx, submit::JobType type) {
+  OutputFormat format = o.output.empty() ? OutputFormat::kYaml : parse_output_format(o.output);
+  if (!o.dry_run && !o.output.empty())
+    throw UsageError("-o is only used with --dry-run for submit; drop -o or add --dry-run");
+  if (format == OutputFormat::kWide || format == OutputFormat::kTable)
+    throw UsageError("--dry-run prints yaml or json; use -o yaml or -o json");
+  submit::JobSpec spec = build_job_spec(o, ctx, type);
+  auto& backend = ctx.backend();
+  if (o.dry_run) {
+    if (spec.name.empty()) spec.name = backend.next_job_name(spec.project, o.name_prefix.empty() ? "job" : o.name_prefix);
+    print_document(ctx.out, backend.render(spec), format);
+    return;
+  }
+  if (!spec.name.empty()) {
+    backend.submit(spec);
+  } else {
+    // Automatic names race with concurrent submits: retry with the next free index.
+    for (int attempt = 0;; ++attempt) {
+      spec.name = backend.next_job_name(spec.project, o.name_prefix.empty() ? "job" : o.name_prefix);
+      try {
+        backend.submit(spec);
+        break;
+      } catch (const UsageError& e) {
+        if (attempt >= 20 || std::string(e.what()).find("already exists") == std::string::npos) throw;
+      }
+    }
+  }
+  ctx.out << "The job '" << spec.name << "' has been submitted successfully\n"
+          << "You can run `lanectl describe job " << spec.name << " -p " << spec.project
+          << "` to check the job status\n";
+}
+
+}  // namespace lane::cli

@@ -1,0 +1,31 @@
+#pragma once
+// The flags `submit` and `submit-mpi` share, and how they become a JobSpec (Run:AI v1 semantics:
+// see docs/cli.md). Bound to CLI11 by add_submit_flags; turned into a spec by build_job_spec.
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/context.h"
+
+namespace lane::cli {
+
+struct SubmitOptions {
+  std::string positional_name, name, name_prefix, project, image, output;
+  double gpu = 0;
+  std::vector<std::string> env, pvcs, volumes, args, ports;
+  bool large_shm = false, interactive = false, dry_run = false;
+  std::string shm_size, cpu, memory, service_type, node_type, working_dir;
+  int processes = 1, slots_per_worker = 1;
+};
+
+void add_submit_flags(CLI::App* cmd, SubmitOptions& o);
+
+// Validates the flags (UsageError with the fix) and assembles the spec; the name is resolved
+// later (run_submit) because --job-name-prefix needs the backend.
+submit::JobSpec build_job_spec(const SubmitOptions& o, CliContext& ctx, submit::JobType type);
+
+// Shared body of `submit` and `submit-mpi`: dry-run rendering or submission + the Run:AI message.
+void run_submit(const SubmitOptions& o, CliContext& ctx, submit::JobType type);
+
+}  // namespace lane::cli

@@ -1,0 +1,65 @@
+// lanectl cluster set-nodes NAME=GPUS... | cluster nodes: the GPUs the local scheduler shares.
+#include <fmt/format.h>
+
+#include "cli/context.h"
+#include "cli/table.h"
+#include "common/error.h"
+
+namespace lane::cli {
+
+namespace {
+
+submit::NodeSpec parse_node(const std::string& word) {
+  auto eq = word.find('=');
+  std::string count = eq == std::string::npos ? "" : word.substr(eq + 1);
+  bool ok = eq != std::string::npos && eq > 0 && !count.empty() && count.size() <= 4;
+  for (char c : count) ok = ok && c >= '0' && c <= '9';
+  if (!ok) throw UsageError("node '" + word + "': use NAME=GPUS, e.g. node-a=8");
+  return {word.substr(0, eq), std::stoi(count)};
+}
+
+}  // namespace
+
+void add_cluster_command(CLI::App& app, CliContext& ctx) {
+  auto* cmd = app.add_subcommand("cluster", "Declare or show the cluster's nodes and GPUs");
+  cmd->require_subcommand(1);
+  auto words = std::make_shared<std::vector<std::string>>();
+  auto output = std::make_shared<std::string>();
+
+  auto* set = cmd->add_subcommand("set-nodes", "Declare the nodes: NAME=GPUS...");
+  set->add_option("NODES", *words, "NAME=GPUS ...")->required();
+  set->callback([words, &ctx] {
+    std::vector<submit::NodeSpec> nodes;
+    for (const auto& w : *words) nodes.push_back(parse_node(w));
+    ctx.backend().set_nodes(nodes);
+    int total = 0;
+    for (const auto& n : nodes) total += n.gpus;
+    ctx.out << fmt::format("Cluster has {} node(s) with {} GPU(s)\n", nodes.size(), total);
+  });
+
+  auto* nodes = cmd->add_subcommand("nodes", "List nodes with their GPU allocation");
+  nodes->add_option("-o,--output", *output, "wide | json | yaml");
+  nodes->callback([output, &ctx] {
+    OutputFormat format = parse_output_format(*output);
+    auto list = ctx.backend().list_nodes();
+    if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
+      nlohmann::json doc = nlohmann::json::array();
+      for (const auto& n : list)
+        doc.push_back({{"name", n.spec.name}, {"gpus", n.spec.gpus}, {"gpusAllocated", n.gpus_allocated},
+                       {"declared", n.declared}, {"jobs", n.jobs}});
+      print_document(ctx.out, doc, format);
+      return;
+    }
+    std::vector<std::string> header = {"NODE", "GPUS", "ALLOCATED", "JOBS"};
+    Table table(header);
+    for (const auto& n : list) {
+      std::string jobs;
+      for (const auto& j : n.jobs) jobs += (jobs.empty() ? "" : ",") + j;
+      table.add({n.spec.name + (n.declared ? "" : " (detected)"), std::to_string(n.spec.gpus),
+                 format_gpus(n.gpus_allocated), jobs});
+    }
+    table.print(ctx.out);
+  });
+}
+
+}  // namespace lane::cli

@@ -1,0 +1,36 @@
+// lanectl config project NAME | config backend local|kubernetes: persistent defaults in
+// $LANECTL_HOME/config.json (Run:AI kept the project in the kubeconfig context; see docs/cli.md).
+#include "cli/context.h"
+#include "common/error.h"
+#include "common/names.h"
+
+namespace lane::cli {
+
+void add_config_command(CLI::App& app, CliContext& ctx) {
+  auto* cmd = app.add_subcommand("config", "Set the default project or the backend");
+  cmd->require_subcommand(1);
+
+  auto project = std::make_shared<std::string>();
+  auto* p = cmd->add_subcommand("project", "Set the default project for every command");
+  p->add_option("NAME", *project, "Project name")->required();
+  p->callback([project, &ctx] {
+    require_dns1123_label(*project, "project name");
+    if (!ctx.backend().project_exists(*project))
+      throw UsageError("project '" + *project + "' was not found; create it with `lanectl project create " +
+                       *project + " --gpu-quota N` or see `lanectl project list`");
+    submit::save_config_value(ctx.config().home, "project", *project);
+    ctx.out << "Project " << *project << " has been set as default project\n";
+  });
+
+  auto backend = std::make_shared<std::string>();
+  auto* b = cmd->add_subcommand("backend", "Choose the backend: local (this machine) or kubernetes");
+  b->add_option("KIND", *backend, "local | kubernetes")->required();
+  b->callback([backend, &ctx] {
+    if (*backend != "local" && *backend != "kubernetes")
+      throw UsageError("unknown backend '" + *backend + "'; use local or kubernetes");
+    submit::save_config_value(submit::lanectl_home(), "backend", *backend);
+    ctx.out << "Backend " << *backend << " has been set as default backend\n";
+  });
+}
+
+}  // namespace lane::cli

@@ -1,0 +1,128 @@
+// lanectl describe job NAME: summary, pods and events (the Run:AI layout, §1.9 of the reference).
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "cli/context.h"
+#include "cli/duration_format.h"
+#include "cli/table.h"
+#include "common/error.h"
+#include "submit/core/workload_json.h"
+
+namespace lane::cli {
+
+namespace {
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string join(const std::vector<std::string>& words, const char* sep = " ") {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : sep) + w;
+  return out;
+}
+
+// For display only: words with spaces or shell characters in single quotes.
+std::string shell_quoted(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) {
+    bool plain = !w.empty() && w.find_first_of(" \t\n'\"\\$`;&|<>(){}*?!#~") == std::string::npos;
+    std::string q = w;
+    if (!plain) {
+      q = "'";
+      for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      q += "'";
+    }
+    out += (out.empty() ? "" : " ") + q;
+  }
+  return out;
+}
+
+void print_text(const submit::JobInfo& j, std::ostream& out) {
+  int64_t now = now_ms();
+  const auto& s = j.spec;
+  int64_t end = j.finished_unix_ms ? j.finished_unix_ms : now;
+  bool mpi = s.type == submit::JobType::kMpi;
+  int succeeded = 0, failed = 0;
+  for (const auto& p : j.pods) {
+    succeeded += p.status == "Succeeded";
+    failed += p.status == "Failed";
+  }
+  auto line = [&](const char* label, const std::string& value) { out << fmt::format("{:<25}{}\n", label, value); };
+  line("NAME:", s.name);
+  line("NAMESPACE:", "runai-" + s.project);
+  line("PROJECT:", s.project);
+  line("TYPE:", submit::to_string(s.type));
+  line("STATUS:", submit::to_string(j.status));
+  if (!j.status_reason.empty()) line("STATUS REASON:", j.status_reason);
+  line("TRAINING DURATION:", j.started_unix_ms ? short_duration(end - j.started_unix_ms) : "-");
+  line("IMAGE:", s.image);
+  line("GPUS:", format_gpus(s.gpu));
+  line("TOTAL REQUESTED GPUS:", format_gpus(s.total_gpus()));
+  line("ALLOCATED GPUS:", format_gpus(j.gpus_allocated));
+  line("RUNNING PODS:", std::to_string(j.pods_running));
+  line("PENDING PODS:", std::to_string(j.pods_pending));
+  if (mpi) line("PROCESSES:", std::to_string(s.processes));
+  line("SUCCEEDED PODS:", std::to_string(succeeded));
+  line("FAILED PODS:", std::to_string(failed));
+  line("IS DISTRIBUTED WORKLOAD:", mpi ? "true" : "false");
+  if (j.exit_code) line("EXIT CODE:", std::to_string(*j.exit_code));
+  line("NODES:", join(j.nodes, ","));
+  line("CREATED BY CLI:", s.cli_argv.empty() ? "false" : "true");
+  line("SERVICE URL(S):", "");
+  line("COMMAND LINE:", shell_quoted(s.cli_argv));
+
+  out << "\nPods:\n";
+  Table pods({"POD", "STATUS", "TYPE", "AGE", "NODE", "GPUS"});
+  for (const auto& p : j.pods) {
+    std::string gpus;
+    for (int g : p.gpu_indices) gpus += (gpus.empty() ? "" : ",") + std::to_string(g);
+    if (!gpus.empty() && p.gpu_share > 0 && p.gpu_share < 1) gpus += fmt::format(" (x{:g})", p.gpu_share);
+    pods.add({p.name, p.status, p.role, short_duration(now - p.created_unix_ms), p.node.empty() ? "N/A" : p.node, gpus});
+  }
+  pods.print(out);
+
+  out << "\nEvents:\n";
+  Table events({"SOURCE", "TYPE", "AGE", "MESSAGE"});
+  for (const auto& e : j.events)
+    events.add({e.source, e.type, short_duration(now - e.time_unix_ms), "[" + e.reason + "] " + e.message});
+  events.print(out);
+}
+
+struct DescribeOptions {
+  std::vector<std::string> words;
+  std::string project, output;
+};
+
+void run_describe(const DescribeOptions& o, CliContext& ctx) {
+  std::vector<std::string> words = o.words;
+  if (!words.empty() && (words[0] == "job" || words[0] == "jobs")) words.erase(words.begin());
+  if (words.size() != 1) throw UsageError("describe takes one job name: lanectl describe job NAME [-p PROJECT]");
+  OutputFormat format = parse_output_format(o.output);
+  std::string project = ctx.project(o.project);
+  auto job = ctx.backend().describe_job(words[0], project);
+  if (!job)
+    throw Error("job '" + words[0] + "' does not exist in project '" + project +
+                "'. If the job exists in a different project, use -p <project-name>.");
+  if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
+    print_document(ctx.out, submit::job_to_json(*job, true), format);
+    return;
+  }
+  print_text(*job, ctx.out);
+}
+
+}  // namespace
+
+void add_describe_command(CLI::App& app, CliContext& ctx) {
+  auto o = std::make_shared<DescribeOptions>();
+  auto* cmd = app.add_subcommand("describe", "Describe a job: spec, status, placement, events");
+  cmd->alias("get");
+  cmd->add_option("args", o->words, "job NAME")->required();
+  cmd->add_option("-p,--project", o->project, "Project");
+  cmd->add_option("-o,--output", o->output, "wide | json | yaml");
+  cmd->callback([o, &ctx] { run_describe(*o, ctx); });
+}
+
+}  // namespace lane::cli

@@ -1,0 +1,44 @@
+// lanectl exec JOB -- CMD ARGS...: run a command in a running job's environment.
+#include <cstdlib>
+
+#include "cli/context.h"
+#include "common/error.h"
+
+namespace lane::cli {
+
+namespace {
+
+struct ExecOptions {
+  std::vector<std::string> words;
+  std::string project, pod;
+  bool tty = false, stdin_ = false;
+};
+
+}  // namespace
+
+// Shared with `bash`: exits the process with the command's exit code.
+void run_in_job(const std::string& name, const std::string& project_flag, const std::vector<std::string>& argv,
+                bool tty, const std::string& pod, CliContext& ctx) {
+  int code = ctx.backend().exec(name, ctx.project(project_flag), argv, tty, pod);
+  ctx.out.flush();
+  std::exit(code);
+}
+
+void add_exec_command(CLI::App& app, CliContext& ctx) {
+  auto o = std::make_shared<ExecOptions>();
+  auto* cmd = app.add_subcommand("exec", "Run a command inside a running job");
+  cmd->add_option("args", o->words, "JOB [CMD ARGS...]; or JOB -- CMD ARGS...");
+  cmd->add_option("-p,--project", o->project, "Project");
+  cmd->add_option("--pod", o->pod, "Pod (default: the chief pod)");
+  cmd->add_flag("-t,--tty", o->tty, "Allocate a terminal (the local backend uses the current one)");
+  cmd->add_flag("-i,--stdin", o->stdin_, "Pass stdin (always on locally)");
+  cmd->callback([o, &ctx] {
+    if (o->words.empty()) throw UsageError("exec needs a job name: lanectl exec JOB -- CMD ARGS...");
+    std::vector<std::string> argv(o->words.begin() + 1, o->words.end());
+    argv.insert(argv.end(), ctx.after_dash.begin(), ctx.after_dash.end());
+    if (argv.empty()) throw UsageError("exec needs a command: lanectl exec " + o->words[0] + " -- CMD ARGS...");
+    run_in_job(o->words[0], o->project, argv, o->tty, o->pod, ctx);
+  });
+}
+
+}  // namespace lane::cli

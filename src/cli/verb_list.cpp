@@ -1,0 +1,80 @@
+// lanectl list [jobs]: the Run:AI job table (11 columns), or -o wide|json|yaml.
+#include <chrono>
+#include <set>
+
+#include "cli/context.h"
+#include "cli/duration_format.h"
+#include "cli/table.h"
+#include "common/error.h"
+#include "submit/core/workload_json.h"
+
+namespace lane::cli {
+
+namespace {
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string node_cell(const submit::JobInfo& job) {
+  if (job.status != submit::JobStatus::kRunning || job.nodes.empty()) return "";
+  return job.nodes.size() == 1 ? job.nodes[0] : "<multiple>";
+}
+
+std::string gpu_cell(const submit::JobInfo& job) {
+  bool finished = job.status == submit::JobStatus::kSucceeded || job.status == submit::JobStatus::kFailed;
+  return (finished ? std::string("-") : format_gpus(job.gpus_allocated)) + " (" + format_gpus(job.spec.total_gpus()) + ")";
+}
+
+struct ListOptions {
+  std::vector<std::string> what;
+  std::string project, output;
+  bool all = false;
+};
+
+void run_list(const ListOptions& o, CliContext& ctx) {
+  for (const auto& w : o.what)
+    if (w != "jobs" && w != "job")
+      throw UsageError("cannot list '" + w + "'; use `lanectl list jobs`, `lanectl project list` or `lanectl cluster nodes`");
+  OutputFormat format = parse_output_format(o.output);
+  std::optional<std::string> project;
+  if (!o.all) project = ctx.project(o.project);
+  auto jobs = ctx.backend().list_jobs(project);
+
+  if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
+    nlohmann::json doc = nlohmann::json::array();
+    for (const auto& j : jobs) doc.push_back(submit::job_to_json(j, false));
+    print_document(ctx.out, doc, format);
+    return;
+  }
+  std::vector<std::string> header = {"NAME", "STATUS", "AGE", "NODE", "IMAGE", "TYPE", "PROJECT", "USER",
+                                     "GPUs Allocated (Requested)", "PODs Running (Pending)", "SERVICE URL(S)"};
+  if (format == OutputFormat::kWide) header.push_back("REASON");
+  Table table(header);
+  int64_t now = now_ms();
+  for (const auto& j : jobs) {
+    std::vector<std::string> row = {j.spec.name, submit::to_string(j.status), short_duration(now - j.created_unix_ms),
+                                    node_cell(j), j.spec.image, submit::to_string(j.spec.type), j.spec.project,
+                                    j.spec.user, gpu_cell(j),
+                                    std::to_string(j.pods_running) + " (" + std::to_string(j.pods_pending) + ")", ""};
+    if (format == OutputFormat::kWide) row.push_back(j.status_reason);
+    table.add(std::move(row));
+  }
+  if (project) ctx.out << "Showing jobs for project " << *project << "\n";
+  table.print(ctx.out);
+}
+
+}  // namespace
+
+void add_list_command(CLI::App& app, CliContext& ctx) {
+  auto o = std::make_shared<ListOptions>();
+  auto* cmd = app.add_subcommand("list", "List jobs (`list jobs`)");
+  cmd->add_option("what", o->what, "jobs (default)");
+  cmd->add_option("-p,--project", o->project, "Project");
+  cmd->add_flag("-A,--all-projects", o->all, "Jobs of all projects");
+  cmd->add_option("-o,--output", o->output, "wide | json | yaml");
+  cmd->callback([o, &ctx] { run_list(*o, ctx); });
+}
+
+}  // namespace lane::cli

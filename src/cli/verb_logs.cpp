@@ -1,0 +1,46 @@
+// lanectl logs JOB: the chief pod's output (MPI: the launcher, whose lines carry [1,rank] tags).
+#include "cli/context.h"
+#include "cli/duration_format.h"
+#include "common/error.h"
+
+namespace lane::cli {
+
+namespace {
+
+struct LogsOptions {
+  std::string name, project, since, pod;
+  bool follow = false, timestamps = false;
+  int64_t tail = -1;
+};
+
+void run_logs(const LogsOptions& o, CliContext& ctx) {
+  submit::LogOptions opts;
+  opts.follow = o.follow;
+  opts.timestamps = o.timestamps;
+  opts.pod = o.pod;
+  if (o.tail < -1) throw UsageError("--tail " + std::to_string(o.tail) + ": use a number of lines >= 0 (or -1 for all)");
+  opts.tail = o.tail;
+  if (!o.since.empty()) {
+    auto secs = parse_duration_seconds(o.since);
+    if (!secs) throw UsageError("--since '" + o.since + "': use a duration such as 5s, 2m, 3h or 1h30m");
+    opts.since_seconds = *secs;
+  }
+  ctx.backend().stream_logs(o.name, ctx.project(o.project), opts, ctx.out);
+}
+
+}  // namespace
+
+void add_logs_command(CLI::App& app, CliContext& ctx) {
+  auto o = std::make_shared<LogsOptions>();
+  auto* cmd = app.add_subcommand("logs", "Print a job's logs");
+  cmd->add_option("NAME", o->name, "Job name")->required();
+  cmd->add_option("-p,--project", o->project, "Project");
+  cmd->add_flag("-f,--follow", o->follow, "Keep printing until the job ends");
+  cmd->add_option("-t,--tail", o->tail, "Only the last N lines (-1: all)");
+  cmd->add_option("--since", o->since, "Only lines newer than a duration (5s, 2m, 3h)");
+  cmd->add_flag("--timestamps", o->timestamps, "Prefix each line with its RFC 3339 time");
+  cmd->add_option("--pod", o->pod, "Pod name (default: the chief pod; MPI workers: <job>-worker-<rank>)");
+  cmd->callback([o, &ctx] { run_logs(*o, ctx); });
+}
+
+}  // namespace lane::cli

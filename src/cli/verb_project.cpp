@@ -1,0 +1,94 @@
+// lanectl project create|list|delete|set-quota: projects with a GPU quota (deserved GPUs) and
+// an over-quota flag (may borrow idle GPUs, preemptible while it does).
+#include <fmt/format.h>
+
+#include "cli/context.h"
+#include "cli/table.h"
+#include "common/error.h"
+
+namespace lane::cli {
+
+namespace {
+
+nlohmann::json project_json(const submit::ProjectStatus& p) {
+  return {{"name", p.spec.name}, {"gpuQuota", p.spec.gpu_quota}, {"overQuota", p.spec.over_quota},
+          {"gpusAllocated", p.gpus_allocated}, {"gpusRequested", p.gpus_requested},
+          {"fairShare", p.fair_share}, {"runningJobs", p.running_jobs}, {"pendingJobs", p.pending_jobs},
+          {"explanation", p.explanation}};
+}
+
+void print_projects(CliContext& ctx, const std::string& output) {
+  OutputFormat format = parse_output_format(output);
+  auto projects = ctx.backend().list_projects();
+  if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
+    nlohmann::json doc = nlohmann::json::array();
+    for (const auto& p : projects) doc.push_back(project_json(p));
+    print_document(ctx.out, doc, format);
+    return;
+  }
+  std::vector<std::string> header = {"PROJECT", "GPU QUOTA", "OVER QUOTA", "ALLOCATED", "FAIR SHARE", "RUNNING", "PENDING"};
+  if (format == OutputFormat::kWide) header.push_back("EXPLANATION");
+  Table table(header);
+  for (const auto& p : projects) {
+    std::vector<std::string> row = {p.spec.name, format_gpus(p.spec.gpu_quota), p.spec.over_quota ? "allowed" : "no",
+                                    format_gpus(p.gpus_allocated), format_gpus(p.fair_share),
+                                    std::to_string(p.running_jobs), std::to_string(p.pending_jobs)};
+    if (format == OutputFormat::kWide) {
+      std::string text;
+      for (const auto& e : p.explanation) text += (text.empty() ? "" : "; ") + e;
+      row.push_back(text);
+    }
+    table.add(std::move(row));
+  }
+  table.print(ctx.out);
+}
+
+}  // namespace
+
+void add_project_command(CLI::App& app, CliContext& ctx) {
+  auto* cmd = app.add_subcommand("project", "Manage projects and their GPU quotas");
+  cmd->require_subcommand(1);
+
+  struct Options {
+    std::string name, output;
+    double quota = 0;
+    bool no_over_quota = false, over_quota = false;
+  };
+  auto o = std::make_shared<Options>();
+
+  auto* create = cmd->add_subcommand("create", "Create a project");
+  create->add_option("NAME", o->name, "Project name")->required();
+  create->add_option("--gpu-quota", o->quota, "Deserved GPUs (may be fractional)")->required();
+  create->add_flag("--no-over-quota", o->no_over_quota, "Never use more than the quota");
+  create->callback([o, &ctx] {
+    ctx.backend().create_project({o->name, o->quota, !o->no_over_quota});
+    ctx.out << fmt::format("Project {} created with a quota of {:g} GPUs{}\n", o->name, o->quota,
+                           o->no_over_quota ? " (no over-quota)" : "");
+  });
+
+  auto* list = cmd->add_subcommand("list", "List projects with allocation and fair share");
+  list->add_option("-o,--output", o->output, "wide | json | yaml");
+  list->callback([o, &ctx] { print_projects(ctx, o->output); });
+
+  auto* del = cmd->add_subcommand("delete", "Delete a project without jobs");
+  del->add_option("NAME", o->name, "Project name")->required();
+  del->callback([o, &ctx] {
+    ctx.backend().delete_project(o->name);
+    ctx.out << "Project " << o->name << " deleted\n";
+  });
+
+  auto* set = cmd->add_subcommand("set-quota", "Change a project's GPU quota");
+  set->add_option("NAME", o->name, "Project name")->required();
+  set->add_option("--gpu-quota", o->quota, "Deserved GPUs")->required();
+  auto* noq = set->add_flag("--no-over-quota", o->no_over_quota, "Never use more than the quota");
+  set->add_flag("--over-quota", o->over_quota, "May borrow idle GPUs")->excludes(noq);
+  set->callback([o, &ctx] {
+    std::optional<bool> over;
+    if (o->no_over_quota) over = false;
+    if (o->over_quota) over = true;
+    ctx.backend().set_project_quota(o->name, o->quota, over);
+    ctx.out << fmt::format("Project {} quota set to {:g} GPUs\n", o->name, o->quota);
+  });
+}
+
+}  // namespace lane::cli

@@ -1,0 +1,169 @@
+// lanectl snapshot create|list|describe|delete|verify: point-in-time copies of volumes
+// (NetApp Snapshot semantics; the local backend keeps a content-addressed store).
+#include <fmt/format.h>
+
+#include "cli/context.h"
+#include "cli/table.h"
+#include "common/error.h"
+#include "common/names.h"
+#include "storage/core/lineage_view.h"
+#include "storage/core/snapshots.h"
+#include "storage/core/volumes.h"
+
+namespace lane::cli {
+
+namespace {
+
+struct SnapshotOptions {
+  std::string pvc, name, job, project, output, snapshot;
+};
+
+std::string namespace_of(const std::string& project) { return "runai-" + project; }
+
+void print_info_text(std::ostream& out, const storage::SnapshotInfo& s) {
+  out << fmt::format("Name:            {}\n", s.name);
+  out << fmt::format("Volume:          {}\n", s.volume);
+  out << fmt::format("Namespace:       {}\n", s.ns);
+  out << fmt::format("Job:             {}\n", s.job.empty() ? "<none>" : s.job);
+  out << fmt::format("Created:         {}\n", storage::format_utc(s.created_unix_ms));
+  out << fmt::format("Files:           {}\n", s.file_count);
+  out << fmt::format("Size:            {}\n", storage::format_bytes(s.total_bytes));
+  out << fmt::format("Added to store:  {}\n", storage::format_bytes(s.new_bytes));
+  out << fmt::format("Content digest:  sha256:{}\n", s.content_digest);
+  if (!s.metadata.empty()) {
+    out << "Metadata:\n";
+    for (const auto& [k, v] : s.metadata) out << fmt::format("  {}: {}\n", k, v);
+  }
+}
+
+void run_create(const SnapshotOptions& o, CliContext& ctx) {
+  if (o.pvc.empty()) throw UsageError("snapshot create needs --pvc NAME (the volume to snapshot)");
+  require_dns1123_label(o.pvc, "--pvc");
+  if (!o.job.empty()) require_dns1123_label(o.job, "--job");
+  const OutputFormat format = parse_output_format(o.output);
+  std::string name = o.name.empty() ? storage::default_snapshot_name(o.pvc, storage::now_unix_ms()) : o.name;
+  storage::require_snapshot_name(name, "--name");
+  const std::string ns = namespace_of(ctx.project(o.project));
+  auto info = ctx.backend().snapshots().create(o.pvc, name, o.job, {{"namespace", ns}, {"reason", "user"}});
+  if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
+    print_document(ctx.out, storage::to_json(info), format);
+    return;
+  }
+  ctx.out << fmt::format("Snapshot {} created in namespace {}\n", info.name, info.ns);
+  ctx.out << fmt::format("{} files, {}, {} added to the store\n", info.file_count,
+                         storage::format_bytes(info.total_bytes), storage::format_bytes(info.new_bytes));
+}
+
+void run_list(const SnapshotOptions& o, CliContext& ctx) {
+  const OutputFormat format = parse_output_format(o.output);
+  std::optional<std::string> volume;
+  if (!o.pvc.empty()) {
+    require_dns1123_label(o.pvc, "--pvc");
+    volume = o.pvc;
+  }
+  auto snaps = ctx.backend().snapshots().list(volume);
+  if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
+    nlohmann::json items = nlohmann::json::array();
+    for (const auto& s : snaps) items.push_back(storage::to_json(s));
+    print_document(ctx.out, {{"items", items}}, format);
+    return;
+  }
+  if (snaps.empty()) {
+    ctx.out << "No snapshots found.\n";
+    return;
+  }
+  const bool wide = format == OutputFormat::kWide;
+  std::vector<std::string> header = {"NAME", "VOLUME", "JOB", "CREATED", "FILES", "SIZE"};
+  if (wide) header.insert(header.end(), {"ADDED", "DIGEST"});
+  Table table(header);
+  for (const auto& s : snaps) {
+    std::vector<std::string> row = {s.name, s.volume, s.job.empty() ? "-" : s.job,
+                                    storage::format_utc(s.created_unix_ms), std::to_string(s.file_count),
+                                    storage::format_bytes(s.total_bytes)};
+    if (wide) row.insert(row.end(), {storage::format_bytes(s.new_bytes), s.content_digest.substr(0, 12)});
+    table.add(row);
+  }
+  table.print(ctx.out);
+}
+
+void run_describe(const SnapshotOptions& o, CliContext& ctx) {
+  const OutputFormat format = parse_output_format(o.output);
+  storage::require_snapshot_name(o.snapshot);
+  auto& backend = ctx.backend();
+  auto info = backend.snapshots().describe(o.snapshot);
+  auto view = storage::lineage_of_snapshot(backend.snapshots(), backend.volumes(), o.snapshot);
+  if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
+    nlohmann::json doc = storage::to_json(info);
+    if (view) doc["lineage"] = storage::to_json(*view);
+    print_document(ctx.out, doc, format);
+    return;
+  }
+  print_info_text(ctx.out, info);
+  if (view) {
+    if (!view->record.parent_snapshot.empty())
+      ctx.out << fmt::format("Parent snapshot: {}\n", view->record.parent_snapshot);
+    if (!view->restored_volumes.empty())
+      ctx.out << fmt::format("Restored into:   {}\n", fmt::join(view->restored_volumes, ", "));
+  }
+  ctx.out << fmt::format("(lineage: lanectl lineage {})\n", info.name);
+}
+
+void run_delete(const SnapshotOptions& o, CliContext& ctx) {
+  storage::require_snapshot_name(o.snapshot);
+  ctx.backend().snapshots().remove(o.snapshot);
+  ctx.out << fmt::format("Snapshot {} deleted.\n", o.snapshot);
+}
+
+void run_verify(const SnapshotOptions& o, CliContext& ctx) {
+  const OutputFormat format = parse_output_format(o.output);
+  storage::require_snapshot_name(o.snapshot);
+  auto report = ctx.backend().snapshots().verify(o.snapshot);
+  if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
+    print_document(ctx.out, storage::to_json(report), format);
+  } else if (report.ok()) {
+    ctx.out << fmt::format("Snapshot {} verified: {} objects, {} intact.\n", report.snapshot,
+                           report.objects_checked, storage::format_bytes(report.bytes_checked));
+  } else {
+    ctx.out << fmt::format("Snapshot {} is DAMAGED ({} problems):\n", report.snapshot, report.damaged.size());
+    for (const auto& d : report.damaged) ctx.out << "  " << d << "\n";
+  }
+  if (!report.ok())
+    throw Error(fmt::format("snapshot '{}' failed verification; restore from it is unsafe", o.snapshot));
+}
+
+}  // namespace
+
+void add_snapshot_command(CLI::App& app, CliContext& ctx) {
+  auto o = std::make_shared<SnapshotOptions>();
+  auto* cmd = app.add_subcommand("snapshot", "Create, list, inspect, verify and delete volume snapshots");
+  cmd->require_subcommand(1);
+
+  auto* create = cmd->add_subcommand("create", "Snapshot a volume (all or nothing)");
+  create->add_option("--pvc", o->pvc, "Volume (claim) to snapshot")->required();
+  create->add_option("--name", o->name, "Snapshot name (default <pvc>-<YYYYMMDD-HHMMSS>)");
+  create->add_option("--job", o->job, "Job this snapshot belongs to (lineage)");
+  create->add_option("-p,--project", o->project, "Project");
+  create->add_option("-o,--output", o->output, "json | yaml");
+  create->callback([o, &ctx] { run_create(*o, ctx); });
+
+  auto* list = cmd->add_subcommand("list", "List snapshots, oldest first");
+  list->add_option("--pvc", o->pvc, "Only snapshots of this volume");
+  list->add_option("-o,--output", o->output, "wide | json | yaml");
+  list->callback([o, &ctx] { run_list(*o, ctx); });
+
+  auto* describe = cmd->add_subcommand("describe", "Show one snapshot");
+  describe->add_option("snapshot", o->snapshot, "Snapshot name")->required();
+  describe->add_option("-o,--output", o->output, "json | yaml");
+  describe->callback([o, &ctx] { run_describe(*o, ctx); });
+
+  auto* del = cmd->add_subcommand("delete", "Delete a snapshot (frees data no other snapshot shares)");
+  del->add_option("snapshot", o->snapshot, "Snapshot name")->required();
+  del->callback([o, &ctx] { run_delete(*o, ctx); });
+
+  auto* verify = cmd->add_subcommand("verify", "Re-hash every object of a snapshot; exit 1 if any is damaged");
+  verify->add_option("snapshot", o->snapshot, "Snapshot name")->required();
+  verify->add_option("-o,--output", o->output, "json | yaml");
+  verify->callback([o, &ctx] { run_verify(*o, ctx); });
+}
+
+}  // namespace lane::cli

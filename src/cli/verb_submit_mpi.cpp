@@ -1,0 +1,18 @@
+// lanectl submit-mpi (aliases mpi, mj): a distributed job, N MPI worker processes.
+#include "cli/context.h"
+#include "cli/submit_options.h"
+
+namespace lane::cli {
+
+void add_submit_mpi_command(CLI::App& app, CliContext& ctx) {
+  auto opts = std::make_shared<SubmitOptions>();
+  auto* cmd = app.add_subcommand("submit-mpi", "Submit a distributed (MPI) training job");
+  cmd->alias("mpi");
+  cmd->alias("mj");
+  add_submit_flags(cmd, *opts);
+  cmd->add_option("--processes", opts->processes, "Number of MPI worker processes (each gets --gpu GPUs)");
+  cmd->add_option("--slots-per-worker", opts->slots_per_worker, "MPI slots per worker (recorded; Kubernetes backend)");
+  cmd->callback([opts, &ctx] { run_submit(*opts, ctx, submit::JobType::kMpi); });
+}
+
+}  // namespace lane::cli

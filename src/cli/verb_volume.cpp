@@ -1,0 +1,183 @@
+// lanectl volume ...: Azure NetApp Files volumes behind PVCs (via Trident's PV internalID).
+//   describe            ANF volume, pool, service level, quota, throughput
+//   set-service-level   move the volume to a pool of another level (no data copy)
+//   snapshot create|list|delete, revert, restore   native ANF snapshots of the volume
+// Credentials: --anf-config FILE (0600, Trident backend.json keys) or AZURE_* variables.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli/context.h"
+#include "cli/table.h"
+#include "common/error.h"
+#include "common/names.h"
+#include "storage/anf/anf_target.h"
+#include "storage/anf/volume_service_level.h"
+#include "submit/factory/factory.h"
+
+namespace lane::cli {
+namespace {
+
+namespace anf = lane::storage::anf;
+
+struct VolumeOptions {
+  std::string pvc, ns, project, volume_id, config, output, level, pool, snapshot, name, to_volume;
+  int timeout_s = 0;
+  bool yes = false;
+};
+
+anf::OpenedTarget open_target(const VolumeOptions& o, CliContext& ctx) {
+  anf::AnfTarget t;
+  t.pvc = o.pvc;
+  if (!o.pvc.empty()) require_dns1123_label(o.pvc, "--pvc");
+  t.ns = !o.ns.empty() ? o.ns : "runai-" + ctx.project(o.project);
+  t.volume_id = o.volume_id;
+  if (!o.config.empty()) t.config_file = o.config;
+  if (o.timeout_s != 0) t.timeout_s = o.timeout_s;
+  t.lineage_dir = submit::lanectl_home() / "anf-lineage";
+  return anf::open_anf_target(t, &ctx.err);
+}
+
+void add_target_options(CLI::App* cmd, VolumeOptions& o) {
+  cmd->add_option("--pvc", o.pvc, "The PVC whose ANF volume to use (via its bound PV)");
+  cmd->add_option("-p,--project", o.project, "Project (namespace runai-<project>)");
+  cmd->add_option("-n,--namespace", o.ns, "Kubernetes namespace of the PVC (overrides -p)");
+  cmd->add_option("--volume-id", o.volume_id, "ANF volume ARM resource id (instead of --pvc)");
+  cmd->add_option("--anf-config", o.config, "ANF credentials file (0600; Trident backend.json keys)");
+  cmd->add_option("--timeout", o.timeout_s, "Seconds to wait for a long-running operation (default 600)");
+}
+
+void run_describe(const VolumeOptions& o, CliContext& ctx) {
+  const OutputFormat format = parse_output_format(o.output);
+  auto target = open_target(o, ctx);
+  auto facts = anf::describe_volume(target.arm(), target.volume.ref);
+  nlohmann::json doc = facts.to_json();
+  doc["pvc"] = target.volume.pvc;
+  doc["pv"] = target.volume.pv;
+  doc["resolvedBy"] = target.volume.method;
+  if (format == OutputFormat::kJson || format == OutputFormat::kYaml) return print_document(ctx.out, doc, format);
+  auto& out = ctx.out;
+  if (!facts.id.empty() && !target.volume.pvc.empty())
+    out << fmt::format("PVC:               {} (PV {}, resolved by {})\n", target.volume.pvc, target.volume.pv,
+                       target.volume.method);
+  out << fmt::format("ANF volume:        {}\n", facts.name);
+  out << fmt::format("Resource id:       {}\n", facts.id);
+  out << fmt::format("Location:          {}\n", facts.location);
+  out << fmt::format("Creation token:    {}\n", facts.creation_token);
+  out << fmt::format("State:             {}\n", facts.provisioning_state);
+  out << fmt::format("Capacity pool:     {} ({} QoS, {})\n", facts.pool, facts.pool_qos_type,
+                     storage::format_bytes(static_cast<uint64_t>(facts.pool_size_bytes)));
+  out << fmt::format("Service level:     {}\n", facts.service_level);
+  out << fmt::format("Quota:             {}\n", storage::format_bytes(static_cast<uint64_t>(facts.quota_bytes)));
+  out << fmt::format("Throughput:        {:g} MiB/s (pool total {:g} MiB/s)\n", facts.throughput_mibps,
+                     facts.pool_total_throughput_mibps);
+}
+
+void run_set_service_level(const VolumeOptions& o, CliContext& ctx) {
+  const std::string level = anf::parse_service_level(o.level);  // usage errors before any network
+  auto target = open_target(o, ctx);
+  auto r = anf::change_service_level(target.arm(), target.volume.ref, level, o.pool);
+  ctx.out << fmt::format("Volume {} moved from pool {} ({}) to pool {} ({}); no data was copied\n",
+                         target.volume.ref.volume, r.from_pool, r.from_level, r.to_pool, r.to_level);
+}
+
+void run_snapshot_create(const VolumeOptions& o, CliContext& ctx) {
+  auto target = open_target(o, ctx);
+  const std::string base = o.pvc.empty() ? target.volume.ref.volume : o.pvc;
+  const std::string name = o.name.empty() ? storage::default_snapshot_name(base, storage::now_unix_ms()) : o.name;
+  storage::require_snapshot_name(name, "--name");
+  auto info = target.store->create("", name, "", {{"reason", "user"}});
+  ctx.out << fmt::format("ANF snapshot {} created on volume {}\n", info.name, target.volume.ref.volume);
+}
+
+void run_snapshot_list(const VolumeOptions& o, CliContext& ctx) {
+  const OutputFormat format = parse_output_format(o.output);
+  auto target = open_target(o, ctx);
+  auto snaps = target.store->list(std::nullopt);
+  if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
+    nlohmann::json items = nlohmann::json::array();
+    for (const auto& s : snaps) items.push_back(storage::to_json(s));
+    return print_document(ctx.out, {{"items", items}}, format);
+  }
+  Table table({"NAME", "VOLUME", "CREATED", "STATE"});
+  for (const auto& s : snaps)
+    table.add({s.name, s.volume, storage::format_utc(s.created_unix_ms), s.metadata.at("anf.provisioningState")});
+  table.print(ctx.out);
+}
+
+void run_snapshot_delete(const VolumeOptions& o, CliContext& ctx) {
+  storage::require_snapshot_name(o.snapshot, "snapshot");
+  auto target = open_target(o, ctx);
+  target.store->remove(o.snapshot);
+  ctx.out << fmt::format("ANF snapshot {} deleted\n", o.snapshot);
+}
+
+void run_revert(const VolumeOptions& o, CliContext& ctx) {
+  storage::require_snapshot_name(o.snapshot, "snapshot");
+  auto target = open_target(o, ctx);
+  auto plan = target.store->plan_revert(o.snapshot, "");
+  std::string newer = plan.newer_snapshots.empty() ? "none" : "";
+  for (const auto& s : plan.newer_snapshots) newer += (newer.empty() ? "" : ", ") + s;
+  ctx.err << fmt::format("warning: reverting {} to {} replaces all its data and DELETES the newer snapshots: {}\n",
+                         target.volume.ref.volume, o.snapshot, newer);
+  if (!o.yes) throw UsageError("revert is destructive and cannot be undone; repeat with --yes to confirm");
+  target.store->revert_in_place(o.snapshot, "");
+  ctx.out << fmt::format("Volume {} reverted to snapshot {}\n", target.volume.ref.volume, o.snapshot);
+}
+
+void run_restore(const VolumeOptions& o, CliContext& ctx) {
+  storage::require_snapshot_name(o.snapshot, "snapshot");
+  if (o.to_volume.empty()) throw UsageError("restore needs --to-volume NEW (the new ANF volume's name)");
+  auto target = open_target(o, ctx);
+  target.store->restore_to_new_volume(o.snapshot, o.to_volume);
+  ctx.out << fmt::format("Volume {} created from snapshot {} in pool {}\n", o.to_volume, o.snapshot,
+                         target.volume.ref.pool);
+}
+
+}  // namespace
+
+void add_volume_command(CLI::App& app, CliContext& ctx) {
+  auto o = std::make_shared<VolumeOptions>();
+  auto* cmd = app.add_subcommand("volume", "Azure NetApp Files volumes behind PVCs (service level, snapshots)");
+  cmd->require_subcommand(1);
+
+  auto* describe = cmd->add_subcommand("describe", "ANF volume, pool, service level, quota and throughput");
+  add_target_options(describe, *o);
+  describe->add_option("-o,--output", o->output, "json | yaml");
+  describe->callback([o, &ctx] { run_describe(*o, ctx); });
+
+  auto* level = cmd->add_subcommand("set-service-level", "Move the volume to a pool of another service level");
+  add_target_options(level, *o);
+  level->add_option("level", o->level, "Standard | Premium | Ultra")->required();
+  level->add_option("--pool", o->pool, "Target pool (default: the first large enough pool of that level)");
+  level->callback([o, &ctx] { run_set_service_level(*o, ctx); });
+
+  auto* snap = cmd->add_subcommand("snapshot", "Native ANF snapshots of the volume");
+  snap->require_subcommand(1);
+  auto* create = snap->add_subcommand("create", "Take an ANF snapshot");
+  add_target_options(create, *o);
+  create->add_option("--name", o->name, "Snapshot name (default <pvc>-<YYYYMMDD-HHMMSS>)");
+  create->callback([o, &ctx] { run_snapshot_create(*o, ctx); });
+  auto* list = snap->add_subcommand("list", "List the volume's ANF snapshots, oldest first");
+  add_target_options(list, *o);
+  list->add_option("-o,--output", o->output, "json | yaml");
+  list->callback([o, &ctx] { run_snapshot_list(*o, ctx); });
+  auto* del = snap->add_subcommand("delete", "Delete an ANF snapshot");
+  add_target_options(del, *o);
+  del->add_option("snapshot", o->snapshot, "Snapshot name")->required();
+  del->callback([o, &ctx] { run_snapshot_delete(*o, ctx); });
+
+  auto* revert = cmd->add_subcommand("revert", "Revert the volume in place to a snapshot (deletes newer snapshots)");
+  add_target_options(revert, *o);
+  revert->add_option("snapshot", o->snapshot, "Snapshot name")->required();
+  revert->add_flag("-y,--yes", o->yes, "Confirm the destructive revert");
+  revert->callback([o, &ctx] { run_revert(*o, ctx); });
+
+  auto* restore = cmd->add_subcommand("restore", "Create a new ANF volume from a snapshot (same pool)");
+  add_target_options(restore, *o);
+  restore->add_option("snapshot", o->snapshot, "Snapshot name")->required();
+  restore->add_option("--to-volume", o->to_volume, "Name of the new ANF volume (also its creation token)");
+  restore->callback([o, &ctx] { run_restore(*o, ctx); });
+}
+
+}  // namespace lane::cli

@@ -1,0 +1,194 @@
+// Helpers every SnapshotStore backend shares: names, secret masking, JSON forms.
+#include "storage/core/snapshots.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+
+namespace lane::storage {
+
+bool is_snapshot_name(const std::string& name) {
+  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (name.empty() || name.size() > kMaxSnapshotName) return false;
+  if (!alnum(name.front()) || !alnum(name.back())) return false;
+  return std::all_of(name.begin(), name.end(), [&](char c) { return alnum(c) || c == '-'; });
+}
+
+void require_snapshot_name(const std::string& name, const std::string& field) {
+  if (is_snapshot_name(name)) return;
+  throw UsageError(fmt::format(
+      "invalid {} '{}': must be 1-{} lower-case letters, digits or '-', starting and ending "
+      "with a letter or digit (e.g. 'tusimple-v1')",
+      field, name, kMaxSnapshotName));
+}
+
+int64_t now_unix_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+std::string format_bytes(uint64_t bytes) {
+  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", v, kUnits[u]);
+}
+
+static std::tm utc_tm(int64_t unix_ms) {
+  std::time_t secs = static_cast<std::time_t>(unix_ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  return tm;
+}
+
+std::string format_utc(int64_t unix_ms) {
+  std::tm tm = utc_tm(unix_ms);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+// Cuts `s` to at most `max` chars and strips trailing '-' so the joined label stays valid.
+static std::string clip(const std::string& s, size_t max) {
+  std::string out = s.substr(0, std::min(max, s.size()));
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
+std::string training_snapshot_name(const std::string& pvc, const std::string& job, int64_t unix_ms) {
+  std::tm tm = utc_tm(unix_ms);
+  std::string stamp = fmt::format("{:04}-{:02}-{:02}-{:02}-{:02}-{:02}", tm.tm_year + 1900,
+                                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+  // "snap-" + pvc + "-" + job + "-launcher-" + stamp must fit in kMaxSnapshotName chars.
+  const size_t fixed = 5 + 1 + 10 + stamp.size();
+  size_t budget = kMaxSnapshotName - fixed;  // shared by pvc and job
+  std::string p = pvc, j = job;
+  if (p.size() + j.size() > budget) {
+    size_t half = budget / 2;
+    if (p.size() <= half) j = clip(j, budget - p.size());
+    else if (j.size() <= half) p = clip(p, budget - j.size());
+    else { p = clip(p, half); j = clip(j, budget - p.size()); }
+  }
+  return fmt::format("snap-{}-{}-launcher-{}", p, j, stamp);
+}
+
+std::string default_snapshot_name(const std::string& pvc, int64_t unix_ms) {
+  std::tm tm = utc_tm(unix_ms);
+  std::string stamp = fmt::format("{:04}{:02}{:02}-{:02}{:02}{:02}", tm.tm_year + 1900,
+                                  tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+  return fmt::format("{}-{}", clip(pvc, 63 - 1 - stamp.size()), stamp);
+}
+
+bool is_secret_env_name(const std::string& name) {
+  std::string upper = name;
+  std::transform(upper.begin(), upper.end(), upper.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  static const char* kMarkers[] = {"SECRET", "PASSWORD", "PASSWD", "TOKEN", "KEY",
+                                   "CREDENTIAL", "AUTH", "CERT", "PRIVATE"};
+  for (const char* m : kMarkers)
+    if (upper.find(m) != std::string::npos) return true;
+  return false;
+}
+
+std::map<std::string, std::string> mask_secret_env(const std::map<std::string, std::string>& env) {
+  std::map<std::string, std::string> out;
+  for (const auto& [k, v] : env) out[k] = is_secret_env_name(k) ? "****" : v;
+  return out;
+}
+
+// --- JSON -----------------------------------------------------------------------------------
+
+nlohmann::json to_json(const SnapshotInfo& s) {
+  return {{"name", s.name},
+          {"volume", s.volume},
+          {"job", s.job},
+          {"namespace", s.ns},
+          {"createdUnixMs", s.created_unix_ms},
+          {"created", format_utc(s.created_unix_ms)},
+          {"fileCount", s.file_count},
+          {"totalBytes", s.total_bytes},
+          {"newBytes", s.new_bytes},
+          {"contentDigest", s.content_digest},
+          {"metadata", s.metadata}};
+}
+
+SnapshotInfo snapshot_info_from_json(const nlohmann::json& j) {
+  SnapshotInfo s;
+  s.name = j.at("name").get<std::string>();
+  s.volume = j.at("volume").get<std::string>();
+  s.job = j.value("job", "");
+  s.ns = j.value("namespace", "default");
+  s.created_unix_ms = j.value("createdUnixMs", int64_t{0});
+  s.file_count = j.value("fileCount", uint64_t{0});
+  s.total_bytes = j.value("totalBytes", uint64_t{0});
+  s.new_bytes = j.value("newBytes", uint64_t{0});
+  s.content_digest = j.value("contentDigest", "");
+  if (j.contains("metadata")) s.metadata = j.at("metadata").get<std::map<std::string, std::string>>();
+  return s;
+}
+
+nlohmann::json to_json(const VerifyReport& r) {
+  return {{"snapshot", r.snapshot},
+          {"ok", r.ok()},
+          {"objectsChecked", r.objects_checked},
+          {"bytesChecked", r.bytes_checked},
+          {"damaged", r.damaged}};
+}
+
+nlohmann::json to_json(const RevertPlan& p) {
+  return {{"snapshot", p.snapshot}, {"volume", p.volume}, {"newerSnapshots", p.newer_snapshots}};
+}
+
+nlohmann::json to_json(const JobRecord& job) {
+  return {{"name", job.name},       {"namespace", job.ns},
+          {"image", job.image},     {"command", job.command},
+          {"env", mask_secret_env(job.env)},  // masked again: records never hold a secret
+          {"codeVersion", job.code_version}, {"spec", job.spec}};
+}
+
+JobRecord job_record_from_json(const nlohmann::json& j) {
+  JobRecord job;
+  job.name = j.value("name", "");
+  job.ns = j.value("namespace", "default");
+  job.image = j.value("image", "");
+  if (j.contains("command")) job.command = j.at("command").get<std::vector<std::string>>();
+  if (j.contains("env")) job.env = j.at("env").get<std::map<std::string, std::string>>();
+  job.code_version = j.value("codeVersion", "");
+  job.spec = j.value("spec", nlohmann::json::object());
+  return job;
+}
+
+nlohmann::json to_json(const LineageRecord& r) {
+  nlohmann::json j = {{"snapshot", r.snapshot},
+                      {"volume", r.volume},
+                      {"parentSnapshot", r.parent_snapshot},
+                      {"parentVolume", r.parent_volume},
+                      {"datasetDigest", r.dataset_digest},
+                      {"finalMetrics", r.final_metrics},
+                      {"recordedUnixMs", r.recorded_unix_ms}};
+  j["job"] = r.job ? to_json(*r.job) : nlohmann::json(nullptr);
+  return j;
+}
+
+LineageRecord lineage_record_from_json(const nlohmann::json& j) {
+  LineageRecord r;
+  r.snapshot = j.at("snapshot").get<std::string>();
+  r.volume = j.value("volume", "");
+  r.parent_snapshot = j.value("parentSnapshot", "");
+  r.parent_volume = j.value("parentVolume", "");
+  r.dataset_digest = j.value("datasetDigest", "");
+  r.final_metrics = j.value("finalMetrics", nlohmann::json::object());
+  r.recorded_unix_ms = j.value("recordedUnixMs", int64_t{0});
+  if (j.contains("job") && j.at("job").is_object()) r.job = job_record_from_json(j.at("job"));
+  return r;
+}
+
+}  // namespace lane::storage

@@ -1,0 +1,413 @@
+#include "storage/local/local_snapshot_store.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "common/atomic_file.h"
+#include "common/error.h"
+#include "storage/local/store_lock.h"
+
+namespace lane::storage::local {
+namespace fs = std::filesystem;
+
+namespace {
+
+[[noreturn]] void fail_errno(const std::string& what, const fs::path& p) {
+  throw Error(fmt::format("{} '{}': {}", what, p.string(), std::strerror(errno)));
+}
+
+Error not_found(const std::string& name) {
+  return Error(fmt::format("snapshot '{}' not found; see 'lanectl snapshot list'", name));
+}
+
+// A file whose mtime is this close to the previous snapshot's start could have been changed
+// again within the same timestamp tick after it was read; such files are always re-hashed.
+constexpr int64_t kRacyWindowNs = 2'000'000'000;
+
+void set_times(const fs::path& p, int64_t mtime_ns) {
+  struct timespec ts[2];
+  ts[0].tv_sec = 0;
+  ts[0].tv_nsec = UTIME_OMIT;  // atime is not part of a snapshot
+  ts[1].tv_sec = mtime_ns / 1000000000;
+  ts[1].tv_nsec = mtime_ns % 1000000000;
+  if (::utimensat(AT_FDCWD, p.c_str(), ts, AT_SYMLINK_NOFOLLOW) != 0) fail_errno("cannot set times of", p);
+}
+
+}  // namespace
+
+LocalSnapshotStore::LocalSnapshotStore(fs::path root, Volumes& volumes, LocalStoreOptions options)
+    : root_(std::move(root)), volumes_(volumes), options_(std::move(options)), objects_(root_ / "objects") {
+  fs::create_directories(root_ / "manifests");
+  fs::create_directories(root_ / "lineage");
+  fs::create_directories(root_ / "index");
+}
+
+fs::path LocalSnapshotStore::index_path(const std::string& name) const {
+  return root_ / "index" / (name + ".json");
+}
+
+// The index entry when it is there and parses; otherwise the manifest (the truth).
+SnapshotInfo LocalSnapshotStore::read_info(const std::string& name) {
+  const fs::path p = index_path(name);
+  if (fs::exists(p)) {
+    auto j = nlohmann::json::parse(read_file(p), nullptr, /*allow_exceptions=*/false);
+    if (j.is_object() && j.contains("name")) return snapshot_info_from_json(j);
+  }
+  return manifest(name).info;
+}
+
+fs::path LocalSnapshotStore::manifest_path(const std::string& name) const {
+  return root_ / "manifests" / (name + ".json");
+}
+
+fs::path LocalSnapshotStore::lineage_path(const std::string& name) const {
+  return root_ / "lineage" / (name + ".json");
+}
+
+Manifest LocalSnapshotStore::manifest(const std::string& name) {
+  require_snapshot_name(name);
+  const fs::path p = manifest_path(name);
+  if (!fs::exists(p)) throw not_found(name);
+  try {
+    return parse_manifest(read_file(p), p.string());
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("snapshot '{}' has an unreadable manifest '{}': {}", name, p.string(), e.what()));
+  }
+}
+
+std::optional<Manifest> LocalSnapshotStore::latest_manifest_of(const std::string& volume) {
+  auto snaps = list(volume);
+  if (snaps.empty()) return std::nullopt;
+  return manifest(snaps.back().name);
+}
+
+// --- create --------------------------------------------------------------------------------
+
+SnapshotInfo LocalSnapshotStore::create(const std::string& volume, const std::string& name,
+                                        const std::string& job,
+                                        const std::map<std::string, std::string>& metadata) {
+  require_snapshot_name(name);
+  const auto vol = volumes_.find(volume);
+  if (!vol) throw Error(fmt::format("volume '{}' not found; see 'lanectl volume list'", volume));
+  if (vol->local_path.empty() || !fs::is_directory(vol->local_path))
+    throw Error(fmt::format("volume '{}' has no local directory ('{}')", volume, vol->local_path.string()));
+
+  StoreLock lock(root_ / "lock", StoreLock::Mode::kShared);
+  if (fs::exists(manifest_path(name)))
+    throw UsageError(fmt::format("snapshot '{}' already exists; choose another --name", name));
+
+  Manifest m;
+  m.info.name = name;
+  m.info.volume = volume;
+  m.info.job = job;
+  m.info.metadata = metadata;
+  if (auto it = metadata.find("namespace"); it != metadata.end()) m.info.ns = it->second;
+  m.info.created_unix_ms = now_unix_ms();
+
+  // Digests of the previous snapshot of this volume, for files that have not changed since.
+  std::unordered_map<std::string, const ManifestEntry*> previous;
+  std::optional<Manifest> prev = latest_manifest_of(volume);
+  int64_t racy_after_ns = 0;
+  if (prev) {
+    for (const auto& e : prev->entries)
+      if (e.kind == EntryKind::kFile) previous[e.path] = &e;
+    racy_after_ns = prev->info.created_unix_ms * 1000000 - kRacyWindowNs;
+  }
+
+  std::vector<std::string> skipped;
+  m.entries = scan_volume(vol->local_path, &skipped);
+  uint64_t files_done = 0;
+  bool ingested = false;  // every object came from the previous (already flushed) manifest?
+  for (auto& e : m.entries) {
+    if (e.kind != EntryKind::kFile) continue;
+    auto it = previous.find(e.path);
+    const ManifestEntry* old = it == previous.end() ? nullptr : it->second;
+    if (old && old->size == e.size && old->mtime_ns == e.mtime_ns && old->inode == e.inode &&
+        e.mtime_ns < racy_after_ns && objects_.has(old->digest)) {
+      e.digest = old->digest;
+    } else {
+      IngestResult r = objects_.ingest(vol->local_path / e.path);
+      ingested = true;
+      e.digest = r.digest;
+      m.info.new_bytes += r.new_bytes;
+    }
+    ++m.info.file_count;
+    m.info.total_bytes += e.size;
+    if (options_.after_file) options_.after_file(++files_done);
+  }
+  if (!skipped.empty())
+    m.info.metadata["skippedSpecialFiles"] = std::to_string(skipped.size());
+  m.info.content_digest = content_digest(m.entries);
+
+  // Every object durable before the manifest that names them. Objects reused from the
+  // previous manifest were flushed before it was published, so an unchanged volume skips this.
+  if (ingested) objects_.sync();
+  ::unlink(index_path(name).c_str());  // a stale entry left by a delete that was interrupted
+  publish_manifest(m);
+  write_file_atomic(index_path(name), storage::to_json(m.info).dump() + "\n");
+
+  // The lineage every snapshot gets; a job's snapshot adds job and metrics (record_lineage).
+  LineageRecord rec;
+  rec.snapshot = name;
+  rec.volume = volume;
+  if (vol->created_by.rfind("restore:", 0) == 0) rec.parent_snapshot = vol->created_by.substr(8);
+  auto out = metadata.find("outputPath");
+  rec.dataset_digest = out == metadata.end() ? m.info.content_digest : content_digest(m.entries, out->second);
+  rec.recorded_unix_ms = now_unix_ms();
+  write_file_atomic(lineage_path(name), to_json(rec).dump(2) + "\n");
+  return m.info;
+}
+
+// Write-temp, fsync, then link() to the final name: link fails if the name exists, so two
+// processes creating the same name cannot both succeed, and readers never see a partial file.
+void LocalSnapshotStore::publish_manifest(const Manifest& m) {
+  const fs::path final_path = manifest_path(m.info.name);
+  const fs::path tmp = root_ / "manifests" /
+                       fmt::format(".tmp.{}.{:08x}", ::getpid(), std::random_device{}());
+  const std::string text = serialize_manifest(m);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+  if (fd < 0) fail_errno("cannot create", tmp);
+  try {
+    write_all(fd, text.data(), text.size(), fmt::format("'{}'", tmp.string()));
+    if (::fsync(fd) != 0) fail_errno("cannot fsync", tmp);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  ::close(fd);
+  if (::link(tmp.c_str(), final_path.c_str()) != 0) {
+    int saved = errno;
+    ::unlink(tmp.c_str());
+    if (saved == EEXIST)
+      throw UsageError(fmt::format("snapshot '{}' already exists; choose another --name", m.info.name));
+    errno = saved;
+    fail_errno("cannot publish manifest", final_path);
+  }
+  ::unlink(tmp.c_str());
+  fsync_directory(final_path.parent_path());
+}
+
+// --- read ----------------------------------------------------------------------------------
+
+std::vector<SnapshotInfo> LocalSnapshotStore::list(const std::optional<std::string>& volume) {
+  std::vector<SnapshotInfo> out;
+  for (const auto& f : fs::directory_iterator(root_ / "manifests")) {
+    const std::string file = f.path().filename().string();
+    if (file.empty() || file[0] == '.' || f.path().extension() != ".json") continue;
+    SnapshotInfo info = read_info(f.path().stem().string());
+    if (!volume || info.volume == *volume) out.push_back(std::move(info));
+  }
+  std::sort(out.begin(), out.end(), [](const SnapshotInfo& a, const SnapshotInfo& b) {
+    return a.created_unix_ms != b.created_unix_ms ? a.created_unix_ms < b.created_unix_ms : a.name < b.name;
+  });
+  return out;
+}
+
+SnapshotInfo LocalSnapshotStore::describe(const std::string& name) {
+  require_snapshot_name(name);
+  if (!fs::exists(manifest_path(name))) throw not_found(name);
+  return read_info(name);
+}
+
+VerifyReport LocalSnapshotStore::verify(const std::string& name) {
+  StoreLock lock(root_ / "lock", StoreLock::Mode::kShared);
+  Manifest m = manifest(name);
+  VerifyReport report;
+  report.snapshot = name;
+  std::unordered_map<std::string, std::optional<std::string>> checked;  // digest -> problem
+  for (const auto& e : m.entries) {
+    if (e.kind != EntryKind::kFile) continue;
+    auto it = checked.find(e.digest);
+    if (it == checked.end()) {
+      it = checked.emplace(e.digest, objects_.check(e.digest, e.size)).first;
+      ++report.objects_checked;
+      report.bytes_checked += e.size;
+    }
+    if (it->second) report.damaged.push_back(fmt::format("{}: {}", e.path, *it->second));
+  }
+  if (content_digest(m.entries) != m.info.content_digest)
+    report.damaged.push_back("manifest: entries do not match the recorded content digest");
+  return report;
+}
+
+// --- delete --------------------------------------------------------------------------------
+
+void LocalSnapshotStore::remove(const std::string& name) {
+  require_snapshot_name(name);
+  StoreLock lock(root_ / "lock", StoreLock::Mode::kExclusive);
+  const fs::path p = manifest_path(name);
+  if (::unlink(p.c_str()) != 0) {
+    if (errno == ENOENT) throw not_found(name);
+    fail_errno("cannot delete", p);
+  }
+  fsync_directory(p.parent_path());
+  ::unlink(index_path(name).c_str());
+  ::unlink(lineage_path(name).c_str());
+  sweep_locked();
+}
+
+SweepResult LocalSnapshotStore::collect_garbage() {
+  StoreLock lock(root_ / "lock", StoreLock::Mode::kExclusive);
+  return sweep_locked();
+}
+
+// Mark and sweep: every object some manifest names is live; the rest (objects only the
+// deleted snapshot used, orphans of interrupted snapshots) goes.
+SweepResult LocalSnapshotStore::sweep_locked() {
+  std::unordered_set<std::string> live;
+  for (const auto& f : fs::directory_iterator(root_ / "manifests")) {
+    const std::string file = f.path().filename().string();
+    if (!file.empty() && file[0] == '.') {
+      ::unlink(f.path().c_str());  // a manifest temp file whose writer died
+      continue;
+    }
+    if (f.path().extension() != ".json") continue;
+    for (const auto& e : manifest(f.path().stem().string()).entries)
+      if (e.kind == EntryKind::kFile) live.insert(e.digest);
+  }
+  return objects_.sweep(live);
+}
+
+// --- restore / revert ----------------------------------------------------------------------
+
+void LocalSnapshotStore::materialize_tree(const Manifest& m, const fs::path& dest) {
+  const bool chown_ok = ::geteuid() == 0;
+  // Create everything writable first, then apply modes and times (directories last, deepest
+  // first, so a read-only directory is locked only after its contents are in place).
+  for (const auto& e : m.entries) {
+    const fs::path p = dest / e.path;
+    switch (e.kind) {
+      case EntryKind::kDir:
+        if (::mkdir(p.c_str(), 0700) != 0) fail_errno("cannot create directory", p);
+        break;
+      case EntryKind::kFile:
+        objects_.materialize(e.digest, p);
+        break;
+      case EntryKind::kSymlink:
+        if (::symlink(e.target.c_str(), p.c_str()) != 0) fail_errno("cannot create symlink", p);
+        break;
+    }
+  }
+  for (const auto& e : m.entries) {
+    if (e.kind == EntryKind::kDir) continue;
+    const fs::path p = dest / e.path;
+    if (chown_ok) ::lchown(p.c_str(), e.uid, e.gid);
+    if (e.kind == EntryKind::kFile && ::chmod(p.c_str(), e.mode) != 0) fail_errno("cannot chmod", p);
+    set_times(p, e.mtime_ns);
+  }
+  for (auto it = m.entries.rbegin(); it != m.entries.rend(); ++it) {
+    if (it->kind != EntryKind::kDir) continue;
+    const fs::path p = dest / it->path;
+    if (chown_ok) ::lchown(p.c_str(), it->uid, it->gid);
+    if (::chmod(p.c_str(), it->mode) != 0) fail_errno("cannot chmod", p);
+    set_times(p, it->mtime_ns);
+  }
+}
+
+void LocalSnapshotStore::restore_to_new_volume(const std::string& name, const std::string& new_volume) {
+  require_snapshot_name(name);
+  StoreLock lock(root_ / "lock", StoreLock::Mode::kShared);
+  Manifest m = manifest(name);
+  if (volumes_.find(new_volume))
+    throw UsageError(fmt::format("volume '{}' already exists; pick a new name for --to-pvc", new_volume));
+  std::string size;
+  if (auto src = volumes_.find(m.info.volume)) size = src->size;
+  VolumeInfo vol = volumes_.create(new_volume, size, "", "restore:" + name);
+  try {
+    if (!fs::is_empty(vol.local_path))
+      throw Error(fmt::format("new volume '{}' is not empty", new_volume));
+    materialize_tree(m, vol.local_path);
+  } catch (...) {
+    // All or nothing: a half-restored volume would look like valid data.
+    try {
+      fs::permissions(vol.local_path, fs::perms::owner_all, fs::perm_options::add);
+      volumes_.remove(new_volume);
+    } catch (...) {
+    }
+    throw;
+  }
+}
+
+RevertPlan LocalSnapshotStore::plan_revert(const std::string& name, const std::string& volume) {
+  SnapshotInfo target = describe(name);
+  if (target.volume != volume)
+    throw UsageError(fmt::format("snapshot '{}' is of volume '{}', not '{}'; use --pvc {}", name,
+                                 target.volume, volume, target.volume));
+  RevertPlan plan;
+  plan.snapshot = name;
+  plan.volume = volume;
+  bool after = false;
+  for (const auto& s : list(volume)) {
+    if (after) plan.newer_snapshots.push_back(s.name);
+    if (s.name == name) after = true;
+  }
+  return plan;
+}
+
+RevertPlan LocalSnapshotStore::revert_in_place(const std::string& name, const std::string& volume) {
+  RevertPlan plan = plan_revert(name, volume);
+  auto vol = volumes_.find(volume);
+  if (!vol) throw Error(fmt::format("volume '{}' not found; see 'lanectl volume list'", volume));
+  StoreLock lock(root_ / "lock", StoreLock::Mode::kShared);
+  Manifest m = manifest(name);
+  const fs::path live = vol->local_path;
+  const fs::path staging = live.parent_path() /
+                           fmt::format(".{}.revert-{}", live.filename().string(), ::getpid());
+  fs::remove_all(staging);
+  if (::mkdir(staging.c_str(), 0700) != 0) fail_errno("cannot create", staging);
+  try {
+    materialize_tree(m, staging);
+    struct stat st {};
+    if (::stat(live.c_str(), &st) == 0) ::chmod(staging.c_str(), st.st_mode & 07777);
+    // Swap the directories in one step: readers see the old or the new tree, never a mix.
+    if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, live.c_str(), RENAME_EXCHANGE) != 0)
+      fail_errno("cannot swap the reverted data into", live);
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(staging, ec);
+    throw;
+  }
+  std::error_code ec;
+  fs::remove_all(staging, ec);  // now holds the replaced data
+  return plan;
+}
+
+// --- lineage -------------------------------------------------------------------------------
+
+void LocalSnapshotStore::record_lineage(const LineageRecord& record) {
+  require_snapshot_name(record.snapshot);
+  write_file_atomic(lineage_path(record.snapshot), to_json(record).dump(2) + "\n");
+}
+
+std::optional<LineageRecord> LocalSnapshotStore::lineage(const std::string& snapshot) {
+  require_snapshot_name(snapshot);
+  const fs::path p = lineage_path(snapshot);
+  if (!fs::exists(p)) return std::nullopt;
+  return lineage_record_from_json(nlohmann::json::parse(read_file(p)));
+}
+
+std::vector<LineageRecord> LocalSnapshotStore::all_lineage() {
+  std::vector<LineageRecord> out;
+  for (const auto& f : fs::directory_iterator(root_ / "lineage")) {
+    const std::string file = f.path().filename().string();
+    if (file.empty() || file[0] == '.' || f.path().extension() != ".json") continue;
+    out.push_back(lineage_record_from_json(nlohmann::json::parse(read_file(f.path()))));
+  }
+  std::sort(out.begin(), out.end(), [](const LineageRecord& a, const LineageRecord& b) {
+    return a.recorded_unix_ms < b.recorded_unix_ms;
+  });
+  return out;
+}
+
+}  // namespace lane::storage::local

@@ -1,0 +1,209 @@
+#include "storage/local/object_store.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/sha256.h"
+
+namespace lane::storage::local {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Closes the descriptor and, unless released, unlinks the temporary file it belongs to.
+class TempFile {
+ public:
+  explicit TempFile(fs::path path) : path_(std::move(path)) {
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd_ < 0)
+      throw Error(fmt::format("cannot create '{}': {}", path_.string(), std::strerror(errno)));
+  }
+  ~TempFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!released_) ::unlink(path_.c_str());
+  }
+  int fd() const { return fd_; }
+  const fs::path& path() const { return path_; }
+  void release() { released_ = true; }
+
+ private:
+  fs::path path_;
+  int fd_ = -1;
+  bool released_ = false;
+};
+
+class Fd {
+ public:
+  Fd(const fs::path& p, int flags) : fd_(::open(p.c_str(), flags | O_CLOEXEC)) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+std::string unique_tmp_name() {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  return fmt::format("{}.{:016x}", ::getpid(), rng());
+}
+
+// Hashes an open file from its start; counts the bytes.
+std::string hash_fd(int fd, uint64_t* bytes, const std::string& what) {
+  Sha256 h;
+  std::vector<char> buf(1 << 20);
+  uint64_t total = 0;
+  off_t off = 0;
+  for (;;) {
+    ssize_t n = ::pread(fd, buf.data(), buf.size(), off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw Error(fmt::format("cannot read {}: {}", what, std::strerror(errno)));
+    }
+    if (n == 0) break;
+    h.update(buf.data(), static_cast<size_t>(n));
+    off += n;
+    total += static_cast<uint64_t>(n);
+  }
+  if (bytes) *bytes = total;
+  return h.hex_digest();
+}
+
+}  // namespace
+
+ObjectStore::ObjectStore(fs::path root) : root_(std::move(root)), tmp_(root_ / "tmp") {
+  fs::create_directories(tmp_);
+}
+
+fs::path ObjectStore::path_of(const std::string& digest) const {
+  return root_ / digest.substr(0, 2) / digest.substr(2);
+}
+
+bool ObjectStore::has(const std::string& digest) const {
+  struct stat st {};
+  return ::stat(path_of(digest).c_str(), &st) == 0;
+}
+
+IngestResult ObjectStore::ingest(const fs::path& source) {
+  Fd src(source, O_RDONLY);
+  if (src.get() < 0)
+    throw Error(fmt::format("cannot open '{}': {}", source.string(), std::strerror(errno)));
+  TempFile tmp(tmp_ / unique_tmp_name());
+  IngestResult result;
+  uint64_t size = 0;
+  if (clone_.try_reflink(src.get(), tmp.fd(), source.string())) {
+    // The clone is private to us, so hashing it gives the digest of exactly what we keep.
+    result.reflinked = true;
+    result.digest = hash_fd(tmp.fd(), &size, tmp.path().string());
+  } else {
+    // One pass: read the source, hash and write the copy.
+    Sha256 h;
+    std::vector<char> buf(1 << 20);
+    for (;;) {
+      ssize_t n = ::read(src.get(), buf.data(), buf.size());
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        throw Error(fmt::format("cannot read '{}': {}", source.string(), std::strerror(errno)));
+      }
+      if (n == 0) break;
+      h.update(buf.data(), static_cast<size_t>(n));
+      write_all(tmp.fd(), buf.data(), static_cast<size_t>(n), fmt::format("'{}'", tmp.path().string()));
+      size += static_cast<uint64_t>(n);
+    }
+    result.digest = h.hex_digest();
+  }
+  const fs::path final_path = path_of(result.digest);
+  if (has(result.digest)) return result;  // already stored: the temporary copy is dropped
+  if (::fchmod(tmp.fd(), 0444) != 0)
+    throw Error(fmt::format("cannot chmod '{}': {}", tmp.path().string(), std::strerror(errno)));
+  std::error_code ec;
+  fs::create_directories(final_path.parent_path(), ec);
+  if (ec) throw Error(fmt::format("cannot create '{}': {}", final_path.parent_path().string(), ec.message()));
+  // Two processes storing the same content race harmlessly: rename replaces like with like.
+  if (::rename(tmp.path().c_str(), final_path.c_str()) != 0)
+    throw Error(fmt::format("cannot store object '{}': {}", final_path.string(), std::strerror(errno)));
+  tmp.release();
+  result.new_bytes = size;
+  return result;
+}
+
+void ObjectStore::materialize(const std::string& digest, const fs::path& dest) {
+  Fd src(path_of(digest), O_RDONLY);
+  if (src.get() < 0)
+    throw Error(fmt::format("snapshot object {} is missing ({}); run 'lanectl snapshot verify'",
+                            digest, std::strerror(errno)));
+  int fd = ::open(dest.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) throw Error(fmt::format("cannot create '{}': {}", dest.string(), std::strerror(errno)));
+  try {
+    clone_.clone_or_copy(src.get(), fd, fmt::format("'{}'", dest.string()));
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+}
+
+std::optional<std::string> ObjectStore::check(const std::string& digest, uint64_t expected_size) const {
+  Fd fd(path_of(digest), O_RDONLY);
+  if (fd.get() < 0) return fmt::format("object {} missing: {}", digest, std::strerror(errno));
+  uint64_t size = 0;
+  std::string actual;
+  try {
+    actual = hash_fd(fd.get(), &size, path_of(digest).string());
+  } catch (const Error& e) {
+    return fmt::format("object {} unreadable: {}", digest, e.what());
+  }
+  if (actual != digest || size != expected_size)
+    return fmt::format("object {} corrupted: content hashes to {} ({} bytes, expected {})", digest,
+                       actual, size, expected_size);
+  return std::nullopt;
+}
+
+SweepResult ObjectStore::sweep(const std::unordered_set<std::string>& live) {
+  SweepResult r;
+  std::error_code ec;
+  for (const auto& dir : fs::directory_iterator(root_, ec)) {
+    const std::string prefix = dir.path().filename().string();
+    if (!dir.is_directory() || prefix == "tmp" || prefix.size() != 2) continue;
+    for (const auto& obj : fs::directory_iterator(dir.path(), ec)) {
+      const std::string digest = prefix + obj.path().filename().string();
+      if (live.count(digest)) continue;
+      struct stat st {};
+      if (::lstat(obj.path().c_str(), &st) == 0 && ::unlink(obj.path().c_str()) == 0) {
+        ++r.objects_removed;
+        r.bytes_freed += static_cast<uint64_t>(st.st_size);
+      }
+    }
+  }
+  // Leftovers of interrupted ingests: nobody is writing while we hold the exclusive lock.
+  for (const auto& t : fs::directory_iterator(tmp_, ec)) ::unlink(t.path().c_str());
+  return r;
+}
+
+uint64_t ObjectStore::count() const {
+  uint64_t n = 0;
+  std::error_code ec;
+  for (const auto& dir : fs::directory_iterator(root_, ec)) {
+    if (!dir.is_directory() || dir.path().filename() == "tmp") continue;
+    for (auto it = fs::directory_iterator(dir.path(), ec); it != fs::directory_iterator(); ++it) ++n;
+  }
+  return n;
+}
+
+void ObjectStore::sync() const {
+  Fd fd(root_, O_RDONLY | O_DIRECTORY);
+  if (fd.get() >= 0 && ::syncfs(fd.get()) != 0)
+    throw Error(fmt::format("cannot flush '{}': {}", root_.string(), std::strerror(errno)));
+}
+
+}  // namespace lane::storage::local

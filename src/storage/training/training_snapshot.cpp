@@ -1,0 +1,144 @@
+#include "storage/training/training_snapshot.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/names.h"
+
+namespace lane::storage {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::string(v) : fallback;
+}
+
+bool is_true(std::string v) {
+  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+  return v == "true" || v == "1" || v == "yes";
+}
+
+// OUTPUT_DIR relative to the volume root, when the job mounted the claim at a path above it
+// (Kubernetes/bwrap mounts) or when it is literally inside the volume's directory (local).
+std::string output_path_in_volume(const TrainingSnapshotRequest& req, const std::optional<submit::JobSpec>& spec,
+                                  const VolumeInfo& vol) {
+  const fs::path out = fs::absolute(req.output_dir).lexically_normal();
+  auto relative_if_under = [&](const fs::path& root) -> std::string {
+    if (root.empty()) return "";
+    fs::path rel = out.lexically_relative(root.lexically_normal());
+    std::string s = rel.generic_string();
+    if (s.empty() || s == "." || s.rfind("..", 0) == 0) return "";
+    return s;
+  };
+  if (spec)
+    for (const auto& m : spec->pvcs)
+      if (m.claim == req.pvc)
+        if (auto s = relative_if_under(m.mount_path); !s.empty()) return s;
+  std::error_code ec;
+  fs::path canon_out = fs::weakly_canonical(out, ec);
+  fs::path canon_vol = vol.local_path.empty() ? fs::path() : fs::weakly_canonical(vol.local_path, ec);
+  if (!canon_vol.empty()) {
+    std::string s = canon_out.lexically_relative(canon_vol).generic_string();
+    if (!s.empty() && s != "." && s.rfind("..", 0) != 0) return s;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::optional<TrainingSnapshotRequest> training_snapshot_request_from_env(const fs::path& output_dir,
+                                                                          const std::string& code_version) {
+  if (!is_true(env_or("ENABLE_SNAPSHOT", "false"))) return std::nullopt;
+  TrainingSnapshotRequest req;
+  req.pvc = env_or("PVC_NAME", "");
+  if (req.pvc.empty())
+    throw UsageError("ENABLE_SNAPSHOT=true needs PVC_NAME=<claim to snapshot> (e.g. -e PVC_NAME=pvc-data-0)");
+  require_dns1123_label(req.pvc, "PVC_NAME");
+  req.job = env_or("LANECTL_JOB_NAME", env_or("JOB_NAME", "manual"));
+  req.project = env_or("LANECTL_PROJECT", "default");
+  req.output_dir = output_dir;
+  req.code_version = code_version;
+  return req;
+}
+
+nlohmann::json read_final_metrics(const fs::path& output_dir) {
+  nlohmann::json out = nlohmann::json::object();
+  std::ifstream in(output_dir / "metrics.jsonl");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object()) continue;  // a torn last line of a killed run is skipped, not fatal
+    const std::string kind = j.value("kind", "metrics");
+    for (const auto& [k, v] : j.items())
+      if (k != "kind") out[kind][k] = v;
+  }
+  for (const char* name : {"metrics.json", "final_metrics.json"}) {
+    std::ifstream f(output_dir / name);
+    if (!f) continue;
+    nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
+    if (j.is_object()) out["final"] = j;
+  }
+  return out;
+}
+
+JobRecord job_record_from_spec(const submit::JobSpec& spec, const std::string& code_version) {
+  JobRecord job;
+  job.name = spec.name;
+  job.ns = "runai-" + spec.project;
+  job.image = spec.image;
+  job.command = spec.command;
+  job.command.insert(job.command.end(), spec.args.begin(), spec.args.end());
+  std::map<std::string, std::string> env;
+  for (const auto& e : spec.env) env[e.name] = e.value;
+  job.env = mask_secret_env(env);
+  job.code_version = code_version;
+  nlohmann::json pvcs = nlohmann::json::array();
+  for (const auto& m : spec.pvcs) pvcs.push_back({{"claim", m.claim}, {"mountPath", m.mount_path}});
+  job.spec = {{"project", spec.project}, {"gpu", spec.gpu},    {"processes", spec.processes},
+              {"pvcs", pvcs},            {"user", spec.user},  {"workingDir", spec.working_dir}};
+  return job;
+}
+
+TrainingSnapshotResult snapshot_after_training(SnapshotStore& store, Volumes& volumes,
+                                               const TrainingSnapshotRequest& req,
+                                               const std::optional<submit::JobSpec>& job_spec,
+                                               std::ostream& log) {
+  auto vol = volumes.find(req.pvc);
+  if (!vol) throw Error(fmt::format("PVC_NAME '{}' is not a volume of this backend; cannot snapshot it", req.pvc));
+  TrainingSnapshotResult result;
+  result.ns = "runai-" + req.project;
+  result.snapshot = training_snapshot_name(req.pvc, req.job, now_unix_ms());
+
+  std::map<std::string, std::string> metadata = {{"namespace", result.ns}, {"reason", "end-of-training"}};
+  const std::string out_rel = output_path_in_volume(req, job_spec, *vol);
+  if (!out_rel.empty()) metadata["outputPath"] = out_rel;
+  store.create(req.pvc, result.snapshot, req.job, metadata);
+  log << fmt::format("Snapshot {} created in namespace {}", result.snapshot, result.ns) << std::endl;
+
+  LineageRecord rec = store.lineage(result.snapshot).value_or(LineageRecord{});
+  rec.snapshot = result.snapshot;
+  rec.volume = req.pvc;
+  if (job_spec) {
+    rec.job = job_record_from_spec(*job_spec, req.code_version);
+  } else {
+    JobRecord job;
+    job.name = req.job;
+    job.ns = result.ns;
+    job.code_version = req.code_version;
+    rec.job = job;
+  }
+  rec.final_metrics = read_final_metrics(req.output_dir);
+  rec.recorded_unix_ms = now_unix_ms();
+  store.record_lineage(rec);
+  return result;
+}
+
+}  // namespace lane::storage

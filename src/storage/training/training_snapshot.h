@@ -1,0 +1,53 @@
+#pragma once
+// The end-of-training snapshot of the seed workflow: with ENABLE_SNAPSHOT=true and
+// PVC_NAME=<claim>, rank 0 snapshots the claim (dataset + trained model) once the final
+// checkpoint and metrics are written, logs "Snapshot <name> created in namespace <ns>", and
+// records lineage linking the job, the snapshot, its input data and the final metrics.
+#include <filesystem>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "storage/core/snapshots.h"
+#include "storage/core/volumes.h"
+#include "submit/core/workload.h"
+
+namespace lane::storage {
+
+struct TrainingSnapshotRequest {
+  std::string pvc;                    // PVC_NAME
+  std::string job;                    // LANECTL_JOB_NAME (the Run:AI job)
+  std::string project = "default";    // LANECTL_PROJECT; the namespace is runai-<project>
+  std::filesystem::path output_dir;   // OUTPUT_DIR as the trainer sees it (metrics, checkpoints)
+  std::string code_version;           // the trainer's git revision
+};
+
+// ENABLE_SNAPSHOT (true/1/yes, case-insensitive) and PVC_NAME from the environment, plus the
+// job identity the backend passes in (LANECTL_JOB_NAME, LANECTL_PROJECT). nullopt when
+// snapshots are off; UsageError when they are on but PVC_NAME is missing or invalid.
+std::optional<TrainingSnapshotRequest> training_snapshot_request_from_env(
+    const std::filesystem::path& output_dir, const std::string& code_version);
+
+// The last value of every key in <output_dir>/metrics.jsonl, grouped by "kind"
+// ({"train": {"loss": .., "step": ..}, "val": {...}}), merged with <output_dir>/metrics.json
+// or final_metrics.json when the trainer wrote one. Empty object when nothing is there.
+nlohmann::json read_final_metrics(const std::filesystem::path& output_dir);
+
+// The job as lineage records it: image, command, env (secrets masked), code version.
+JobRecord job_record_from_spec(const submit::JobSpec& spec, const std::string& code_version);
+
+struct TrainingSnapshotResult {
+  std::string snapshot;
+  std::string ns;
+};
+
+// Takes the snapshot through `store` and records its lineage. `job_spec` is the submitted
+// job when the backend knows it (used for the lineage and to map OUTPUT_DIR into the volume).
+TrainingSnapshotResult snapshot_after_training(SnapshotStore& store, Volumes& volumes,
+                                               const TrainingSnapshotRequest& request,
+                                               const std::optional<submit::JobSpec>& job_spec,
+                                               std::ostream& log);
+
+}  // namespace lane::storage

@@ -1,0 +1,17 @@
+#pragma once
+// What scnn-train calls at the end of training (rank 0): reads ENABLE_SNAPSHOT / PVC_NAME and
+// the job identity from the environment, opens the backend the job runs under (LANECTL_BACKEND,
+// LANECTL_HOME, passed in by lanectl) and snapshots the claim. Returns the snapshot name, or
+// nullopt when ENABLE_SNAPSHOT is not set. Throws lane::Error when the snapshot fails.
+#include <filesystem>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+namespace lane::storage {
+
+std::optional<std::string> snapshot_after_training_from_env(const std::filesystem::path& output_dir,
+                                                            const std::string& code_version,
+                                                            std::ostream& log);
+
+}  // namespace lane::storage

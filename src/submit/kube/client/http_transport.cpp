@@ -1,0 +1,144 @@
+#include "submit/kube/client/http_transport.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <mutex>
+
+#include "common/error.h"
+
+namespace lane::kube {
+namespace {
+
+struct Transfer {
+  CURL* curl;
+  const HttpRequest* request;
+  HttpOutcome* outcome;
+  bool streaming_decided = false;
+  bool stream = false;
+};
+
+size_t on_header(char* data, size_t size, size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  std::string line(data, size * n);
+  auto colon = line.find(':');
+  if (colon != std::string::npos) {
+    std::string name = line.substr(0, colon);
+    std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+    std::string value = line.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ')) value.erase(value.begin());
+    while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) value.pop_back();
+    t->outcome->response.headers[name] = value;
+  }
+  return size * n;
+}
+
+size_t on_body(char* data, size_t size, size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  size_t len = size * n;
+  if (!t->streaming_decided) {
+    long code = 0;
+    curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &code);
+    t->stream = t->request->on_data && code >= 200 && code < 300;
+    t->streaming_decided = true;
+  }
+  if (t->stream) {
+    t->outcome->streamed_any = true;
+    if (!t->request->on_data(std::string_view(data, len))) {
+      t->outcome->stopped_by_callback = true;
+      return 0;  // aborts the transfer
+    }
+    return len;
+  }
+  t->outcome->response.body.append(data, len);
+  return len;
+}
+
+void global_init() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+}  // namespace
+
+HttpTransport::HttpTransport(const Connection& connection) : connection_(connection) {
+  global_init();
+  curl_ = curl_easy_init();
+  if (!curl_) throw lane::Error("libcurl: cannot create a handle");
+}
+
+HttpTransport::~HttpTransport() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
+
+HttpOutcome HttpTransport::perform(const HttpRequest& request, const Credential& credential) {
+  CURL* c = static_cast<CURL*>(curl_);
+  curl_easy_reset(c);  // options only; the connection cache survives, so keep-alive works
+  HttpOutcome outcome;
+  Transfer transfer{c, &request, &outcome};
+  std::string url = connection_.server + request.path;
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+  curl_easy_setopt(c, CURLOPT_TIMEOUT, request.timeout_s);
+  curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  // TLS: verification stays on unless the kubeconfig explicitly turned it off.
+  bool verify = !connection_.insecure_skip_tls_verify;
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, verify ? 1L : 0L);
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, verify ? 2L : 0L);
+  curl_blob ca{}, cert{}, key{};
+  if (!connection_.ca_pem.empty()) {
+    ca = {const_cast<char*>(connection_.ca_pem.data()), connection_.ca_pem.size(), CURL_BLOB_COPY};
+    curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &ca);
+  }
+  if (!credential.client_cert_pem.empty()) {
+    cert = {const_cast<char*>(credential.client_cert_pem.data()), credential.client_cert_pem.size(), CURL_BLOB_COPY};
+    key = {const_cast<char*>(credential.client_key_pem.data()), credential.client_key_pem.size(), CURL_BLOB_COPY};
+    curl_easy_setopt(c, CURLOPT_SSLCERTTYPE, "PEM");
+    curl_easy_setopt(c, CURLOPT_SSLCERT_BLOB, &cert);
+    curl_easy_setopt(c, CURLOPT_SSLKEYTYPE, "PEM");
+    curl_easy_setopt(c, CURLOPT_SSLKEY_BLOB, &key);
+  }
+  curl_slist* headers = nullptr;
+  headers = curl_slist_append(headers, "Accept: application/json");
+  headers = curl_slist_append(headers, "User-Agent: lanectl");
+  std::string auth, ctype;
+  if (!credential.bearer_token.empty()) {
+    auth = "Authorization: Bearer " + credential.bearer_token;
+    headers = curl_slist_append(headers, auth.c_str());
+  }
+  if (request.method == "GET") {
+    curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+  } else {
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    if (!request.body.empty() || request.method == "POST" || request.method == "PUT" || request.method == "PATCH") {
+      ctype = "Content-Type: " + request.content_type;
+      headers = curl_slist_append(headers, ctype.c_str());
+      curl_easy_setopt(c, CURLOPT_POSTFIELDS, request.body.c_str());
+      curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+    }
+  }
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, &transfer);
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &transfer);
+
+  CURLcode rc = curl_easy_perform(c);
+  curl_slist_free_all(headers);
+  // The token lived in `auth`; wipe our copy so it does not linger in freed memory.
+  std::fill(auth.begin(), auth.end(), '\0');
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &outcome.response.status);
+  if (rc == CURLE_OK) return outcome;
+  if (outcome.stopped_by_callback && rc == CURLE_WRITE_ERROR) return outcome;
+  outcome.transport_failed = true;
+  outcome.error = curl_easy_strerror(rc);
+  outcome.request_sent = !(rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
+                           rc == CURLE_COULDNT_RESOLVE_PROXY);
+  outcome.tls_failure = rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE ||
+                        rc == CURLE_SSL_CERTPROBLEM || rc == CURLE_SSL_CONNECT_ERROR ||
+                        rc == CURLE_SSL_CIPHER;
+  if (outcome.tls_failure) outcome.request_sent = false;
+  return outcome;
+}
+
+}  // namespace lane::kube

@@ -1,0 +1,375 @@
+#include "submit/kube/client/kube_client.h"
+
+#include <random>
+#include <thread>
+
+#include <fmt/format.h>
+
+namespace lane::kube {
+namespace {
+
+bool idempotent(const std::string& method) { return method != "POST"; }
+
+bool retryable_status(long s) { return s == 429 || s == 500 || s == 502 || s == 503 || s == 504; }
+
+std::string query_join(const std::vector<std::string>& parts) {
+  std::string q;
+  for (const auto& p : parts) q += (q.empty() ? "?" : "&") + p;
+  return q;
+}
+
+std::vector<std::string> selector_params(const ListOptions& o) {
+  std::vector<std::string> p;
+  if (!o.label_selector.empty()) p.push_back("labelSelector=" + url_encode(o.label_selector));
+  if (!o.field_selector.empty()) p.push_back("fieldSelector=" + url_encode(o.field_selector));
+  return p;
+}
+
+std::mt19937_64& rng() {
+  thread_local std::mt19937_64 gen{std::random_device{}()};
+  return gen;
+}
+
+}  // namespace
+
+std::string random_hex(size_t bytes) {
+  std::string out;
+  for (size_t i = 0; i < bytes; ++i) out += fmt::format("{:02x}", static_cast<unsigned>(rng()() & 0xFF));
+  return out;
+}
+
+KubeClient::KubeClient(Connection connection, RetryPolicy retry)
+    : connection_(std::move(connection)), retry_(retry), credentials_(connection_) {
+  shared_ = std::make_unique<HttpTransport>(connection_);
+}
+
+KubeClient::~KubeClient() = default;
+
+std::chrono::milliseconds KubeClient::backoff(int attempt, const HttpResponse* response) const {
+  // Exponential with "equal jitter": half fixed, half random, so clients spread out.
+  auto exp = retry_.base_delay * (1LL << std::min(attempt - 1, 16));
+  auto capped = std::min<std::chrono::milliseconds>(exp, retry_.max_delay);
+  std::uniform_int_distribution<long long> dist(0, capped.count() / 2);
+  std::chrono::milliseconds delay(capped.count() / 2 + dist(rng()));
+  if (response) {
+    std::string ra = response->header("retry-after");
+    if (!ra.empty() && std::all_of(ra.begin(), ra.end(), ::isdigit)) {
+      auto server = std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::min<std::chrono::seconds>(std::chrono::seconds(std::stoll(ra)), retry_.max_retry_after));
+      delay = std::max(delay, server);
+    }
+  }
+  return delay;
+}
+
+HttpResponse KubeClient::execute(HttpTransport& transport, HttpRequest req, const std::string& context) {
+  bool reauthenticated = false;
+  std::string last_error;
+  for (int attempt = 1;; ++attempt) {
+    HttpOutcome out = transport.perform(req, credentials_.current());
+    ++requests_sent_;
+    const bool last = attempt >= retry_.max_attempts;
+    if (out.transport_failed) {
+      last_error = fmt::format("{}: cannot reach {}: {}", context, connection_.server, out.error);
+      if (out.tls_failure) {
+        throw TransportError(last_error + " (TLS verification failed: check certificate-authority in the kubeconfig)",
+                             false);
+      }
+      // A POST that may have reached the server must not be repeated blindly.
+      // Neither may a stream that already delivered data: the caller would see it twice.
+      if ((!idempotent(req.method) && out.request_sent) || out.streamed_any || last) {
+        throw TransportError(last_error, out.request_sent);
+      }
+      std::this_thread::sleep_for(backoff(attempt, nullptr));
+      continue;
+    }
+    const HttpResponse& resp = out.response;
+    if (resp.status == 401 && !reauthenticated && credentials_.invalidate()) {
+      reauthenticated = true;  // expired plugin token or rotated service-account token
+      continue;
+    }
+    bool may_retry = retryable_status(resp.status) && (idempotent(req.method) || resp.status == 429);
+    if (may_retry && !last) {
+      std::this_thread::sleep_for(backoff(attempt, &resp));
+      continue;
+    }
+    if (resp.status >= 200 && resp.status < 300) return resp;
+    throw api_error_from_response(static_cast<int>(resp.status), resp.body, context);
+  }
+}
+
+HttpResponse KubeClient::request(const std::string& method, const std::string& path, const std::string& body,
+                                 const std::string& content_type) {
+  HttpRequest req;
+  req.method = method;
+  req.path = path;
+  req.body = body;
+  req.content_type = content_type;
+  std::lock_guard<std::mutex> lock(shared_mutex_);
+  return execute(*shared_, std::move(req), method + " " + path.substr(0, path.find('?')));
+}
+
+namespace {
+std::string where(const Resource& r, const std::string& ns, const std::string& name) {
+  std::string w = r.plural;
+  if (r.namespaced && !ns.empty()) w += " " + ns + "/";
+  else w += " ";
+  return w + name;
+}
+}  // namespace
+
+Json KubeClient::get(const Resource& r, const std::string& ns, const std::string& name) {
+  std::lock_guard<std::mutex> lock(shared_mutex_);
+  HttpRequest req;
+  req.path = r.object_path(ns, name);
+  return Json::parse(execute(*shared_, req, "get " + where(r, ns, name)).body);
+}
+
+std::optional<Json> KubeClient::try_get(const Resource& r, const std::string& ns, const std::string& name) {
+  try {
+    return get(r, ns, name);
+  } catch (const ApiError& e) {
+    if (e.not_found()) return std::nullopt;
+    throw;
+  }
+}
+
+ListResult KubeClient::list(const Resource& r, const std::string& ns, const ListOptions& options) {
+  for (int restart = 0;; ++restart) {
+    ListResult result;
+    std::string cont;
+    try {
+      do {
+        auto params = selector_params(options);
+        if (options.limit > 0) params.push_back("limit=" + std::to_string(options.limit));
+        if (!cont.empty()) params.push_back("continue=" + url_encode(cont));
+        HttpRequest req;
+        req.path = r.collection_path(ns) + query_join(params);
+        std::string body;
+        {
+          std::lock_guard<std::mutex> lock(shared_mutex_);
+          body = execute(*shared_, req, "list " + r.plural + (ns.empty() ? "" : " in " + ns)).body;
+        }
+        Json page = parse_pruned(body, options.drop);
+        auto& items = page["items"];
+        if (items.is_array()) {
+          result.items.reserve(result.items.size() + items.size());
+          for (auto& it : items) result.items.push_back(std::move(it));
+        }
+        const auto& meta = page["metadata"];
+        cont = meta.is_object() ? meta.value("continue", "") : "";
+        if (meta.is_object()) result.resource_version = meta.value("resourceVersion", "");
+      } while (!cont.empty());
+      return result;
+    } catch (const ApiError& e) {
+      // The continue token expired (compaction): start over, as client-go's pager does.
+      if (!(e.gone() && !cont.empty() && restart < 2)) throw;
+    }
+  }
+}
+
+Json KubeClient::create(const Resource& r, const std::string& ns, const Json& object) {
+  std::lock_guard<std::mutex> lock(shared_mutex_);
+  HttpRequest req;
+  req.method = "POST";
+  req.path = r.collection_path(ns);
+  req.body = object.dump();
+  std::string name = object.contains("metadata") ? object["metadata"].value("name", "") : "";
+  return Json::parse(execute(*shared_, req, "create " + where(r, ns, name)).body);
+}
+
+Json KubeClient::create_idempotent(const Resource& r, const std::string& ns, Json object) {
+  const std::string token = random_hex(12);
+  object["metadata"]["annotations"][kSubmissionIdAnnotation] = token;
+  const std::string name = object["metadata"].value("name", "");
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    try {
+      return create(r, ns, object);
+    } catch (const TransportError& e) {
+      if (!e.request_sent()) throw;
+    } catch (const ApiError& e) {
+      // AlreadyExists can be our own POST, re-sent by libcurl on a fresh connection after the
+      // first answer was lost; the token tells.
+      if (e.http_code() < 500 && !e.already_exists()) throw;
+      if (e.already_exists()) {
+        auto existing = try_get(r, ns, name);
+        if (existing && (*existing)["metadata"].value("annotations", Json::object())
+                                .value(kSubmissionIdAnnotation, "") == token) {
+          return *existing;
+        }
+        throw;
+      }
+    }
+    // The answer was lost: did our POST create it?
+    auto existing = try_get(r, ns, name);
+    if (existing) {
+      auto ann = (*existing)["metadata"].value("annotations", Json::object());
+      if (ann.value(kSubmissionIdAnnotation, "") == token) return *existing;
+      throw ApiError(409, "AlreadyExists",
+                     fmt::format("create {}: {} already exists (created by another submission)", where(r, ns, name),
+                                 r.kind),
+                     {});
+    }
+  }
+  throw TransportError(fmt::format("create {}: the API server did not confirm the creation; "
+                                   "check with 'lanectl describe' before resubmitting",
+                                   where(r, ns, name)),
+                       true);
+}
+
+Json KubeClient::replace(const Resource& r, const std::string& ns, const std::string& name, const Json& object) {
+  std::lock_guard<std::mutex> lock(shared_mutex_);
+  HttpRequest req;
+  req.method = "PUT";
+  req.path = r.object_path(ns, name);
+  req.body = object.dump();
+  return Json::parse(execute(*shared_, req, "replace " + where(r, ns, name)).body);
+}
+
+Json KubeClient::merge_patch(const Resource& r, const std::string& ns, const std::string& name, const Json& patch) {
+  std::lock_guard<std::mutex> lock(shared_mutex_);
+  HttpRequest req;
+  req.method = "PATCH";
+  req.path = r.object_path(ns, name);
+  req.body = patch.dump();
+  req.content_type = "application/merge-patch+json";
+  return Json::parse(execute(*shared_, req, "patch " + where(r, ns, name)).body);
+}
+
+void KubeClient::remove(const Resource& r, const std::string& ns, const std::string& name,
+                        const std::string& propagation) {
+  std::lock_guard<std::mutex> lock(shared_mutex_);
+  HttpRequest req;
+  req.method = "DELETE";
+  req.path = r.object_path(ns, name);
+  if (!propagation.empty()) {
+    req.body = Json{{"kind", "DeleteOptions"}, {"apiVersion", "v1"}, {"propagationPolicy", propagation}}.dump();
+  }
+  execute(*shared_, req, "delete " + where(r, ns, name));
+}
+
+WatchEnd KubeClient::watch(const Resource& r, const std::string& ns, const ListOptions& options,
+                           std::string& resource_version, int timeout_s,
+                           const std::function<bool(const std::string&, const Json&)>& on_event) {
+  auto params = selector_params(options);
+  params.push_back("watch=1");
+  params.push_back("allowWatchBookmarks=true");
+  params.push_back("timeoutSeconds=" + std::to_string(timeout_s));
+  if (!resource_version.empty()) params.push_back("resourceVersion=" + url_encode(resource_version));
+  HttpTransport stream(connection_);  // a long-lived stream gets its own connection
+  HttpRequest req;
+  req.path = r.collection_path(ns) + query_join(params);
+  req.timeout_s = timeout_s + 30;
+  std::string pending;
+  bool gone = false, stopped = false;
+  std::optional<Json> error_status;  // exceptions must not cross libcurl's C frames
+  req.on_data = [&](std::string_view chunk) {
+    pending.append(chunk);
+    size_t nl;
+    while ((nl = pending.find('\n')) != std::string::npos) {
+      std::string line = pending.substr(0, nl);
+      pending.erase(0, nl + 1);
+      if (line.empty()) continue;
+      Json ev = Json::parse(line, nullptr, false);
+      if (!ev.is_object()) continue;
+      std::string type = ev.value("type", "");
+      const Json& obj = ev["object"];
+      if (type == "ERROR") {
+        if (obj.value("code", 0) == 410) {
+          gone = true;
+          return false;
+        }
+        error_status = obj;
+        return false;
+      }
+      if (obj.is_object() && obj.contains("metadata")) {
+        resource_version = obj["metadata"].value("resourceVersion", resource_version);
+      }
+      if (type == "BOOKMARK") continue;
+      if (!on_event(type, obj)) {
+        stopped = true;
+        return false;
+      }
+    }
+    return true;
+  };
+  try {
+    execute(stream, req, "watch " + r.plural);
+  } catch (const ApiError& e) {
+    if (e.gone()) return WatchEnd::kGone;
+    throw;
+  } catch (const TransportError&) {
+    if (gone) return WatchEnd::kGone;
+    if (stopped) return WatchEnd::kStopped;
+    return WatchEnd::kTimeout;  // dropped mid-stream: resume from resource_version
+  }
+  if (error_status) {
+    throw api_error_from_response(error_status->value("code", 500), error_status->dump(), "watch " + r.plural);
+  }
+  if (gone) return WatchEnd::kGone;
+  return stopped ? WatchEnd::kStopped : WatchEnd::kTimeout;
+}
+
+std::optional<Json> KubeClient::wait_for(const Resource& r, const std::string& ns, const std::string& name,
+                                         const std::function<bool(const Json&)>& done, std::chrono::seconds timeout,
+                                         const std::function<void(const Json&)>& on_change) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  ListOptions opts;
+  opts.field_selector = "metadata.name=" + name;
+  opts.limit = 0;
+  std::optional<Json> found;
+  while (std::chrono::steady_clock::now() < deadline) {
+    ListResult lr = list(r, ns, opts);
+    std::string rv = lr.resource_version;
+    for (const auto& it : lr.items) {
+      if (on_change) on_change(it);
+      if (done(it)) return it;
+    }
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto left = std::chrono::duration_cast<std::chrono::seconds>(deadline - std::chrono::steady_clock::now());
+      int t = static_cast<int>(std::max<int64_t>(1, left.count()));
+      WatchEnd end = watch(r, ns, opts, rv, t, [&](const std::string& type, const Json& obj) {
+        if (type == "DELETED") return true;
+        if (on_change) on_change(obj);
+        if (done(obj)) {
+          found = obj;
+          return false;
+        }
+        return true;
+      });
+      if (found) return found;
+      if (end == WatchEnd::kGone) break;  // relist
+    }
+  }
+  return std::nullopt;
+}
+
+void KubeClient::stream_logs(const std::string& ns, const std::string& pod, const LogOptions& o,
+                             const std::function<void(std::string_view)>& sink) {
+  std::vector<std::string> params;
+  if (!o.container.empty()) params.push_back("container=" + url_encode(o.container));
+  if (o.follow) params.push_back("follow=true");
+  if (o.tail_lines) params.push_back("tailLines=" + std::to_string(*o.tail_lines));
+  if (o.since_seconds) params.push_back("sinceSeconds=" + std::to_string(*o.since_seconds));
+  if (!o.since_time.empty()) params.push_back("sinceTime=" + url_encode(o.since_time));
+  if (o.timestamps) params.push_back("timestamps=true");
+  HttpTransport stream(connection_);
+  HttpRequest req;
+  req.path = resources::kPod.object_path(ns, pod) + "/log" + query_join(params);
+  req.timeout_s = o.follow ? 0 : 300;
+  bool started = false;
+  req.on_data = [&](std::string_view chunk) {
+    started = true;
+    sink(chunk);
+    return true;
+  };
+  try {
+    execute(stream, req, "logs " + ns + "/" + pod);
+  } catch (const TransportError&) {
+    if (!started) throw;
+    // The stream dropped after output began: kubectl ends here too; say so on stderr.
+    throw TransportError(fmt::format("log stream of {}/{} was interrupted", ns, pod), true);
+  }
+}
+
+}  // namespace lane::kube

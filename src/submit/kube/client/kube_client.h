@@ -1,0 +1,121 @@
+#pragma once
+// Typed access to the Kubernetes REST API: get/list/create/replace/patch/delete, watches and
+// pod logs, with retries (exponential backoff + jitter, Retry-After honoured) for requests
+// that are safe to repeat. POSTs are retried only when the server certainly did not act on
+// them (429, connection refused); create_idempotent() recovers a lost POST answer by reading
+// the object back and comparing a submission id it stamped on it.
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "submit/kube/client/api_error.h"
+#include "submit/kube/client/credentials.h"
+#include "submit/kube/client/http_transport.h"
+#include "submit/kube/client/kubeconfig.h"
+#include "submit/kube/client/pruned_parse.h"
+#include "submit/kube/client/resource.h"
+
+namespace lane::kube {
+
+using Json = nlohmann::json;
+
+struct RetryPolicy {
+  int max_attempts = 6;
+  std::chrono::milliseconds base_delay{200};
+  std::chrono::milliseconds max_delay{8000};
+  std::chrono::seconds max_retry_after{60};  // a larger Retry-After is capped here
+};
+
+struct ListOptions {
+  std::string label_selector;
+  std::string field_selector;
+  int limit = 500;  // page size; 0 = no paging
+  // list() only: parts of each page the caller never reads, dropped while parsing
+  // (e.g. {"items", "*", "metadata", "managedFields"}); empty = keep everything.
+  std::vector<JsonPath> drop;
+};
+
+struct ListResult {
+  std::vector<Json> items;
+  std::string resource_version;  // of the list: the point a watch resumes from
+};
+
+struct LogOptions {
+  std::string container;
+  bool follow = false;
+  std::optional<int64_t> tail_lines;
+  std::optional<int64_t> since_seconds;
+  std::string since_time;  // RFC 3339
+  bool timestamps = false;
+};
+
+enum class WatchEnd { kTimeout, kGone, kStopped };
+
+// Annotation create_idempotent() stamps on objects to recognise its own submission.
+inline constexpr const char* kSubmissionIdAnnotation = "lanectl.io/submission-id";
+
+class KubeClient {
+ public:
+  explicit KubeClient(Connection connection, RetryPolicy retry = {});
+  ~KubeClient();
+
+  const Connection& connection() const { return connection_; }
+  const std::string& default_namespace() const { return connection_.ns; }
+
+  Json get(const Resource& r, const std::string& ns, const std::string& name);
+  std::optional<Json> try_get(const Resource& r, const std::string& ns, const std::string& name);
+  // All pages (limit/continue); a 410 on a continue token restarts the list once.
+  ListResult list(const Resource& r, const std::string& ns, const ListOptions& options = {});
+  Json create(const Resource& r, const std::string& ns, const Json& object);
+  Json create_idempotent(const Resource& r, const std::string& ns, Json object);
+  Json replace(const Resource& r, const std::string& ns, const std::string& name, const Json& object);
+  Json merge_patch(const Resource& r, const std::string& ns, const std::string& name, const Json& patch);
+  // propagation: Background | Foreground | Orphan (empty: server default).
+  void remove(const Resource& r, const std::string& ns, const std::string& name,
+              const std::string& propagation = "Background");
+
+  // One watch connection from `resource_version` (updated as events and bookmarks arrive).
+  // on_event(type, object) returns false to stop. kGone: the version is too old, relist.
+  WatchEnd watch(const Resource& r, const std::string& ns, const ListOptions& options,
+                 std::string& resource_version, int timeout_s,
+                 const std::function<bool(const std::string&, const Json&)>& on_event);
+
+  // list + watch until `done(object)` holds for the named object or the deadline passes.
+  // Resumes dropped watches from the last version and relists after 410 Gone.
+  // Returns the object that satisfied `done`, or nullopt on timeout.
+  std::optional<Json> wait_for(const Resource& r, const std::string& ns, const std::string& name,
+                               const std::function<bool(const Json&)>& done, std::chrono::seconds timeout,
+                               const std::function<void(const Json&)>& on_change = {});
+
+  // Streams a pod's log to `sink` as it arrives.
+  void stream_logs(const std::string& ns, const std::string& pod, const LogOptions& options,
+                   const std::function<void(std::string_view)>& sink);
+
+  // Low level: one request with the retry policy; throws ApiError for non-2xx answers.
+  HttpResponse request(const std::string& method, const std::string& path, const std::string& body = "",
+                       const std::string& content_type = "application/json");
+
+  int requests_sent() const { return requests_sent_; }  // attempts, for tests and benchmarks
+
+ private:
+  HttpResponse execute(HttpTransport& transport, HttpRequest req, const std::string& context);
+  std::chrono::milliseconds backoff(int attempt, const HttpResponse* response) const;
+
+  Connection connection_;
+  RetryPolicy retry_;
+  CredentialSource credentials_;
+  std::mutex shared_mutex_;
+  std::unique_ptr<HttpTransport> shared_;  // reused connection for ordinary requests
+  std::atomic<int> requests_sent_{0};
+};
+
+std::string random_hex(size_t bytes);
+
+}  // namespace lane::kube

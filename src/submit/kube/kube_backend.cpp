@@ -1,0 +1,504 @@
+#include "submit/kube/kube_backend.h"
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/names.h"
+#include "storage/kube/csi_snapshot_store.h"
+#include "submit/kube/job_state.h"
+#include "submit/kube/mapping.h"
+
+namespace lane::submit::kube {
+namespace {
+
+using lane::kube::ApiError;
+using lane::kube::ListOptions;
+namespace res = lane::kube::resources;
+
+std::string text(const Json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+using PodsByJob = std::unordered_map<std::string, std::vector<const Json*>>;
+
+// Pods grouped by the workload that owns them: batch Job pods carry job-name=<job>,
+// MPI pods training.kubeflow.org/job-name=<job>. Hashed by "<namespace>/<job>".
+PodsByJob pods_by_job(const std::vector<Json>& pods) {
+  PodsByJob by;
+  by.reserve(pods.size());
+  for (const auto& p : pods) {
+    const auto& labels = object_field(p["metadata"], "labels");
+    std::string ns = text(p["metadata"], "namespace");
+    std::string mpi = text(labels, kMpiJobNameLabel);
+    std::string job = mpi.empty() ? text(labels, "job-name") : mpi;
+    if (!job.empty()) by[ns + "/" + job].push_back(&p);
+  }
+  return by;
+}
+
+// MPI launcher Jobs are created by the operator and owned by the MPIJob: not jobs of their own.
+// What list-style callers (jobs_in) never read: dropped while parsing, so thousands of
+// objects parse without building these subtrees. Keep in step with job_state.cpp.
+std::vector<lane::kube::JsonPath> unread_pod_fields() {
+  std::vector<lane::kube::JsonPath> d{{"items", "*", "metadata", "managedFields"},
+                                      {"items", "*", "metadata", "ownerReferences"},
+                                      {"items", "*", "status", "conditions"},
+                                      {"items", "*", "status", "containerStatuses"},
+                                      {"items", "*", "status", "initContainerStatuses"},
+                                      {"items", "*", "status", "ephemeralContainerStatuses"}};
+  for (const char* f : {"volumes", "initContainers", "ephemeralContainers", "tolerations", "affinity",
+                        "securityContext", "topologySpreadConstraints"}) {
+    d.push_back({"items", "*", "spec", f});
+  }
+  for (const char* f : {"env", "envFrom", "volumeMounts", "command", "args", "ports", "livenessProbe",
+                        "readinessProbe", "startupProbe", "securityContext"}) {
+    d.push_back({"items", "*", "spec", "containers", "*", f});
+  }
+  return d;
+}
+
+std::vector<lane::kube::JsonPath> unread_workload_fields() {
+  std::vector<lane::kube::JsonPath> d{{"items", "*", "metadata", "managedFields"}};
+  // Pod templates: batch Job spec.template, MPIJob spec.mpiReplicaSpecs.<role>.template.
+  const std::vector<lane::kube::JsonPath> templates{{"items", "*", "spec", "template"},
+                                                    {"items", "*", "spec", "mpiReplicaSpecs", "*", "template"}};
+  for (const auto& t : templates) {
+    for (const char* f : {"volumes", "initContainers", "tolerations", "affinity", "securityContext",
+                          "topologySpreadConstraints"}) {
+      auto p = t;
+      p.insert(p.end(), {"spec", f});
+      d.push_back(p);
+    }
+    for (const char* f : {"env", "envFrom", "volumeMounts", "command", "args", "ports", "livenessProbe",
+                          "readinessProbe", "startupProbe", "securityContext"}) {
+      auto p = t;
+      p.insert(p.end(), {"spec", "containers", "*", f});
+      d.push_back(p);
+    }
+  }
+  return d;
+}
+
+bool owned_by_mpijob(const Json& job) {
+  for (const auto& o : object_field(job["metadata"], "ownerReferences")) {
+    if (text(o, "kind") == "MPIJob") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+KubeBackend::KubeBackend(std::shared_ptr<lane::kube::KubeClient> client, KubeSettings settings,
+                         std::string default_project)
+    : client_(std::move(client)), settings_(std::move(settings)), default_project_(std::move(default_project)) {}
+
+KubeBackend::~KubeBackend() = default;
+
+std::string KubeBackend::ns_of(const std::string& project) const { return project_namespace(settings_, project); }
+
+void KubeBackend::require_project(const std::string& project) {
+  if (!project_exists(project)) {
+    throw UsageError(fmt::format("project {} was not found (no namespace {} labelled {}={}); create it with "
+                                 "'lanectl project create {} --gpu-quota N' or list them with 'lanectl project list'",
+                                 project, ns_of(project), settings_.project_label, project, project));
+  }
+}
+
+nlohmann::json KubeBackend::render(const JobSpec& spec) {
+  Json list{{"apiVersion", "v1"}, {"kind", "List"}, {"items", Json::array()}};
+  for (auto& obj : render_job(settings_, spec)) list["items"].push_back(std::move(obj));
+  return list;
+}
+
+std::optional<Json> KubeBackend::find_workload(const std::string& ns, const std::string& name) {
+  if (auto m = client_->try_get(res::kMpiJob, ns, name)) return m;
+  if (auto j = client_->try_get(res::kJob, ns, name)) {
+    if (!owned_by_mpijob(*j)) return j;
+  }
+  return std::nullopt;
+}
+
+JobInfo KubeBackend::submit(const JobSpec& spec) {
+  auto objects = render_job(settings_, spec);  // validates first: nothing is created on bad input
+  require_project(spec.project);
+  const std::string ns = ns_of(spec.project);
+  if (find_workload(ns, spec.name)) {
+    throw UsageError(fmt::format("a job named '{}' already exists in project {}; delete it or choose another --name",
+                                 spec.name, spec.project));
+  }
+  for (const auto& m : spec.pvcs) {
+    if (!m.create && !client_->try_get(res::kPvc, ns, m.claim)) {
+      throw UsageError(fmt::format("--pvc: claim '{}' does not exist in {}; create it first or use the "
+                                   "StorageClass:Size:Path form",
+                                   m.claim, ns));
+    }
+  }
+  for (const auto& obj : objects) {
+    std::string kind = obj.value("kind", "");
+    const lane::kube::Resource& r = kind == "PersistentVolumeClaim" ? res::kPvc
+                                    : kind == "MPIJob"              ? res::kMpiJob
+                                    : kind == "Job"                 ? res::kJob
+                                                                    : res::kService;
+    try {
+      client_->create_idempotent(r, ns, obj);
+    } catch (const ApiError& e) {
+      // A claim left by an earlier run of the same job is reused (runai behaves the same).
+      if (!(e.already_exists() && kind == "PersistentVolumeClaim")) throw;
+    }
+  }
+  auto info = describe_job(spec.name, spec.project);
+  if (!info) throw lane::Error(fmt::format("job '{}' was created but cannot be read back", spec.name));
+  return *info;
+}
+
+std::string KubeBackend::next_job_name(const std::string& project, const std::string& prefix) {
+  require_dns1123_label(prefix, "--job-name-prefix");
+  std::set<std::string> taken;
+  for (const auto& j : jobs_in(ns_of(project))) taken.insert(j.spec.name);
+  for (int i = 1;; ++i) {
+    std::string name = fmt::format("{}-{}", prefix, i);
+    if (!taken.count(name)) return name;
+  }
+}
+
+std::vector<JobInfo> KubeBackend::jobs_in(const std::string& ns) {
+  // Three lists (MPIJobs, Jobs, Pods) joined in memory; paginated by the client.
+  static const auto kUnreadPod = unread_pod_fields();
+  static const auto kUnreadWorkload = unread_workload_fields();
+  ListOptions wo, po;
+  wo.drop = kUnreadWorkload;
+  po.drop = kUnreadPod;
+  auto mpijobs = client_->list(res::kMpiJob, ns, wo);
+  auto jobs = client_->list(res::kJob, ns, wo);
+  // Only workload pods (the ones pods_by_job can place), as two disjoint server-side selections:
+  // MPI pods, then Job pods without the MPI label; other pods of the namespace never travel.
+  po.label_selector = kMpiJobNameLabel;
+  auto pods = client_->list(res::kPod, ns, po);
+  po.label_selector = fmt::format("job-name,!{}", kMpiJobNameLabel);
+  for (auto& p : client_->list(res::kPod, ns, po).items) pods.items.push_back(std::move(p));
+  auto by = pods_by_job(pods.items);
+  std::vector<JobInfo> out;
+  out.reserve(mpijobs.items.size() + jobs.items.size());
+  static const std::vector<const Json*> kNone;
+  auto add = [&](const Json& w) {
+    std::string key = text(w["metadata"], "namespace") + "/" + text(w["metadata"], "name");
+    auto it = by.find(key);
+    out.push_back(job_info_from_objects(settings_, w, it == by.end() ? kNone : it->second));
+  };
+  for (const auto& m : mpijobs.items) add(m);
+  for (const auto& j : jobs.items) {
+    if (!owned_by_mpijob(j)) add(j);
+  }
+  return out;
+}
+
+std::vector<JobInfo> KubeBackend::list_jobs(const std::optional<std::string>& project) {
+  std::vector<JobInfo> out;
+  if (project) {
+    out = jobs_in(ns_of(*project));
+  } else {
+    // All projects: the namespaces labelled as projects, listed cluster-wide in one go.
+    ListOptions o;
+    o.label_selector = settings_.project_label;
+    std::set<std::string> project_ns;
+    for (const auto& n : client_->list(res::kNamespace, "", o).items) project_ns.insert(text(n["metadata"], "name"));
+    for (auto& j : jobs_in("")) {
+      if (project_ns.count(ns_of(j.spec.project))) out.push_back(std::move(j));
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const JobInfo& a, const JobInfo& b) {
+    return a.spec.project != b.spec.project ? a.spec.project < b.spec.project : a.spec.name < b.spec.name;
+  });
+  return out;
+}
+
+std::optional<JobInfo> KubeBackend::describe_job(const std::string& name, const std::string& project) {
+  const std::string ns = ns_of(project);
+  auto w = find_workload(ns, name);
+  if (!w) return std::nullopt;
+  bool mpi = text(*w, "kind") == "MPIJob";
+  ListOptions o;
+  o.label_selector = mpi ? std::string(kMpiJobNameLabel) + "=" + name : "job-name=" + name;
+  auto pods = client_->list(res::kPod, ns, o);
+  std::vector<const Json*> pod_ptrs;
+  for (const auto& p : pods.items) pod_ptrs.push_back(&p);
+  JobInfo info = job_info_from_objects(settings_, *w, pod_ptrs);
+  // Events of the workload and of each of its pods (involvedObject.uid field selector).
+  std::vector<Json> events;
+  std::vector<std::string> uids{text((*w)["metadata"], "uid")};
+  for (const auto& p : pods.items) uids.push_back(text(p["metadata"], "uid"));
+  for (const auto& uid : uids) {
+    if (uid.empty()) continue;
+    ListOptions eo;
+    eo.field_selector = "involvedObject.uid=" + uid;
+    for (auto& e : client_->list(res::kEvent, ns, eo).items) events.push_back(std::move(e));
+  }
+  info.events = events_from_objects(events);
+  // MPIJob conditions are the operator's account of the job; show them as events too.
+  if (w->contains("status") && (*w)["status"].contains("conditions")) {
+    for (const auto& c : (*w)["status"]["conditions"]) {
+      JobEvent je;
+      je.time_unix_ms = parse_time_ms(text(c, "lastTransitionTime"));
+      je.source = std::string(mpi ? "mpijob/" : "job/") + name;
+      je.type = text(c, "status") == "True" ? "Normal" : "Warning";
+      je.reason = text(c, "type") + (text(c, "reason").empty() ? "" : "/" + text(c, "reason"));
+      je.message = text(c, "message");
+      info.events.push_back(je);
+    }
+    std::stable_sort(info.events.begin(), info.events.end(),
+                     [](const JobEvent& a, const JobEvent& b) { return a.time_unix_ms < b.time_unix_ms; });
+  }
+  return info;
+}
+
+std::string KubeBackend::chief_pod(const std::string& ns, const Json& w) {
+  std::string name = text(w["metadata"], "name");
+  bool mpi = text(w, "kind") == "MPIJob";
+  ListOptions o;
+  o.label_selector = mpi ? fmt::format("{}={},{}=launcher", kMpiJobNameLabel, name, kMpiJobRoleLabel)
+                         : "job-name=" + name;
+  auto pods = client_->list(res::kPod, ns, o).items;
+  if (pods.empty()) {
+    throw lane::Error(fmt::format("job '{}' has no {} yet; see 'lanectl describe job {}'", name,
+                                  mpi ? "launcher pod" : "pod", name));
+  }
+  // The newest pod: after restarts the old ones only hold stale logs.
+  std::sort(pods.begin(), pods.end(), [](const Json& a, const Json& b) {
+    return text(a["metadata"], "creationTimestamp") > text(b["metadata"], "creationTimestamp");
+  });
+  return text(pods.front()["metadata"], "name");
+}
+
+void KubeBackend::stream_logs(const std::string& name, const std::string& project, const LogOptions& opts,
+                              std::ostream& out) {
+  const std::string ns = ns_of(project);
+  auto w = find_workload(ns, name);
+  if (!w) throw lane::Error(fmt::format("job '{}' does not exist in project {}", name, project));
+  std::string pod = opts.pod.empty() ? chief_pod(ns, *w) : opts.pod;
+  lane::kube::LogOptions lo;
+  lo.follow = opts.follow;
+  if (opts.tail >= 0) lo.tail_lines = opts.tail;
+  if (opts.since_seconds > 0) lo.since_seconds = opts.since_seconds;
+  lo.timestamps = opts.timestamps;
+  client_->stream_logs(ns, pod, lo, [&](std::string_view chunk) {
+    out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    out.flush();
+  });
+}
+
+bool KubeBackend::delete_job(const std::string& name, const std::string& project) {
+  const std::string ns = ns_of(project);
+  auto w = find_workload(ns, name);
+  if (!w) return false;
+  const auto& r = text(*w, "kind") == "MPIJob" ? res::kMpiJob : res::kJob;
+  try {
+    client_->remove(r, ns, name, settings_.delete_propagation);
+  } catch (const ApiError& e) {
+    if (e.not_found()) return false;
+    throw;
+  }
+  // The Service made for --port belongs to the job; claims stay (they hold the data).
+  if (auto svc = client_->try_get(res::kService, ns, name)) {
+    auto labels = (*svc)["metadata"].value("labels", Json::object());
+    if (text(labels, kJobLabel) == name) {
+      try {
+        client_->remove(res::kService, ns, name, "Background");
+      } catch (const ApiError& e) {
+        if (!e.not_found()) throw;
+      }
+    }
+  }
+  return true;
+}
+
+std::vector<std::string> KubeBackend::delete_all_jobs(const std::string& project) {
+  std::vector<std::string> names;
+  for (const auto& j : jobs_in(ns_of(project))) {
+    if (delete_job(j.spec.name, project)) names.push_back(j.spec.name);
+  }
+  return names;
+}
+
+int KubeBackend::exec(const std::string& name, const std::string& project, const std::vector<std::string>& argv,
+                      bool tty, const std::string& pod) {
+  const std::string ns = ns_of(project);
+  auto w = find_workload(ns, name);
+  if (!w) throw lane::Error(fmt::format("job '{}' does not exist in project {}", name, project));
+  std::string target = pod.empty() ? chief_pod(ns, *w) : pod;
+  std::string cmd;
+  for (const auto& a : argv) cmd += " " + a;
+  throw lane::Error(fmt::format("exec over the pods/exec WebSocket protocol is not implemented in lanectl yet; run: "
+                                "kubectl exec {}-n {} {} --{}",
+                                tty ? "-it " : "", ns, target, cmd));
+}
+
+void KubeBackend::create_project(const ProjectSpec& spec) {
+  require_dns1123_label(spec.name, "project name");
+  require_dns1123_label(ns_of(spec.name), "project namespace");
+  if (!(spec.gpu_quota >= 0)) throw UsageError("--gpu-quota must be 0 or more");
+  try {
+    client_->create_idempotent(res::kNamespace, "", namespace_object(settings_, spec.name));
+  } catch (const ApiError& e) {
+    if (!e.already_exists()) throw;
+    // An existing namespace (e.g. made by hand) becomes the project: add the labels.
+    client_->merge_patch(res::kNamespace, "", ns_of(spec.name),
+                         {{"metadata", namespace_object(settings_, spec.name)["metadata"]}});
+  }
+  try {
+    client_->create_idempotent(res::kQueue, "", queue_object(settings_, spec));
+  } catch (const ApiError& e) {
+    if (!e.already_exists()) throw;
+    throw UsageError(fmt::format("project {} already exists; change its quota with 'lanectl project set-quota'",
+                                 spec.name));
+  }
+}
+
+std::vector<ProjectStatus> KubeBackend::list_projects() {
+  ListOptions o;
+  o.label_selector = settings_.project_label;
+  std::map<std::string, Json> queues;
+  for (auto& q : client_->list(res::kQueue, "").items) {
+    std::string name = text(q["metadata"], "name");  // before the move (json's operator= takes by value)
+    queues[name] = std::move(q);
+  }
+  std::map<std::string, ProjectStatus> by;
+  for (const auto& n : client_->list(res::kNamespace, "", o).items) {
+    std::string p = text(n["metadata"].value("labels", Json::object()), settings_.project_label.c_str());
+    ProjectStatus ps;
+    ps.spec.name = p;
+    if (auto it = queues.find(p); it != queues.end()) {
+      auto gpu = it->second["spec"].value("resources", Json::object()).value("gpu", Json::object());
+      ps.spec.gpu_quota = gpu.value("quota", 0.0);
+      ps.spec.over_quota = gpu.value("limit", -1.0) < 0 || gpu.value("limit", 0.0) > ps.spec.gpu_quota;
+    } else {
+      ps.explanation.push_back("no KAI queue named " + p + ": jobs fall back to the default queue");
+    }
+    by[p] = ps;
+  }
+  for (const auto& j : list_jobs(std::nullopt)) {
+    auto it = by.find(j.spec.project);
+    if (it == by.end()) continue;
+    it->second.gpus_allocated += j.gpus_allocated;
+    if (j.status == JobStatus::kRunning) ++it->second.running_jobs;
+    if (j.status == JobStatus::kPending) ++it->second.pending_jobs;
+    if (j.status == JobStatus::kRunning || j.status == JobStatus::kPending) {
+      it->second.gpus_requested += j.spec.total_gpus();
+    }
+  }
+  std::vector<ProjectStatus> out;
+  for (auto& [_, ps] : by) out.push_back(std::move(ps));
+  return out;
+}
+
+bool KubeBackend::project_exists(const std::string& name) {
+  if (!is_dns1123_label(name)) return false;
+  auto n = client_->try_get(res::kNamespace, "", ns_of(name));
+  if (!n) return false;
+  return text((*n)["metadata"].value("labels", Json::object()), settings_.project_label.c_str()) == name;
+}
+
+void KubeBackend::delete_project(const std::string& name) {
+  require_project(name);
+  auto jobs = jobs_in(ns_of(name));
+  if (!jobs.empty()) {
+    throw lane::Error(fmt::format("project {} still has {} job(s); delete them first ('lanectl delete --all -p {}')",
+                                  name, jobs.size(), name));
+  }
+  try {
+    client_->remove(res::kQueue, "", name, "Background");
+  } catch (const ApiError& e) {
+    if (!e.not_found()) throw;
+  }
+  client_->remove(res::kNamespace, "", ns_of(name), "Background");
+}
+
+void KubeBackend::set_project_quota(const std::string& name, double gpu_quota, std::optional<bool> over_quota) {
+  require_project(name);
+  if (!(gpu_quota >= 0)) throw UsageError("--gpu-quota must be 0 or more");
+  auto q = client_->try_get(res::kQueue, "", name);
+  bool oq = over_quota.value_or(true);
+  if (!over_quota && q) {
+    double limit = (*q)["spec"].value("resources", Json::object()).value("gpu", Json::object()).value("limit", -1.0);
+    oq = limit < 0;
+  }
+  ProjectSpec spec{name, gpu_quota, oq};
+  if (!q) {
+    client_->create_idempotent(res::kQueue, "", queue_object(settings_, spec));
+    return;
+  }
+  client_->merge_patch(res::kQueue, "", name, {{"spec", {{"resources", queue_object(settings_, spec)["spec"]["resources"]}}}});
+}
+
+void KubeBackend::set_nodes(const std::vector<NodeSpec>&) {
+  throw UsageError("on Kubernetes the nodes come from the cluster (AKS node pools); 'cluster set-nodes' applies to "
+                   "the local backend only");
+}
+
+std::vector<NodeStatus> KubeBackend::list_nodes() {
+  std::map<std::string, NodeStatus> by;
+  for (const auto& n : client_->list(res::kNode, "").items) {
+    NodeStatus ns;
+    ns.spec.name = text(n["metadata"], "name");
+    auto alloc = n.value("status", Json::object()).value("allocatable", Json::object());
+    std::string g = text(alloc, "nvidia.com/gpu");
+    ns.spec.gpus = g.empty() ? 0 : std::stoi(g);
+    by[ns.spec.name] = ns;
+  }
+  ListOptions o;
+  o.field_selector = "status.phase=Running";
+  for (const auto& p : client_->list(res::kPod, "", o).items) {
+    auto it = by.find(text(p["spec"], "nodeName"));
+    if (it == by.end()) continue;
+    double g = pod_gpus(p);
+    if (g <= 0) continue;
+    it->second.gpus_allocated += g;
+    auto labels = p["metadata"].value("labels", Json::object());
+    std::string job = text(labels, kJobLabel);
+    if (!job.empty()) {
+      std::string entry = text(labels, kProjectLabel) + "/" + job;
+      auto& jobs = it->second.jobs;
+      if (std::find(jobs.begin(), jobs.end(), entry) == jobs.end()) jobs.push_back(entry);
+    }
+  }
+  std::vector<NodeStatus> out;
+  for (auto& [_, n] : by) out.push_back(std::move(n));
+  return out;
+}
+
+std::string KubeBackend::storage_namespace() {
+  if (!default_project_.empty()) return ns_of(default_project_);
+  return client_->default_namespace();
+}
+
+storage::Volumes& KubeBackend::volumes() {
+  if (!volumes_) {
+    volumes_ = std::make_unique<storage::kube::PvcVolumes>(client_, storage_namespace(), settings_.pvc_access_mode);
+  }
+  return *volumes_;
+}
+
+storage::SnapshotStore& KubeBackend::snapshots() {
+  if (!snapshots_) {
+    storage::kube::CsiSnapshotOptions o;
+    o.ns = storage_namespace();
+    o.snapshot_class = settings_.snapshot_class;
+    o.restore_access_mode = settings_.pvc_access_mode;
+    o.progress = [](const std::string& line) { std::cerr << line << "\n"; };
+    snapshots_ = std::make_unique<storage::kube::CsiSnapshotStore>(client_, o);
+  }
+  return *snapshots_;
+}
+
+std::unique_ptr<Backend> open_kube_backend(const std::string& default_project) {
+  auto client = std::make_shared<lane::kube::KubeClient>(lane::kube::load_default_connection());
+  return std::make_unique<KubeBackend>(client, settings_from_env(), default_project);
+}
+
+}  // namespace lane::submit::kube

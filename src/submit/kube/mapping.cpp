@@ -1,0 +1,316 @@
+#include "submit/kube/mapping.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/names.h"
+#include "submit/core/quantity.h"
+#include "submit/core/workload_json.h"
+
+namespace lane::submit::kube {
+namespace {
+
+bool is_whole(double g) { return std::floor(g) == g; }
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : " ") + s;
+  return out;
+}
+
+const char* priority_class(JobType t) { return t == JobType::kInteractive ? "build" : "train"; }
+
+// Labels on the workload object and its pod templates; the queue label is what KAI reads.
+Json workload_labels(const KubeSettings& s, const JobSpec& spec) {
+  return Json{{s.queue_label, spec.project},
+              {kProjectLabel, spec.project},
+              {kPriorityLabel, priority_class(spec.type)},
+              {kJobLabel, spec.name},
+              {kReleaseLabel, spec.name},
+              {kTypeLabel, to_string(spec.type)},
+              {kManagedByLabel, "lanectl"}};
+}
+
+Json workload_annotations(const JobSpec& spec) {
+  Json a = Json::object();
+  if (!spec.user.empty()) a[kUserAnnotation] = spec.user;
+  if (!spec.cli_argv.empty()) a[kCommandAnnotation] = join(spec.cli_argv);
+  a[kSpecAnnotation] = spec_to_json(spec).dump();
+  return a;
+}
+
+Json pod_annotations(const JobSpec& spec) {
+  Json a = Json::object();
+  if (spec.gpu > 0 && spec.gpu < 1) a[kFractionAnnotation] = format_gpu(spec.gpu);
+  return a;
+}
+
+struct PodParts {
+  Json volumes = Json::array();
+  Json mounts = Json::array();
+};
+
+PodParts storage_parts(const JobSpec& spec) {
+  PodParts p;
+  for (size_t i = 0; i < spec.pvcs.size(); ++i) {
+    const auto& m = spec.pvcs[i];
+    std::string claim = m.create ? generated_pvc_name(spec.name, i) : m.claim;
+    std::string vol = fmt::format("pvc-volume-{}", i);
+    Json source{{"claimName", claim}};
+    if (m.read_only) source["readOnly"] = true;
+    p.volumes.push_back({{"name", vol}, {"persistentVolumeClaim", source}});
+    Json mount{{"name", vol}, {"mountPath", m.mount_path}};
+    if (m.read_only) mount["readOnly"] = true;
+    p.mounts.push_back(mount);
+  }
+  for (size_t i = 0; i < spec.volumes.size(); ++i) {
+    const auto& v = spec.volumes[i];
+    std::string vol = fmt::format("host-path-volume-{}", i);
+    p.volumes.push_back({{"name", vol}, {"hostPath", {{"path", v.host_path}}}});
+    Json mount{{"name", vol}, {"mountPath", v.container_path}};
+    if (v.read_only) mount["readOnly"] = true;
+    p.mounts.push_back(mount);
+  }
+  if (spec.large_shm) {
+    Json empty{{"medium", "Memory"}};
+    if (!spec.shm_size.empty()) empty["sizeLimit"] = spec.shm_size;
+    p.volumes.push_back({{"name", "dshm"}, {"emptyDir", empty}});
+    p.mounts.push_back({{"name", "dshm"}, {"mountPath", "/dev/shm"}});
+  }
+  return p;
+}
+
+// Container port for "[EXT:]CONTAINER".
+std::pair<int, int> parse_port(const std::string& text) {
+  auto colon = text.find(':');
+  std::string ext = colon == std::string::npos ? text : text.substr(0, colon);
+  std::string in = colon == std::string::npos ? text : text.substr(colon + 1);
+  auto number = [&](const std::string& s) {
+    if (s.empty() || s.size() > 5 || s.find_first_not_of("0123456789") != std::string::npos) {
+      throw UsageError(fmt::format("--port '{}': expected PORT or EXTERNAL:CONTAINER with numbers 1-65535", text));
+    }
+    int n = std::stoi(s);
+    if (n < 1 || n > 65535) throw UsageError(fmt::format("--port '{}': ports are 1-65535", text));
+    return n;
+  };
+  return {number(ext), number(in)};
+}
+
+Json container(const JobSpec& spec, const std::string& name, bool with_gpu, const PodParts& parts,
+               bool with_command) {
+  Json c{{"name", name}, {"image", spec.image}};
+  if (with_command) {
+    if (!spec.command.empty()) c["command"] = spec.command;
+    if (!spec.args.empty()) c["args"] = spec.args;
+  }
+  if (!spec.working_dir.empty()) c["workingDir"] = spec.working_dir;
+  Json env = Json::array();
+  for (const auto& e : spec.env) env.push_back({{"name", e.name}, {"value", e.value}});
+  env.push_back({{"name", "LANECTL_JOB_NAME"}, {"value", spec.name}});
+  env.push_back({{"name", "LANECTL_PROJECT"}, {"value", spec.project}});
+  c["env"] = env;
+  Json res = Json::object();
+  if (with_gpu && spec.gpu >= 1) res["limits"]["nvidia.com/gpu"] = fmt::format("{}", static_cast<int64_t>(spec.gpu));
+  if (!spec.cpu.empty()) res["requests"]["cpu"] = spec.cpu;
+  if (!spec.memory.empty()) res["requests"]["memory"] = spec.memory;
+  if (!res.empty()) c["resources"] = res;
+  if (!parts.mounts.empty()) c["volumeMounts"] = parts.mounts;
+  if (!spec.ports.empty()) {
+    Json ports = Json::array();
+    for (const auto& p : spec.ports) ports.push_back({{"containerPort", parse_port(p).second}});
+    c["ports"] = ports;
+  }
+  return c;
+}
+
+Json pod_spec(const KubeSettings& s, const JobSpec& spec, Json containers, const PodParts& parts,
+              const char* restart_policy) {
+  Json ps{{"schedulerName", s.scheduler_name}, {"containers", std::move(containers)}};
+  if (restart_policy) ps["restartPolicy"] = restart_policy;
+  if (!parts.volumes.empty()) ps["volumes"] = parts.volumes;
+  if (!spec.node_type.empty()) ps["nodeSelector"] = {{"run.ai/type", spec.node_type}};
+  return ps;
+}
+
+Json pvc_object(const KubeSettings& s, const JobSpec& spec, size_t index) {
+  const auto& m = spec.pvcs[index];
+  Json pvc{{"apiVersion", "v1"},
+           {"kind", "PersistentVolumeClaim"},
+           {"metadata",
+            {{"name", generated_pvc_name(spec.name, index)},
+             {"namespace", project_namespace(s, spec.project)},
+             {"labels", {{kJobLabel, spec.name}, {kProjectLabel, spec.project}, {kManagedByLabel, "lanectl"}}}}},
+           {"spec",
+            {{"accessModes", Json::array({s.pvc_access_mode})},
+             {"volumeMode", "Filesystem"},
+             {"resources", {{"requests", {{"storage", m.size}}}}}}}};
+  if (!m.storage_class.empty()) pvc["spec"]["storageClassName"] = m.storage_class;
+  return pvc;
+}
+
+Json service_object(const KubeSettings& s, const JobSpec& spec) {
+  std::string type = "ClusterIP";
+  if (spec.service_type == "nodeport") type = "NodePort";
+  if (spec.service_type == "loadbalancer") type = "LoadBalancer";
+  Json ports = Json::array();
+  for (const auto& p : spec.ports) {
+    auto [ext, in] = parse_port(p);
+    Json port{{"name", fmt::format("{}-port", in)}, {"port", ext}, {"targetPort", in}, {"protocol", "TCP"}};
+    if (type == "NodePort" && p.find(':') != std::string::npos) port["nodePort"] = ext;
+    ports.push_back(port);
+  }
+  return Json{{"apiVersion", "v1"},
+              {"kind", "Service"},
+              {"metadata",
+               {{"name", spec.name},
+                {"namespace", project_namespace(s, spec.project)},
+                {"labels", {{kJobLabel, spec.name}, {kProjectLabel, spec.project}, {kManagedByLabel, "lanectl"}}}}},
+              {"spec", {{"type", type}, {"selector", {{kReleaseLabel, spec.name}}}, {"ports", ports}}}};
+}
+
+}  // namespace
+
+std::string format_gpu(double gpu) { return fmt::format("{:g}", gpu); }
+
+std::string project_namespace(const KubeSettings& s, const std::string& project) {
+  return s.namespace_prefix + project;
+}
+
+std::string generated_pvc_name(const std::string& job, size_t index) {
+  return fmt::format("pvc-{}-{}", job, index);
+}
+
+Json namespace_object(const KubeSettings& s, const std::string& project) {
+  return Json{{"apiVersion", "v1"},
+              {"kind", "Namespace"},
+              {"metadata",
+               {{"name", project_namespace(s, project)},
+                {"labels", {{s.project_label, project}, {s.queue_label, project}, {kManagedByLabel, "lanectl"}}}}}};
+}
+
+Json queue_object(const KubeSettings& s, const ProjectSpec& p) {
+  // KAI units: GPUs in devices; -1 = unlimited. limit 0/unset would forbid going over quota,
+  // so over-quota projects get limit -1 and weight 1, others limit = quota and weight 0.
+  Json gpu{{"quota", p.gpu_quota},
+           {"limit", p.over_quota ? -1.0 : p.gpu_quota},
+           {"overQuotaWeight", p.over_quota ? 1.0 : 0.0}};
+  Json unlimited{{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}};
+  Json q{{"apiVersion", "scheduling.run.ai/v2"},
+         {"kind", "Queue"},
+         {"metadata", {{"name", p.name}, {"labels", {{kManagedByLabel, "lanectl"}}}}},
+         {"spec", {{"displayName", p.name}, {"resources", {{"gpu", gpu}, {"cpu", unlimited}, {"memory", unlimited}}}}}};
+  if (!s.parent_queue.empty()) q["spec"]["parentQueue"] = s.parent_queue;
+  return q;
+}
+
+void validate_spec(const JobSpec& spec) {
+  require_dns1123_label(spec.name, "--name");
+  require_dns1123_label(spec.project, "--project");
+  if (spec.image.empty()) throw UsageError("--image is required (the container image to run)");
+  if (!(spec.gpu >= 0)) throw UsageError("--gpu must be 0 or more");
+  if (spec.gpu > 1 && !is_whole(spec.gpu)) {
+    throw UsageError(fmt::format("--gpu {}: fractions are only possible below 1 GPU; use a whole number", spec.gpu));
+  }
+  if (spec.type == JobType::kMpi && spec.processes < 1) throw UsageError("--processes must be at least 1");
+  if (spec.slots_per_worker < 1) throw UsageError("--slots-per-worker must be at least 1");
+  for (size_t i = 0; i < spec.pvcs.size(); ++i) {
+    const auto& m = spec.pvcs[i];
+    if (m.mount_path.empty() || m.mount_path[0] != '/') {
+      throw UsageError(fmt::format("--pvc #{}: the mount path '{}' must be absolute", i + 1, m.mount_path));
+    }
+    if (m.create) {
+      if (!parse_quantity_bytes(m.size)) {
+        throw UsageError(fmt::format("--pvc #{}: size '{}' is not a Kubernetes quantity such as 100Gi", i + 1, m.size));
+      }
+      require_dns1123_label(generated_pvc_name(spec.name, i), "--pvc claim name");
+    } else {
+      require_dns1123_label(m.claim, "--pvc claim name");
+    }
+  }
+  for (const auto& e : spec.env) {
+    if (e.name.empty()) throw UsageError("-e: an environment variable needs a NAME (NAME=VALUE)");
+  }
+  for (const auto& p : spec.ports) parse_port(p);
+  if (!spec.service_type.empty()) {
+    if (spec.service_type != "portforward" && spec.service_type != "loadbalancer" && spec.service_type != "nodeport" &&
+        spec.service_type != "ingress") {
+      throw UsageError(fmt::format("--service-type '{}': use portforward, loadbalancer, nodeport or ingress",
+                                   spec.service_type));
+    }
+    if (spec.ports.empty()) throw UsageError("--service-type needs at least one --port");
+  }
+}
+
+Json batch_job_object(const KubeSettings& s, const JobSpec& spec) {
+  PodParts parts = storage_parts(spec);
+  Json labels = workload_labels(s, spec);
+  Json containers = Json::array({container(spec, "main", true, parts, true)});
+  Json tmpl_meta{{"labels", labels}};
+  if (Json a = pod_annotations(spec); !a.empty()) tmpl_meta["annotations"] = a;
+  bool interactive = spec.type == JobType::kInteractive;
+  return Json{{"apiVersion", "batch/v1"},
+              {"kind", "Job"},
+              {"metadata",
+               {{"name", spec.name},
+                {"namespace", project_namespace(s, spec.project)},
+                {"labels", labels},
+                {"annotations", workload_annotations(spec)}}},
+              {"spec",
+               {{"backoffLimit", interactive ? 0 : 6},
+                {"completions", 1},
+                {"parallelism", 1},
+                {"template", {{"metadata", tmpl_meta}, {"spec", pod_spec(s, spec, containers, parts, "Never")}}}}}};
+}
+
+Json mpijob_object(const KubeSettings& s, const JobSpec& spec) {
+  PodParts parts = storage_parts(spec);
+  Json labels = workload_labels(s, spec);
+  // The launcher runs the user's command (mpirun ...) and needs no GPU; workers keep the
+  // image's entrypoint (sshd for OpenMPI) and get the GPUs.
+  Json launcher_c = container(spec, "mpi", false, parts, true);
+  launcher_c["env"].push_back({{"name", "RUNAI_MPI_NUM_WORKERS"}, {"value", std::to_string(spec.processes)}});
+  Json worker_c = container(spec, "mpi", true, parts, false);
+  Json worker_meta{{"labels", labels}};
+  if (Json a = pod_annotations(spec); !a.empty()) worker_meta["annotations"] = a;
+  Json annotations = workload_annotations(spec);
+  annotations[kTotalGpusAnnotation] = format_gpu(spec.total_gpus());
+  return Json{
+      {"apiVersion", "kubeflow.org/v2beta1"},
+      {"kind", "MPIJob"},
+      {"metadata",
+       {{"name", spec.name},
+        {"namespace", project_namespace(s, spec.project)},
+        {"labels", labels},
+        {"annotations", annotations}}},
+      {"spec",
+       {{"slotsPerWorker", spec.slots_per_worker},
+        {"mpiImplementation", "OpenMPI"},
+        {"runPolicy", {{"cleanPodPolicy", "Running"}, {"backoffLimit", 6}}},
+        {"mpiReplicaSpecs",
+         {{"Launcher",
+           {{"replicas", 1},
+            {"restartPolicy", "OnFailure"},
+            {"template",
+             {{"metadata", {{"labels", labels}}},
+              {"spec", pod_spec(s, spec, Json::array({launcher_c}), parts, nullptr)}}}}},
+          {"Worker",
+           {{"replicas", spec.processes},
+            {"restartPolicy", "Never"},
+            {"template",
+             {{"metadata", worker_meta}, {"spec", pod_spec(s, spec, Json::array({worker_c}), parts, nullptr)}}}}}}}}}};
+}
+
+std::vector<Json> render_job(const KubeSettings& s, const JobSpec& spec) {
+  validate_spec(spec);
+  std::vector<Json> out;
+  for (size_t i = 0; i < spec.pvcs.size(); ++i) {
+    if (spec.pvcs[i].create) out.push_back(pvc_object(s, spec, i));
+  }
+  out.push_back(spec.type == JobType::kMpi ? mpijob_object(s, spec) : batch_job_object(s, spec));
+  if (!spec.ports.empty() && spec.type != JobType::kMpi) out.push_back(service_object(s, spec));
+  return out;
+}
+
+}  // namespace lane::submit::kube

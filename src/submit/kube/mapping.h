@@ -1,0 +1,42 @@
+#pragma once
+// JobSpec -> Kubernetes objects, as pure functions (no I/O). `lanectl submit --dry-run -o yaml`
+// prints exactly what these return; submit creates them in order. See docs/kubernetes.md.
+//   submit      -> PVCs (new --pvc claims), batch/v1 Job, Service (--port / --service-type)
+//   submit-mpi  -> PVCs, kubeflow.org/v2beta1 MPIJob (Launcher 1 + Worker --processes)
+//   project     -> Namespace runai-<p> (label runai/queue=<p>) + KAI Queue <p> (scheduling.run.ai/v2)
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "submit/core/backend.h"
+#include "submit/core/workload.h"
+#include "submit/kube/settings.h"
+
+namespace lane::submit::kube {
+
+using Json = nlohmann::json;
+
+std::string project_namespace(const KubeSettings& s, const std::string& project);
+
+Json namespace_object(const KubeSettings& s, const std::string& project);
+Json queue_object(const KubeSettings& s, const ProjectSpec& project);
+
+// Checks what the API server cannot (GPU values, --pvc forms, ports) and throws UsageError
+// naming the flag. Called by render_job.
+void validate_spec(const JobSpec& spec);
+
+// The generated claim name for the index-th --pvc entry: pvc-<job>-<index>.
+std::string generated_pvc_name(const std::string& job, size_t index);
+
+// All objects of a submission in creation order (PVCs first, the workload, then a Service).
+std::vector<Json> render_job(const KubeSettings& s, const JobSpec& spec);
+
+// The single-pod workload alone (batch/v1 Job) and the MPIJob alone.
+Json batch_job_object(const KubeSettings& s, const JobSpec& spec);
+Json mpijob_object(const KubeSettings& s, const JobSpec& spec);
+
+// gpu-fraction value as runai prints it (%g): 0.5 -> "0.5".
+std::string format_gpu(double gpu);
+
+}  // namespace lane::submit::kube

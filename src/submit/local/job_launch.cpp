@@ -1,0 +1,98 @@
+#include "submit/local/job_launch.h"
+
+#include <unistd.h>
+#include <sys/sysinfo.h>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "submit/core/quantity.h"
+#include "submit/local/images.h"
+
+namespace lane::submit::local {
+
+std::vector<std::string> job_command(const JobSpec& spec) {
+  std::vector<std::string> argv;
+  if (!spec.command.empty()) {
+    argv = spec.command;
+  } else {
+    auto image = resolve_local_image(spec.image);
+    if (!image) {
+      std::string known;
+      for (const auto& n : known_image_names()) known += (known.empty() ? "" : ", ") + n;
+      throw UsageError("image '" + spec.image +
+                       "' is not one of this project's images (" + known +
+                       "), so the local backend does not know its entrypoint; give the command "
+                       "explicitly: --command -- CMD ARGS...");
+    }
+    argv = image->entrypoint;
+  }
+  argv.insert(argv.end(), spec.args.begin(), spec.args.end());
+  return argv;
+}
+
+uint64_t shm_size_bytes(const JobSpec& spec) {
+  if (!spec.shm_size.empty()) {
+    auto bytes = parse_quantity_bytes(spec.shm_size);
+    if (!bytes || *bytes == 0)
+      throw UsageError("invalid shm size '" + spec.shm_size + "'; use a quantity such as 8Gi");
+    return *bytes;
+  }
+  if (spec.large_shm) {
+    struct sysinfo si {};
+    if (sysinfo(&si) == 0) return static_cast<uint64_t>(si.totalram) * si.mem_unit / 2;
+    return 8ull << 30;
+  }
+  return 64ull << 20;  // the container runtime's default /dev/shm
+}
+
+namespace {
+
+std::string gpu_list(const nlohmann::json& pod) {
+  std::string out;
+  for (const auto& g : pod["gpus"]) out += (out.empty() ? "" : ",") + std::to_string(g.get<int>());
+  return out;
+}
+
+}  // namespace
+
+LaunchPlan make_launch_plan(const JobSpec& spec, const nlohmann::json& placement,
+                            const std::vector<std::string>& volume_paths,
+                            const std::string& lanectl_home, const std::string& lanectl_exe) {
+  LaunchPlan plan;
+  std::vector<std::string> command = job_command(spec);
+  plan.env.emplace_back("LANECTL_HOME", lanectl_home);
+  plan.env.emplace_back("LANECTL_BACKEND", "local");
+  plan.env.emplace_back("LANECTL_JOB_NAME", spec.name);
+  plan.env.emplace_back("LANECTL_PROJECT", spec.project);
+  for (const auto& e : spec.env) plan.env.emplace_back(e.name, e.value);
+
+  if (spec.type == JobType::kMpi) {
+    // One rank per worker; each rank gets its own GPU set through `lanectl __rank`, which picks
+    // the entry for OMPI_COMM_WORLD_RANK and sets CUDA_VISIBLE_DEVICES before exec'ing the command.
+    std::string rank_gpus;
+    for (size_t i = 0; i < placement.size(); ++i) rank_gpus += (i ? ";" : "") + gpu_list(placement[i]);
+    plan.argv = {"mpirun", "-np", std::to_string(spec.processes), "--tag-output", "--oversubscribe",
+                 "--bind-to", "none"};
+    if (geteuid() == 0) plan.argv.push_back("--allow-run-as-root");
+    for (const auto& [name, value] : plan.env) {
+      plan.argv.push_back("-x");
+      plan.argv.push_back(name);
+    }
+    plan.argv.insert(plan.argv.end(), {lanectl_exe, "__rank", rank_gpus, "--"});
+    plan.argv.insert(plan.argv.end(), command.begin(), command.end());
+  } else {
+    plan.argv = command;
+    std::string gpus = placement.empty() ? "" : gpu_list(placement[0]);
+    plan.env.emplace_back("CUDA_VISIBLE_DEVICES", gpus);
+  }
+
+  for (size_t i = 0; i < spec.pvcs.size() && i < volume_paths.size(); ++i)
+    plan.mounts.push_back({volume_paths[i], spec.pvcs[i].mount_path, spec.pvcs[i].read_only});
+  for (const auto& v : spec.volumes) plan.mounts.push_back({v.host_path, v.container_path, v.read_only});
+  plan.shm_bytes = shm_size_bytes(spec);
+  plan.working_dir = spec.working_dir;
+  return plan;
+}
+
+}  // namespace lane::submit::local

@@ -1,0 +1,88 @@
+#include "submit/local/local_volumes.h"
+
+#include <sys/statvfs.h>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/names.h"
+#include "submit/core/quantity.h"
+
+namespace lane::submit::local {
+namespace fs = std::filesystem;
+
+namespace {
+
+storage::VolumeInfo read_volume(Statement& st, const Paths& paths) {
+  storage::VolumeInfo v;
+  v.name = st.text(0);
+  v.size = st.text(1);
+  v.storage_class = st.text(2);
+  v.created_by = st.text(3);
+  v.created_unix_ms = st.integer(4);
+  v.local_path = paths.volumes_dir() / v.name;
+  return v;
+}
+
+const char* kSelect = "SELECT name, size, storage_class, created_by, created_ms FROM volumes ";
+
+}  // namespace
+
+std::optional<storage::VolumeInfo> LocalVolumes::find(const std::string& name) {
+  auto st = db_.prepare(std::string(kSelect) + "WHERE name = ?1");
+  st.bind(1, name);
+  if (!st.step()) return std::nullopt;
+  return read_volume(st, paths_);
+}
+
+std::vector<storage::VolumeInfo> LocalVolumes::list() {
+  auto st = db_.prepare(std::string(kSelect) + "ORDER BY name");
+  std::vector<storage::VolumeInfo> out;
+  while (st.step()) out.push_back(read_volume(st, paths_));
+  return out;
+}
+
+storage::VolumeInfo LocalVolumes::create_in_transaction(const std::string& name, const std::string& size,
+                                                        const std::string& storage_class,
+                                                        const std::string& created_by) {
+  require_dns1123_label(name, "volume name");
+  auto bytes = parse_quantity_bytes(size);
+  if (!bytes || *bytes == 0)
+    throw UsageError("invalid volume size '" + size + "'; use a quantity such as 10Gi or 500Mi");
+  if (find(name)) throw Error("volume '" + name + "' already exists; choose another name or mount it with --pvc " + name + ":PATH");
+  fs::create_directories(paths_.volumes_dir());
+  struct statvfs sv {};
+  if (statvfs(paths_.volumes_dir().c_str(), &sv) == 0) {
+    uint64_t free_bytes = static_cast<uint64_t>(sv.f_bavail) * sv.f_frsize;
+    if (*bytes > free_bytes)
+      throw Error(fmt::format("volume '{}' asks for {} ({} bytes) but only {} bytes are free under {}; "
+                              "request a smaller size or free space",
+                              name, size, *bytes, free_bytes, paths_.volumes_dir().string()));
+  }
+  db_.prepare("INSERT INTO volumes(name, size, size_bytes, storage_class, created_by, created_ms) "
+              "VALUES(?1,?2,?3,?4,?5,?6)")
+      .bind(1, name).bind(2, size).bind(3, static_cast<int64_t>(*bytes)).bind(4, storage_class)
+      .bind(5, created_by).bind(6, now_ms()).run();
+  fs::create_directories(paths_.volumes_dir() / name);
+  return *find(name);
+}
+
+storage::VolumeInfo LocalVolumes::create(const std::string& name, const std::string& size,
+                                         const std::string& storage_class, const std::string& created_by) {
+  WriteTransaction tx(db_);
+  auto info = create_in_transaction(name, size, storage_class, created_by);
+  tx.commit();
+  return info;
+}
+
+void LocalVolumes::remove(const std::string& name) {
+  require_dns1123_label(name, "volume name");
+  WriteTransaction tx(db_);
+  if (!find(name)) throw Error("volume '" + name + "' does not exist");
+  db_.prepare("DELETE FROM volumes WHERE name = ?1").bind(1, name).run();
+  tx.commit();
+  std::error_code ec;
+  fs::remove_all(paths_.volumes_dir() / name, ec);
+}
+
+}  // namespace lane::submit::local

@@ -1,0 +1,39 @@
+#pragma once
+// Segmentation targets from TuSimple labels, exactly as the common preprocessing scripts
+// (docs/data.md): lanes are ordered by angle, assigned to ego-centred slots, and each slot
+// lane with at least 4 points is drawn as a thick polyline of value slot+1.
+#include <array>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "train/data/tusimple_labels.h"
+
+namespace lane::data {
+
+inline constexpr int kFrameHeight = 720;
+inline constexpr int kFrameWidth = 1280;
+inline constexpr int kMaskThickness = 15;     // SEG_WIDTH / 2 of the reference scripts
+inline constexpr int kMinPointsToDraw = 4;    // slot lanes with fewer points are not drawn
+
+struct SlotLane {
+  std::vector<cv::Point> points;  // valid (x >= 0) points, top to bottom
+  bool drawn = false;             // has >= kMinPointsToDraw points -> rendered, existence 1
+};
+
+// Lanes of `label` assigned to `lane_slots` slots (4 or 6; slot lane_slots/2-1 is ego-left).
+// Slots without a lane hold an empty SlotLane.
+std::vector<SlotLane> assign_lane_slots(const LaneLabel& label, int lane_slots);
+
+// The existence vector (0/1 per slot) of `label`.
+std::vector<int> lane_existence(const LaneLabel& label, int lane_slots);
+
+// A CV_8UC1 mask of `size` (default the 720x1280 TuSimple frame): 0 background, slot+1 on
+// slot lanes. Coordinates are scaled from 1280x720 when `size` differs (thickness too).
+cv::Mat render_lane_mask(const LaneLabel& label, int lane_slots,
+                         cv::Size size = cv::Size(kFrameWidth, kFrameHeight));
+
+// Throws lane::UsageError unless lane_slots is 4 or 6.
+void check_lane_slots(int lane_slots);
+
+}  // namespace lane::data

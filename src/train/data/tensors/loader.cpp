@@ -1,0 +1,100 @@
+#include "train/data/tensors/loader.h"
+
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <opencv2/imgproc.hpp>
+
+#include "common/error.h"
+#include "train/data/pipeline.h"
+
+namespace lane::data {
+namespace {
+
+PipelineOptions pipeline_options(const LoaderOptions& o) {
+  if (o.batch_size < 1) throw UsageError(fmt::format("batch_size is {}; it must be at least 1", o.batch_size));
+  PipelineOptions p;
+  p.data_dir = o.data_dir;
+  p.label_files = o.label_files;
+  p.input_height = o.input_height;
+  p.input_width = o.input_width;
+  p.crop_top = o.crop_top;
+  p.lane_slots = o.lane_slots;
+  p.augment = o.augment;
+  p.shuffle = o.shuffle;
+  p.seed = o.seed;
+  p.rank = o.rank;
+  p.world_size = o.world_size;
+  p.use_workers = o.use_workers;
+  p.num_workers = o.num_workers;
+  p.queue_capacity = size_t(2 * o.batch_size);  // one batch being consumed, one being prepared
+  p.skip_bad = o.skip_bad;
+  return p;
+}
+
+}  // namespace
+
+TusimpleLoader::TusimpleLoader(LoaderOptions options)
+    : options_(std::move(options)), pipeline_(std::make_unique<SamplePipeline>(pipeline_options(options_))) {}
+
+TusimpleLoader::~TusimpleLoader() = default;
+
+size_t TusimpleLoader::dataset_size() const { return pipeline_->dataset_size(); }
+size_t TusimpleLoader::shard_size() const { return pipeline_->shard_size(); }
+
+size_t TusimpleLoader::batches_per_epoch() const {
+  const size_t n = shard_size(), b = size_t(options_.batch_size);
+  return options_.drop_last ? n / b : (n + b - 1) / b;
+}
+
+void TusimpleLoader::start_epoch(int epoch, size_t skip_batches) {
+  pipeline_->start_epoch(epoch, skip_batches * size_t(options_.batch_size));
+}
+
+std::optional<Batch> TusimpleLoader::next() {
+  std::vector<Sample> samples;
+  samples.reserve(size_t(options_.batch_size));
+  while (int(samples.size()) < options_.batch_size) {
+    auto s = pipeline_->next();
+    if (!s) break;
+    samples.push_back(std::move(*s));
+  }
+  if (samples.empty()) return std::nullopt;
+  if (options_.drop_last && int(samples.size()) < options_.batch_size) return std::nullopt;
+
+  const int64_t b = int64_t(samples.size()), h = options_.input_height, w = options_.input_width;
+  const int64_t slots = options_.lane_slots;
+  Batch batch;
+  batch.images = torch::empty({b, 3, h, w}, torch::kFloat32);
+  auto seg_u8 = torch::empty({b, h, w}, torch::kUInt8);
+  batch.exist = torch::empty({b, slots}, torch::kFloat32);
+  float* images = batch.images.data_ptr<float>();
+  uint8_t* seg = seg_u8.data_ptr<uint8_t>();
+  float* exist = batch.exist.data_ptr<float>();
+  for (int64_t i = 0; i < b; ++i) {
+    const Sample& s = samples[size_t(i)];
+    std::memcpy(images + i * 3 * h * w, s.image.data(), sizeof(float) * size_t(3 * h * w));
+    for (int64_t y = 0; y < h; ++y) std::memcpy(seg + (i * h + y) * w, s.mask.ptr<uint8_t>(int(y)), size_t(w));
+    for (int64_t k = 0; k < slots; ++k) exist[i * slots + k] = float(s.exist[size_t(k)]);
+    batch.labels.push_back(pipeline_->labels()[s.index]);
+  }
+  batch.seg = seg_u8.to(torch::kInt64);
+  return batch;
+}
+
+size_t TusimpleLoader::skipped_images() const { return pipeline_->skipped_images(); }
+
+torch::Tensor preprocess_frame(const cv::Mat& bgr, const PreprocessOptions& options) {
+  if (bgr.empty() || bgr.type() != CV_8UC3) throw UsageError("preprocess_frame needs a non-empty 8-bit BGR image");
+  FrameGeometry g;
+  g.crop_top = options.crop_top;  // in rows of a 720-row frame; scaled to this frame's height
+  g.input = cv::Size(options.input_width, options.input_height);
+  decode_reduction(g);  // validates the geometry
+  const cv::Mat resized = crop_and_resize(bgr, g, cv::INTER_LINEAR);
+  auto out = torch::empty({3, options.input_height, options.input_width}, torch::kFloat32);
+  normalize_to_chw(resized, out.data_ptr<float>());
+  return out;
+}
+
+}  // namespace lane::data

@@ -1,0 +1,25 @@
+#pragma once
+// What the gradient synchronizer reduces a fused slice with: our MPI ring for CPU tensors,
+// NCCL for CUDA tensors (LANE_WITH_NCCL builds only). Private to lane_train_dist_torch.
+#include <torch/torch.h>
+
+#include <memory>
+
+#include "train/dist/communicator.h"
+
+namespace lane::dist {
+
+class FlatAllreducer {
+ public:
+  virtual ~FlatAllreducer() = default;
+  // In place sum over ranks of a contiguous float32 slice of the fusion buffer.
+  virtual void allreduce_sum(torch::Tensor slice) = 0;
+};
+
+std::unique_ptr<FlatAllreducer> make_cpu_flat_allreducer(Communicator& comm);
+#ifdef LANE_WITH_NCCL
+// Unverified in this repository's CI (no GPU): see docs/distributed.md.
+std::unique_ptr<FlatAllreducer> make_nccl_flat_allreducer(Communicator& comm, int cuda_device);
+#endif
+
+}  // namespace lane::dist

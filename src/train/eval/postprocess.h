@@ -1,0 +1,43 @@
+#pragma once
+// Probability maps -> TuSimple lanes (SCNN's getLane.py recipe): for each lane class whose
+// existence passes the threshold, box-blur its map, take the per-row argmax at the h_samples,
+// keep it when the probability exceeds prob_threshold, and scale back to the 1280x720 frame.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <opencv2/core.hpp>
+
+namespace lane::eval {
+
+struct PostprocessOptions {
+  int frame_width = 1280, frame_height = 720;  // original frame
+  int crop_top = 0;             // rows cut off the top of the frame before resizing to the network input
+  std::vector<int> h_samples;   // rows of the original frame; 160..710 step 10 when empty
+  double exist_threshold = 0.5, prob_threshold = 0.3;
+  int blur_kernel = 9;          // box blur size (BORDER_REPLICATE); <= 1 disables it
+  int min_points = 2;           // lanes with fewer points are dropped
+  int max_lanes = 5;            // keep the most confident lanes when more pass
+  // Sub-pixel x: when > 0, x is the probability-weighted mean column within this many map
+  // columns of the argmax, mapped with the pixel-centre convention of the resize
+  // ((col + 0.5) * scale - 0.5). SCNN's maps are bilinearly upsampled from 1/8 resolution, so
+  // a plain argmax snaps to every 8th column: 64 frame px at a 160-wide input, beyond the
+  // metric's 20 px. 0 keeps the recipe's integer argmax (x = col * scale).
+  int subpixel_radius = 0;
+};
+
+// The TuSimple test rows: 160, 170, ..., 710.
+std::vector<int> default_h_samples();
+
+// lane_probs[i]: CV_32F map (network input resolution) of the softmax probability of lane class
+// i+1; existence[i] its existence probability. Returns lanes in slot order, one x per h_sample
+// (-2 = no point), in original-frame pixels.
+std::vector<std::vector<double>> probabilities_to_lanes(const std::vector<cv::Mat>& lane_probs,
+                                                        const std::vector<float>& existence,
+                                                        const PostprocessOptions& options);
+
+// One submission line: {"h_samples", "lanes", "run_time", "raw_file"}.
+nlohmann::json submission_line(const std::string& raw_file, const std::vector<std::vector<double>>& lanes,
+                               const std::vector<int>& h_samples, double run_time_ms);
+
+}  // namespace lane::eval

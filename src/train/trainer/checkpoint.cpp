@@ -1,0 +1,133 @@
+#include "train/trainer/checkpoint.h"
+
+#include <sstream>
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/atomic_file.h"
+#include "common/error.h"
+
+namespace lane::train {
+namespace fs = std::filesystem;
+
+namespace {
+
+torch::Tensor string_tensor(const std::string& s) {
+  auto t = torch::empty({static_cast<int64_t>(s.size())}, torch::kUInt8);
+  std::memcpy(t.data_ptr(), s.data(), s.size());
+  return t;
+}
+
+std::string tensor_string(const torch::Tensor& t) {
+  auto c = t.contiguous();
+  return std::string(static_cast<const char*>(c.data_ptr()), static_cast<size_t>(c.numel()));
+}
+
+nlohmann::json info_json(const CheckpointModelInfo& i) {
+  return {{"num_classes", i.model.num_classes},   {"input_height", i.model.input_height},
+          {"input_width", i.model.input_width},   {"width_mult", i.model.width_mult},
+          {"update_first_slice", i.model.update_first_slice},
+          {"scnn_kernel", i.model.scnn_kernel},   {"crop_top", i.crop_top}};
+}
+
+CheckpointModelInfo info_from_json(const nlohmann::json& j) {
+  CheckpointModelInfo i;
+  i.model.num_classes = j.at("num_classes");
+  i.model.input_height = j.at("input_height");
+  i.model.input_width = j.at("input_width");
+  i.model.width_mult = j.at("width_mult");
+  i.model.update_first_slice = j.at("update_first_slice");
+  i.model.scnn_kernel = j.at("scnn_kernel");
+  i.crop_top = j.at("crop_top");
+  return i;
+}
+
+void open_archive(const fs::path& path, torch::serialize::InputArchive& archive) {
+  if (!fs::is_regular_file(path)) throw UsageError(fmt::format("checkpoint '{}' does not exist", path.string()));
+  std::istringstream in(read_file(path));
+  try {
+    archive.load_from(in);
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("checkpoint '{}' is not a scnn-train checkpoint: {}", path.string(), e.what()));
+  }
+}
+
+torch::Tensor read_tensor(torch::serialize::InputArchive& a, const std::string& key) {
+  torch::Tensor t;
+  a.read(key, t);
+  return t;
+}
+
+}  // namespace
+
+std::string serialize_checkpoint(model::Scnn& net, torch::optim::Optimizer& opt, const TrainingProgress& p,
+                                 const CheckpointModelInfo& info) {
+  torch::serialize::OutputArchive archive;
+  torch::serialize::OutputArchive model_archive, opt_archive;
+  net->save(model_archive);
+  opt.save(opt_archive);
+  archive.write("model", model_archive);
+  archive.write("optimizer", opt_archive);
+  archive.write("progress", torch::tensor({p.step, p.epoch, p.batch_in_epoch}, torch::kInt64));
+  archive.write("best_accuracy", torch::tensor({p.best_accuracy}, torch::kFloat64));
+  archive.write("model_info", string_tensor(info_json(info).dump()));
+  {
+    auto gen = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    archive.write("rng_cpu", gen.get_state());
+  }
+  std::ostringstream out;
+  archive.save_to(out);
+  return out.str();
+}
+
+void save_checkpoint(const fs::path& path, model::Scnn& net, torch::optim::Optimizer& opt, const TrainingProgress& p,
+                     const CheckpointModelInfo& info) {
+  write_file_atomic(path, serialize_checkpoint(net, opt, p, info));
+}
+
+CheckpointModelInfo read_checkpoint_info(const fs::path& path) {
+  torch::serialize::InputArchive archive;
+  open_archive(path, archive);
+  try {
+    return info_from_json(nlohmann::json::parse(tensor_string(read_tensor(archive, "model_info"))));
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("checkpoint '{}' has no readable model description: {}", path.string(), e.what()));
+  }
+}
+
+TrainingProgress load_checkpoint(const fs::path& path, model::Scnn& net, torch::optim::Optimizer* opt) {
+  const CheckpointModelInfo info = read_checkpoint_info(path);
+  const auto& have = net->config();
+  if (info.model.num_classes != have.num_classes || info.model.input_height != have.input_height ||
+      info.model.input_width != have.input_width || info.model.width_mult != have.width_mult)
+    throw UsageError(fmt::format(
+        "checkpoint '{}' was trained with {} classes, {}x{} input, width {}; the run asks for {} classes, "
+        "{}x{}, width {} (use the same --model/--num-classes/--input-height/--input-width)",
+        path.string(), info.model.num_classes, info.model.input_height, info.model.input_width,
+        info.model.width_mult, have.num_classes, have.input_height, have.input_width, have.width_mult));
+  torch::serialize::InputArchive archive;
+  open_archive(path, archive);
+  torch::serialize::InputArchive model_archive;
+  archive.read("model", model_archive);
+  net->load(model_archive);
+  TrainingProgress p;
+  const auto counters = read_tensor(archive, "progress");
+  p.step = counters[0].item<int64_t>();
+  p.epoch = counters[1].item<int64_t>();
+  p.batch_in_epoch = counters[2].item<int64_t>();
+  p.best_accuracy = read_tensor(archive, "best_accuracy")[0].item<double>();
+  if (opt != nullptr) {
+    torch::serialize::InputArchive opt_archive;
+    archive.read("optimizer", opt_archive);
+    opt->load(opt_archive);
+    auto gen = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    gen.set_state(read_tensor(archive, "rng_cpu"));
+  }
+  return p;
+}
+
+}  // namespace lane::train

@@ -1,0 +1,41 @@
+#pragma once
+// Checkpoints: model parameters + buffers, SGD state, progress counters, the CPU RNG state and
+// the model shape, in one libtorch archive. Written atomically (serialise in memory, then
+// write_file_atomic: temp file in the same directory, fsync, rename), so an interrupted write
+// never damages the previous file. Includes libtorch: include only from trainer .cpp files.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include <torch/torch.h>
+
+#include "train/model/scnn.h"
+
+namespace lane::train {
+
+struct TrainingProgress {
+  int64_t step = 0;            // optimiser steps done
+  int64_t epoch = 0;           // epoch in progress
+  int64_t batch_in_epoch = 0;  // batches of `epoch` already consumed
+  double best_accuracy = -1;   // best validation accuracy so far (-1: none)
+};
+
+// What predict needs besides the weights.
+struct CheckpointModelInfo {
+  model::ScnnConfig model;
+  int crop_top = 0;
+};
+
+std::string serialize_checkpoint(model::Scnn& net, torch::optim::Optimizer& opt, const TrainingProgress& progress,
+                                 const CheckpointModelInfo& info);
+void save_checkpoint(const std::filesystem::path& path, model::Scnn& net, torch::optim::Optimizer& opt,
+                     const TrainingProgress& progress, const CheckpointModelInfo& info);
+
+// Model shape stored in a checkpoint (for predict). Throws lane::UsageError for a bad file.
+CheckpointModelInfo read_checkpoint_info(const std::filesystem::path& path);
+
+// Restores weights, and when `opt` is given the optimiser state and the CPU RNG state.
+// The model must have the stored shape (lane::UsageError otherwise).
+TrainingProgress load_checkpoint(const std::filesystem::path& path, model::Scnn& net, torch::optim::Optimizer* opt);
+
+}  // namespace lane::train

@@ -1,0 +1,76 @@
+#include "train/trainer/inference.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <opencv2/core.hpp>
+
+#include "train/dist/gradient_sync.h"
+
+namespace lane::train {
+
+eval::PostprocessOptions postprocess_options(const model::ScnnConfig& model, int crop_top) {
+  eval::PostprocessOptions o;
+  o.crop_top = crop_top;
+  const int k = static_cast<int>(std::lround(9.0 * model.input_width / 640.0));
+  o.blur_kernel = std::max(1, k % 2 == 1 ? k : k - 1);
+  o.subpixel_radius = 8;  // one cell of the 1/8-resolution logits each side of the argmax
+  return o;
+}
+
+LaneProbabilities to_probabilities(const model::ScnnOutput& out) {
+  return {torch::softmax(out.seg_logits, 1).contiguous(), torch::sigmoid(out.exist_logits).contiguous()};
+}
+
+std::vector<std::vector<double>> lanes_for_image(const LaneProbabilities& probs, int64_t i,
+                                                 const eval::PostprocessOptions& options) {
+  const auto seg = probs.seg[i];  // [C, H, W], contiguous
+  const int h = static_cast<int>(seg.size(1)), w = static_cast<int>(seg.size(2));
+  std::vector<cv::Mat> lane_maps;
+  for (int64_t c = 1; c < seg.size(0); ++c) {
+    auto plane = seg[c].contiguous();
+    lane_maps.push_back(cv::Mat(h, w, CV_32F, plane.data_ptr<float>()).clone());
+  }
+  const auto e = probs.exist[i].contiguous();
+  std::vector<float> existence(e.data_ptr<float>(), e.data_ptr<float>() + e.numel());
+  return eval::probabilities_to_lanes(lane_maps, existence, options);
+}
+
+eval::Metrics validate(model::Scnn& net, data::TusimpleLoader& loader, int crop_top, dist::Communicator& comm) {
+  torch::NoGradGuard no_grad;
+  const bool was_training = net->is_training();
+  net->eval();
+  std::vector<eval::PredictionLine> predictions;
+  std::vector<data::LaneLabel> truth;
+  loader.start_epoch(0);
+  while (auto batch = loader.next()) {
+    const auto probs = to_probabilities(net->forward(batch->images));
+    for (size_t i = 0; i < batch->labels.size(); ++i) {
+      const auto& label = batch->labels[i];
+      // The same raw_file can appear twice when the last shard is padded; score it once.
+      bool seen = false;
+      for (const auto& t : truth) seen = seen || t.raw_file == label.raw_file;
+      if (seen) continue;
+      eval::PostprocessOptions opts = postprocess_options(net->config(), crop_top);
+      opts.h_samples = label.h_samples;
+      predictions.push_back({label.raw_file, lanes_for_image(probs, static_cast<int64_t>(i), opts), 0.0});
+      truth.push_back(label);
+    }
+  }
+  net->train(was_training);
+  eval::Metrics local;
+  if (!truth.empty()) local = eval::evaluate(predictions, truth);
+  // Frame-weighted means across ranks: average(sum)/average(frames) = global mean.
+  const double frames = static_cast<double>(local.frames);
+  const double avg_frames = dist::average_scalar(comm, frames);
+  eval::Metrics global;
+  global.frames = static_cast<size_t>(avg_frames * comm.size() + 0.5);
+  if (avg_frames > 0) {
+    global.accuracy = dist::average_scalar(comm, local.accuracy * frames) / avg_frames;
+    global.fp = dist::average_scalar(comm, local.fp * frames) / avg_frames;
+    global.fn = dist::average_scalar(comm, local.fn * frames) / avg_frames;
+  }
+  return global;
+}
+
+}  // namespace lane::train

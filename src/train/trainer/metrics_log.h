@@ -1,0 +1,29 @@
+#pragma once
+// metrics.jsonl: one JSON object per logged value set ({"kind":"train"|"val", "step", ...}).
+// Written only by rank 0, flushed per line so that a crash loses at most the last line.
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace lane::train {
+
+class MetricsLog {
+ public:
+  // resume_step >= 0: keep only the records with step <= resume_step (a crashed run may have
+  // logged steps after its last checkpoint), then append. Otherwise start a fresh file.
+  MetricsLog(const std::filesystem::path& path, int64_t resume_step);
+  void write(const nlohmann::json& record);
+
+ private:
+  std::ofstream out_;
+};
+
+// (step, value) series of one kind/key from a metrics file, for the curves PNG.
+std::vector<std::pair<double, double>> read_series(const std::filesystem::path& path, const std::string& kind,
+                                                   const std::string& key);
+
+}  // namespace lane::train

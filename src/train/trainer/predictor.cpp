@@ -1,0 +1,112 @@
+#include "train/trainer/predictor.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "common/atomic_file.h"
+#include "common/error.h"
+#include "train/data/tensors/loader.h"
+#include "train/trainer/checkpoint.h"
+#include "train/trainer/inference.h"
+
+namespace lane::train {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool is_image(const fs::path& p) {
+  auto ext = p.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  return ext == ".jpg" || ext == ".jpeg" || ext == ".png";
+}
+
+std::vector<fs::path> list_images(const fs::path& input) {
+  if (fs::is_regular_file(input)) return {input};
+  if (!fs::is_directory(input)) throw UsageError(fmt::format("--input: '{}' does not exist", input.string()));
+  std::vector<fs::path> out;
+  for (const auto& e : fs::recursive_directory_iterator(input))
+    if (e.is_regular_file() && is_image(e.path())) out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  if (out.empty()) throw UsageError(fmt::format("--input: no .jpg/.png images under '{}'", input.string()));
+  return out;
+}
+
+// Lane points as coloured dots joined by lines on the original frame.
+void write_overlay(const fs::path& png, cv::Mat frame, const std::vector<std::vector<double>>& lanes,
+                   const std::vector<int>& h_samples) {
+  static const cv::Scalar colours[] = {{0, 0, 255}, {0, 255, 0}, {255, 0, 0}, {0, 255, 255}, {255, 0, 255}, {255, 255, 0}};
+  for (size_t n = 0; n < lanes.size(); ++n) {
+    const auto& colour = colours[n % 6];
+    cv::Point prev(-1, -1);
+    for (size_t k = 0; k < lanes[n].size() && k < h_samples.size(); ++k) {
+      if (lanes[n][k] < 0) {
+        prev = {-1, -1};
+        continue;
+      }
+      const cv::Point p(static_cast<int>(lanes[n][k]), h_samples[k]);
+      cv::circle(frame, p, 4, colour, -1, cv::LINE_AA);
+      if (prev.x >= 0) cv::line(frame, prev, p, colour, 2, cv::LINE_AA);
+      prev = p;
+    }
+  }
+  if (!cv::imwrite(png.string(), frame)) throw Error(fmt::format("cannot write '{}'", png.string()));
+}
+
+}  // namespace
+
+PredictSummary run_predict(const PredictOptions& o) {
+  if (o.threads > 0) torch::set_num_threads(o.threads);
+  const auto info = read_checkpoint_info(o.checkpoint);
+  model::Scnn net(info.model);
+  load_checkpoint(o.checkpoint, net, nullptr);
+  net->eval();
+  torch::NoGradGuard no_grad;
+
+  const auto images = list_images(o.input);
+  const fs::path root = !o.raw_root.empty() ? o.raw_root : (fs::is_directory(o.input) ? o.input : o.input.parent_path());
+  fs::create_directories(o.out_dir / "overlays");
+  PredictSummary summary;
+  summary.predictions = o.out_dir / "predictions.json";
+  std::string lines;
+  double total_ms = 0;
+  for (const auto& path : images) {
+    cv::Mat frame = cv::imread(path.string(), cv::IMREAD_COLOR);
+    if (frame.empty()) {
+      std::cerr << fmt::format("scnn-train: warning: cannot decode '{}', skipped\n", path.string());
+      continue;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto input = data::preprocess_frame(frame, {info.model.input_height, info.model.input_width, info.crop_top});
+    const auto probs = to_probabilities(net->forward(input.unsqueeze(0)));
+    eval::PostprocessOptions post = postprocess_options(info.model, info.crop_top);
+    post.frame_width = frame.cols;
+    post.frame_height = frame.rows;
+    post.h_samples = eval::default_h_samples();
+    const auto lanes = lanes_for_image(probs, 0, post);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    total_ms += ms;
+
+    const std::string raw_file = fs::relative(path, root).generic_string();
+    lines += eval::submission_line(raw_file, lanes, post.h_samples, ms).dump() + "\n";
+    std::string flat = raw_file;
+    std::replace(flat.begin(), flat.end(), '/', '_');
+    write_overlay(o.out_dir / "overlays" / (fs::path(flat).replace_extension(".png")), frame, lanes, post.h_samples);
+    std::cout << fmt::format("{}: {} lanes, {:.1f} ms\n", raw_file, lanes.size(), ms);
+    ++summary.images;
+  }
+  if (summary.images == 0) throw Error("no image could be decoded");
+  write_file_atomic(summary.predictions, lines);
+  summary.mean_ms = total_ms / static_cast<double>(summary.images);
+  std::cout << fmt::format("{} images, {:.1f} ms per image (network + post-processing); wrote {} and {}\n",
+                           summary.images, summary.mean_ms, summary.predictions.string(),
+                           (o.out_dir / "overlays").string());
+  return summary;
+}
+
+}  // namespace lane::train

@@ -1,0 +1,80 @@
+#pragma once
+// scnn-train train configuration: flags first, then the seed workflow's environment variables
+// (BATCH_SIZE, NUM_WORKERS, USE_WORKERS, USE_VAL, VAL_BATCH_SIZE, EPOCHS, DATA_DIR,
+// OUTPUT_DIR), then defaults. No libtorch here.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "train/model/scnn_config.h"
+
+namespace lane::train {
+
+struct TrainConfig {
+  std::filesystem::path data_dir;
+  std::filesystem::path output_dir = "output";
+  std::vector<std::string> train_labels{"label_data_0313.json", "label_data_0601.json"};
+  std::vector<std::string> val_labels{"label_data_0531.json"};
+
+  std::string model_name = "full";  // full | small
+  model::ScnnConfig model;          // num_classes, input size, width
+  int crop_top = 0;                 // rows of the 720-row frame dropped before resizing
+  bool augment = true;
+  std::string pretrained;           // optional VGG16-BN ImageNet weights (see docs/training.md)
+
+  int batch_size = 8;
+  int val_batch_size = 8;
+  int epochs = 12;
+  int64_t max_steps = 0;            // 0: epochs × batches per epoch; otherwise the run (and the
+                                    // LR schedule) ends after this many steps
+  int64_t stop_after = 0;           // > 0: stop (with a checkpoint) once this step is reached, as a
+                                    // preempted job would; the schedule is unchanged, --resume continues
+  bool use_workers = false;
+  int num_workers = 4;
+  bool use_val = false;
+  bool skip_bad = false;
+
+  // Optimiser and schedule: SGD + poly decay with linear warm-up (docs/training.md).
+  double lr = 0.025;
+  double momentum = 0.9;
+  double weight_decay = 1e-4;
+  bool nesterov = false;
+  double poly_power = 0.9;
+  int64_t warmup_steps = 0;
+  double background_weight = 0.4;
+  double exist_weight = 0.1;
+
+  int log_every = 10;
+  int64_t checkpoint_every = 500;
+  int threads = 0;                  // 0: OMP_NUM_THREADS when set, else libtorch's default
+  uint64_t seed = 1;
+  bool resume = false;              // continue from <output_dir>/checkpoint_latest.pt
+};
+
+// Raw text of every setting that can come from a flag or the environment.
+struct TrainFlags {
+  std::optional<std::string> data_dir, output_dir, batch_size, val_batch_size, epochs, num_workers,
+      use_workers, use_val;
+  std::optional<std::string> model, num_classes, input_height, input_width, width_mult, scnn_edge,
+      crop_top, train_labels, val_labels, pretrained;
+  std::optional<std::string> lr, momentum, weight_decay, poly_power, warmup_steps, max_steps,
+      log_every, checkpoint_every, threads, seed, stop_after;
+  bool nesterov = false, no_augment = false, resume = false, skip_bad = false;
+};
+
+using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
+EnvLookup process_environment();
+
+// Validates everything and checks that the data directory and label files exist.
+// Throws lane::UsageError naming the flag or environment variable and the fix.
+TrainConfig resolve_train_config(const TrainFlags& flags, const EnvLookup& env);
+
+// Parsing helpers shared with predict; `source` names the flag or variable in errors.
+int64_t parse_int(const std::string& text, const std::string& source, int64_t min_value);
+double parse_double(const std::string& text, const std::string& source);
+bool parse_bool(const std::string& text, const std::string& source);
+
+}  // namespace lane::train

@@ -1,0 +1,225 @@
+// The training loop, top to bottom: set up (communicator, model, optimiser, loaders, resume),
+// then per step: forward, loss, backward with gradient averaging, SGD step, log, checkpoint;
+// per epoch: validation and best-model tracking; at the end: final checkpoint, curves, hook.
+#include "train/trainer/trainer.h"
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "train/data/tensors/loader.h"
+#include "train/dist/communicator.h"
+#include "train/dist/gradient_sync.h"
+#include "train/model/scnn.h"
+#include "train/trainer/after_training.h"
+#include "train/trainer/checkpoint.h"
+#include "train/trainer/curves_plot.h"
+#include "train/trainer/inference.h"
+#include "train/trainer/lr_schedule.h"
+#include "train/trainer/metrics_log.h"
+#include "train/trainer/scnn_loss.h"
+
+namespace lane::train {
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+data::LoaderOptions loader_options(const TrainConfig& c, const dist::Communicator& comm, bool validation) {
+  data::LoaderOptions o;
+  o.data_dir = c.data_dir;
+  o.label_files = validation ? c.val_labels : c.train_labels;
+  o.input_height = c.model.input_height;
+  o.input_width = c.model.input_width;
+  o.crop_top = c.crop_top;
+  o.lane_slots = c.model.num_classes - 1;
+  o.augment = c.augment && !validation;
+  o.batch_size = validation ? c.val_batch_size : c.batch_size;
+  o.shuffle = !validation;
+  o.drop_last = !validation;
+  o.seed = c.seed;
+  o.rank = comm.rank();
+  o.world_size = comm.size();
+  o.use_workers = c.use_workers;
+  o.num_workers = c.num_workers;
+  o.skip_bad = c.skip_bad;
+  return o;
+}
+
+std::string hms(double seconds) {
+  const auto s = static_cast<int64_t>(seconds < 0 ? 0 : seconds);
+  return fmt::format("{:02d}:{:02d}:{:02d}", s / 3600, (s / 60) % 60, s % 60);
+}
+
+void set_lr(torch::optim::SGD& opt, double lr) {
+  for (auto& group : opt.param_groups()) static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
+}
+
+}  // namespace
+
+TrainingResult run_training(const TrainConfig& cfg) {
+  auto comm = dist::create_communicator();
+  const bool lead = comm->rank() == 0;
+  if (cfg.threads > 0) torch::set_num_threads(cfg.threads);
+  torch::manual_seed(static_cast<uint64_t>(cfg.seed));
+
+  TrainingResult result;
+  result.output_dir = cfg.output_dir;
+  result.latest_checkpoint = cfg.output_dir / "checkpoint_latest.pt";
+  result.metrics_file = cfg.output_dir / "metrics.jsonl";
+  result.curves_png = cfg.output_dir / "training_curves.png";
+  const fs::path best_path = cfg.output_dir / "checkpoint_best.pt";
+  if (lead) fs::create_directories(cfg.output_dir);
+
+  // Model and optimiser.
+  model::Scnn net(cfg.model);
+  if (!cfg.pretrained.empty()) model::load_vgg16_bn_pretrained(net, cfg.pretrained);
+  torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(cfg.lr)
+                                               .momentum(cfg.momentum)
+                                               .weight_decay(cfg.weight_decay)
+                                               .nesterov(cfg.nesterov));
+  const CheckpointModelInfo info{cfg.model, cfg.crop_top};
+
+  // Data: every rank reads its own shard.
+  data::TusimpleLoader train_loader(loader_options(cfg, *comm, false));
+  std::unique_ptr<data::TusimpleLoader> val_loader;
+  if (cfg.use_val) val_loader = std::make_unique<data::TusimpleLoader>(loader_options(cfg, *comm, true));
+  const auto per_epoch = static_cast<int64_t>(train_loader.batches_per_epoch());
+  if (per_epoch == 0)
+    throw UsageError(fmt::format("BATCH_SIZE / --batch-size: {} is larger than the {} training frames per rank",
+                                 cfg.batch_size, train_loader.shard_size()));
+  int64_t total_steps = per_epoch * cfg.epochs;
+  if (cfg.max_steps > 0) total_steps = std::min(total_steps, cfg.max_steps);
+  const LrSchedule schedule{cfg.lr, cfg.warmup_steps, total_steps, cfg.poly_power};
+
+  TrainingProgress progress;
+  if (cfg.resume) {
+    if (!fs::exists(result.latest_checkpoint))
+      throw UsageError(fmt::format("--resume: no checkpoint at '{}'", result.latest_checkpoint.string()));
+    progress = load_checkpoint(result.latest_checkpoint, net, &opt);
+  }
+  // Same starting point on every rank (parameters, BN buffers, momentum), Horovod-style.
+  dist::broadcast_module(*comm, *net);
+  dist::broadcast_optimizer_state(*comm, opt);
+  dist::GradientSynchronizer sync(*comm, net->parameters(), dist::kDefaultFusionThresholdBytes);
+  const ScnnLoss loss_fn(cfg.model.num_classes, cfg.background_weight, cfg.exist_weight);
+
+  std::unique_ptr<MetricsLog> metrics;
+  if (lead) {
+    metrics = std::make_unique<MetricsLog>(result.metrics_file, cfg.resume ? progress.step : -1);
+    std::cout << fmt::format(
+        "scnn-train: model {} ({} parameters, {}x{}, {} classes), {} frames, {} rank(s), {} batches/epoch, "
+        "{} steps{}\n",
+        cfg.model_name, net->parameter_count(), cfg.model.input_height, cfg.model.input_width,
+        cfg.model.num_classes, train_loader.dataset_size(), comm->size(), per_epoch, total_steps,
+        cfg.resume ? fmt::format(", resuming at step {}", progress.step) : "");
+  }
+  auto save_latest = [&] {
+    if (lead) save_checkpoint(result.latest_checkpoint, net, opt, progress, info);
+  };
+  int64_t last_val_step = -1;
+  auto run_validation = [&] {
+    const auto m = validate(net, *val_loader, cfg.crop_top, *comm);
+    last_val_step = progress.step;
+    if (!lead) return;
+    metrics->write({{"kind", "val"}, {"step", progress.step}, {"epoch", progress.epoch},
+                    {"accuracy", m.accuracy}, {"fp", m.fp}, {"fn", m.fn}, {"frames", m.frames}});
+    std::cout << fmt::format("validation at step {}: accuracy {:.4f} FP {:.4f} FN {:.4f} ({} frames)\n",
+                             progress.step, m.accuracy, m.fp, m.fn, m.frames);
+    if (m.accuracy > progress.best_accuracy) {
+      progress.best_accuracy = m.accuracy;
+      save_checkpoint(best_path, net, opt, progress, info);
+    }
+  };
+
+  net->train();
+  const auto start = Clock::now();
+  const int64_t first_step = progress.step;
+  auto window_start = start;
+  int64_t window_images = 0;
+  bool stopped = false;
+  double last_loss = 0;
+  while (progress.epoch < cfg.epochs && progress.step < total_steps && !stopped) {
+    train_loader.start_epoch(static_cast<int>(progress.epoch), static_cast<size_t>(progress.batch_in_epoch));
+    bool epoch_done = false;
+    while (progress.step < total_steps) {
+      auto batch = train_loader.next();
+      if (!batch) {
+        epoch_done = true;
+        break;
+      }
+      const double lr = schedule.at(progress.step);
+      set_lr(opt, lr);
+
+      const auto out = net->forward(batch->images);
+      const auto loss = loss_fn(out, batch->seg, batch->exist);
+      opt.zero_grad();
+      sync.prepare();
+      loss.total.backward();
+      sync.wait();  // every gradient is now the mean over the ranks
+      opt.step();
+      ++progress.step;
+      ++progress.batch_in_epoch;
+      window_images += batch->images.size(0) * comm->size();
+
+      last_loss = dist::average_scalar(*comm, loss.total.item<double>());
+      const double seg = dist::average_scalar(*comm, loss.seg.item<double>());
+      const double exist = dist::average_scalar(*comm, loss.exist.item<double>());
+      if (lead) {
+        metrics->write({{"kind", "train"}, {"step", progress.step}, {"epoch", progress.epoch},
+                        {"loss", last_loss}, {"seg_loss", seg}, {"exist_loss", exist}, {"lr", lr}});
+        if (progress.step % cfg.log_every == 0 || progress.step == total_steps) {
+          const auto now = Clock::now();
+          const double window_s = std::chrono::duration<double>(now - window_start).count();
+          const double elapsed = std::chrono::duration<double>(now - start).count();
+          const double per_step = elapsed / static_cast<double>(progress.step - first_step);
+          std::cout << fmt::format("epoch {}/{} step {}/{} loss {:.4f} (seg {:.4f} exist {:.4f}) lr {:.5f} "
+                                   "{:.2f} img/s ETA {}\n",
+                                   progress.epoch + 1, cfg.epochs, progress.step, total_steps, last_loss, seg,
+                                   exist, lr, window_images / std::max(window_s, 1e-9),
+                                   hms(per_step * static_cast<double>(total_steps - progress.step)));
+          std::cout.flush();
+          window_start = now;
+          window_images = 0;
+        }
+      }
+      if (progress.step % cfg.checkpoint_every == 0) save_latest();
+      if (cfg.stop_after > 0 && progress.step >= cfg.stop_after) {
+        stopped = true;
+        break;
+      }
+    }
+    if (stopped) break;
+    // Epoch finished (or the step budget ran out inside it).
+    if (epoch_done || progress.batch_in_epoch >= per_epoch) {
+      ++progress.epoch;
+      progress.batch_in_epoch = 0;
+    }
+    if (val_loader) run_validation();
+  }
+  if (val_loader && !stopped && last_val_step != progress.step) run_validation();
+
+  // Final checkpoint, curves, then the end-of-training hook (rank 0 only).
+  save_latest();
+  result.steps = progress.step;
+  result.final_loss = last_loss;
+  result.best_accuracy = progress.best_accuracy;
+  if (lead) {
+    if (progress.best_accuracy >= 0) result.best_checkpoint = best_path;
+    plot_training_curves(result.curves_png, read_series(result.metrics_file, "train", "loss"),
+                         read_series(result.metrics_file, "val", "accuracy"));
+    if (train_loader.skipped_images() > 0)
+      std::cout << fmt::format("skipped {} unreadable images\n", train_loader.skipped_images());
+    std::cout << fmt::format("{} at step {}: checkpoint {}, metrics {}, curves {}\n",
+                             stopped ? "stopped" : "finished", progress.step, result.latest_checkpoint.string(),
+                             result.metrics_file.string(), result.curves_png.string());
+    if (!stopped) after_training(cfg, result);
+  }
+  comm->barrier();
+  return result;
+}
+
+}  // namespace lane::train

@@ -1,0 +1,71 @@
+// Unit tests of the flag parsers (no processes).
+#include <catch2/catch.hpp>
+
+#include "cli/duration_format.h"
+#include "cli/spec_parsing.h"
+#include "common/error.h"
+
+using namespace lane::cli;
+
+TEST_CASE("pvc flag: new-claim forms") {
+  auto a = parse_pvc(":3Gi:/data:ro");
+  CHECK(a.create);
+  CHECK(a.storage_class.empty());
+  CHECK(a.size == "3Gi");
+  CHECK(a.mount_path == "/data");
+  CHECK(a.read_only);
+  auto b = parse_pvc("azurenetappfiles:100Gi:/mnt");
+  CHECK(b.create);
+  CHECK(b.storage_class == "azurenetappfiles");
+  CHECK(b.size == "100Gi");
+  CHECK_FALSE(b.read_only);
+}
+
+TEST_CASE("pvc flag: existing-claim forms") {
+  auto a = parse_pvc("pvc-download-tusimple-data-0:/mnt");
+  CHECK_FALSE(a.create);
+  CHECK(a.claim == "pvc-download-tusimple-data-0");
+  CHECK(a.mount_path == "/mnt");
+  auto b = parse_pvc("my-pvc:/data:ro");
+  CHECK_FALSE(b.create);
+  CHECK(b.read_only);
+  CHECK(parse_pvc("my-pvc:/data:rw").read_only == false);
+}
+
+TEST_CASE("pvc flag: malformed values name the value and the forms") {
+  for (const char* bad : {"justone", "a:b:c:d:e", ":notasize:/mnt", "sc:1Gi:relative", "claim:/m:maybe", ":0:/mnt"}) {
+    try {
+      parse_pvc(bad);
+      FAIL("accepted " << bad);
+    } catch (const lane::UsageError& e) {
+      std::string msg = e.what();
+      CHECK(msg.find(bad) != std::string::npos);
+      CHECK(msg.find("ExistingClaim:MountPath") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("volume, env and port flags parsing") {
+  auto v = parse_host_mount("/host:/in:ro");
+  CHECK(v.host_path == "/host");
+  CHECK(v.container_path == "/in");
+  CHECK(v.read_only);
+  CHECK_THROWS_AS(parse_host_mount("host:/in"), lane::UsageError);
+  auto e = parse_env("USE_WORKERS=true");
+  CHECK(e.name == "USE_WORKERS");
+  CHECK(e.value == "true");
+  CHECK(parse_env("A=b=c").value == "b=c");
+  CHECK_THROWS_AS(parse_env("NOVALUE"), lane::UsageError);
+  CHECK_THROWS_AS(parse_env("1A=x"), lane::UsageError);
+  CHECK(parse_port("8080:80") == "8080:80");
+  CHECK_THROWS_AS(parse_port("70000"), lane::UsageError);
+}
+
+TEST_CASE("since durations") {
+  CHECK(parse_duration_seconds("5s") == 5);
+  CHECK(parse_duration_seconds("2m") == 120);
+  CHECK(parse_duration_seconds("1h30m") == 5400);
+  CHECK_FALSE(parse_duration_seconds("10").has_value());
+  CHECK_FALSE(parse_duration_seconds("x").has_value());
+  CHECK_FALSE(parse_duration_seconds("").has_value());
+}

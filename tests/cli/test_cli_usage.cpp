@@ -1,0 +1,94 @@
+// lanectl as a real process: usage errors exit 2 with a message naming the value and the fix;
+// the seed workflow's command line is accepted unchanged.
+#include <catch2/catch.hpp>
+
+#include "cli/lanectl_runner.h"
+
+using lane::test::Lanectl;
+
+namespace {
+
+void check_usage_error(const Lanectl& l, const std::vector<std::string>& args, const std::string& needle) {
+  auto r = l.run(args);
+  INFO("args: " << args[0] << (args.size() > 1 ? " " + args[1] : "") << "\nstderr: " << r.err);
+  CHECK(r.code == 2);
+  CHECK(r.err.find(needle) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("usage errors exit 2 and name the value and the fix") {
+  Lanectl l;
+  REQUIRE(l.run({"cluster", "set-nodes", "node-a=2"}).code == 0);
+  const std::vector<std::string> cmd = {"--command", "--", "/bin/true"};
+  auto with = [&](std::vector<std::string> a) {
+    a.insert(a.end(), cmd.begin(), cmd.end());
+    return a;
+  };
+  check_usage_error(l, with({"submit", "Bad_Name", "-i", "x"}), "invalid job name");
+  check_usage_error(l, with({"submit", "j1", "-i", "x", "--pvc", "a:b:c:d:e"}), "a:b:c:d:e");
+  check_usage_error(l, with({"submit", "j1", "-i", "x", "-g", "1.5"}), "fractional GPU must be below 1");
+  check_usage_error(l, with({"submit-mpi", "j1", "-i", "x", "-g", "0.5", "--processes", "2"}), "--processes");
+  check_usage_error(l, with({"submit", "j1", "-i", "x", "-p", "nosuch"}), "project create nosuch");
+  check_usage_error(l, with({"submit", "j1", "-i", "x", "-g", "3"}), "cluster set-nodes");
+  check_usage_error(l, with({"submit", "j1", "-e", "NOEQUALS"}), "--image");
+  check_usage_error(l, with({"submit", "j1", "-i", "x", "-e", "NOEQUALS"}), "NAME=VALUE");
+  check_usage_error(l, {"submit", "j1", "-i", "not-our-image:1"}, "--command -- CMD");
+  check_usage_error(l, {"list", "-o", "table"}, "wide, json or yaml");
+  check_usage_error(l, {"logs", "x", "--since", "ten"}, "--since 'ten'");
+  check_usage_error(l, {"cluster", "set-nodes", "node-a"}, "NAME=GPUS");
+  check_usage_error(l, {"submit", "j1", "-i", "x", "--unknown-flag"}, "unknown-flag");
+  check_usage_error(l, {"frobnicate"}, "subcommand");
+
+  // Duplicate job name: the first submit succeeds, the second is refused.
+  REQUIRE(l.run(with({"submit", "dup", "-i", "x"})).code == 0);
+  check_usage_error(l, with({"submit", "dup", "-i", "x"}), "already exists");
+}
+
+TEST_CASE("the seed workflow's command lines run unchanged (dry run of the MPI job)") {
+  Lanectl l;
+  REQUIRE(l.run({"cluster", "set-nodes", "aks-gpupool-0=1", "aks-gpupool-1=1", "aks-gpupool-2=1"}).code == 0);
+  REQUIRE(l.run({"project", "create", "lane-detection", "--gpu-quota", "3"}).code == 0);
+  l.track_project("lane-detection");
+  auto cfg = l.run({"config", "project", "lane-detection"});
+  REQUIRE(cfg.code == 0);
+  CHECK(cfg.out == "Project lane-detection has been set as default project\n");
+
+  // The download job creates pvc-download-tusimple-data-0; its real command (a TuSimple download)
+  // is replaced here so that the test needs no network.
+  auto dl = l.run({"submit", "--name", "download-tusimple-data", "--pvc", ":1Mi:/mnt", "--image",
+                   "muneer7589/download-tusimple:1.0", "--command", "--", "/bin/true"});
+  INFO(dl.err);
+  REQUIRE(dl.code == 0);
+  CHECK(dl.out.find("The job 'download-tusimple-data' has been submitted successfully") == 0);
+
+  auto r = l.run({"submit-mpi", "--name", "dist-lane-detection-training", "--large-shm", "--processes=3", "--gpu", "1",
+                  "--pvc", "pvc-download-tusimple-data-0:/mnt", "--image", "muneer7589/dist-lane-detection:3.1",
+                  "-e", "USE_WORKERS=true", "-e", "NUM_WORKERS=4", "-e", "BATCH_SIZE=33", "-e", "USE_VAL=false",
+                  "-e", "VAL_BATCH_SIZE=99", "-e", "ENABLE_SNAPSHOT=true", "-e", "PVC_NAME=pvc-download-tusimple-data-0",
+                  "--dry-run", "-o", "json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  auto doc = nlohmann::json::parse(r.out);
+  const auto& job = doc["items"].back();
+  CHECK(job["kind"] == "LocalJob");
+  CHECK(job["project"] == "lane-detection");
+  auto argv = job["launch"]["argv"].get<std::vector<std::string>>();
+  REQUIRE(argv.size() > 6);
+  CHECK(argv[0] == "mpirun");
+  CHECK(argv[2] == "3");
+  CHECK(std::find(argv.begin(), argv.end(), "--tag-output") != argv.end());
+  // The seed's image name maps to the project's own scnn-train image: `scnn-train train`.
+  CHECK(argv[argv.size() - 1] == "train");
+  CHECK(argv[argv.size() - 2].find("scnn-train") != std::string::npos);
+  CHECK(job["launch"]["mounts"][0]["target"] == "/mnt");
+  CHECK(job["spec"]["pvcs"][0]["claim"] == "pvc-download-tusimple-data-0");
+
+  // The same line as YAML (the default with --dry-run).
+  auto y = l.run({"submit-mpi", "--name", "dist-lane-detection-training", "--processes=3", "--gpu", "1",
+                  "--image", "muneer7589/dist-lane-detection:3.1", "--dry-run"});
+  REQUIRE(y.code == 0);
+  CHECK(y.out.find("kind: LocalJob") != std::string::npos);
+  // Nothing was created by the dry runs.
+  CHECK(l.run({"describe", "job", "dist-lane-detection-training"}).code == 1);
+}

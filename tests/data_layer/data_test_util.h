@@ -1,0 +1,53 @@
+#pragma once
+// Helpers shared by the data-layer tests: temporary folders and a small synthetic data set.
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "train/data/synth.h"
+
+namespace lane::test {
+
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name) {
+    static std::atomic<int> counter{0};
+    path_ = std::filesystem::temp_directory_path() /
+            ("lane-data-" + name + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// A synthetic TuSimple set (all frames in label_data_train.json) in a fresh folder.
+inline void make_synth_set(const std::filesystem::path& dir, int frames, uint64_t seed) {
+  data::SynthOptions o;
+  o.out = dir;
+  o.frames = frames;
+  o.seed = seed;
+  o.val_fraction = 0;
+  data::generate_synth_dataset(o);
+}
+
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+inline void spit(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+}  // namespace lane::test

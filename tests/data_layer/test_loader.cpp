@@ -1,0 +1,151 @@
+// The libtorch loader: batch shapes and types, targets, sharding, resume, preprocess_frame.
+#include <set>
+
+// libtorch first: its glog headers define CHECK, which Catch must own in this file.
+#include "train/data/tensors/loader.h"
+#undef CHECK
+#include <catch2/catch.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "common/error.h"
+#include "data_test_util.h"
+#include "test_paths.h"
+#include "train/data/lane_masks.h"
+
+using namespace lane;
+
+namespace {
+
+const std::filesystem::path& synth_set() {
+  static test::TempDir dir("loader");
+  static bool made = false;
+  if (!made) {
+    test::make_synth_set(dir.path(), 10, 21);
+    made = true;
+  }
+  return dir.path();
+}
+
+data::LoaderOptions options() {
+  data::LoaderOptions o;
+  o.data_dir = synth_set();
+  o.label_files = {"label_data_train.json"};
+  o.input_height = 184;
+  o.input_width = 320;
+  o.batch_size = 4;
+  o.seed = 9;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("batches have the documented shapes, types and targets") {
+  auto o = options();
+  data::TusimpleLoader loader(o);
+  CHECK(loader.dataset_size() == 10);
+  CHECK(loader.shard_size() == 10);
+  CHECK(loader.batches_per_epoch() == 2);  // drop_last
+  loader.start_epoch(0);
+  size_t batches = 0;
+  while (auto b = loader.next()) {
+    ++batches;
+    CHECK(b->images.sizes() == torch::IntArrayRef({4, 3, 184, 320}));
+    CHECK(b->images.dtype() == torch::kFloat32);
+    CHECK(b->seg.sizes() == torch::IntArrayRef({4, 184, 320}));
+    CHECK(b->seg.dtype() == torch::kInt64);
+    CHECK(b->exist.sizes() == torch::IntArrayRef({4, 6}));
+    CHECK(b->seg.min().item<int64_t>() == 0);
+    CHECK(b->seg.max().item<int64_t>() <= 6);
+    REQUIRE(b->labels.size() == 4);
+    for (int64_t i = 0; i < 4; ++i) {
+      const auto exist = data::lane_existence(b->labels[size_t(i)], 6);
+      for (int64_t k = 0; k < 6; ++k) {
+        CHECK(b->exist[i][k].item<float>() == float(exist[size_t(k)]));
+        CHECK((b->seg[i].eq(k + 1).any().item<bool>()) == (exist[size_t(k)] == 1));
+      }
+    }
+    // Normalised: roughly zero-centred, not raw bytes.
+    CHECK(std::abs(b->images.mean().item<float>()) < 2.0f);
+  }
+  CHECK(batches == 2);
+}
+
+TEST_CASE("no drop_last keeps the short last batch; 4 slots give 5 classes") {
+  auto o = options();
+  o.drop_last = false;
+  o.lane_slots = 4;
+  data::TusimpleLoader loader(o);
+  CHECK(loader.batches_per_epoch() == 3);
+  loader.start_epoch(0);
+  std::vector<int64_t> sizes;
+  while (auto b = loader.next()) {
+    sizes.push_back(b->images.size(0));
+    CHECK(b->exist.size(1) == 4);
+    CHECK(b->seg.max().item<int64_t>() <= 4);
+  }
+  CHECK(sizes == std::vector<int64_t>{4, 4, 2});
+}
+
+TEST_CASE("loader order is deterministic, worker-independent, sharded and resumable") {
+  auto raw_files = [](data::TusimpleLoader& l, int epoch, size_t skip) {
+    l.start_epoch(epoch, skip);
+    std::vector<std::string> out;
+    while (auto b = l.next())
+      for (const auto& lab : b->labels) out.push_back(lab.raw_file);
+    return out;
+  };
+  auto o = options();
+  o.augment = true;
+  data::TusimpleLoader a(o);
+  o.use_workers = true;
+  o.num_workers = 2;
+  data::TusimpleLoader b(o);
+  const auto order = raw_files(a, 3, 0);
+  CHECK(order.size() == 8);
+  CHECK(raw_files(b, 3, 0) == order);
+  CHECK(raw_files(b, 3, 1) == std::vector<std::string>(order.begin() + 4, order.end()));
+  a.start_epoch(3);
+  b.start_epoch(3);
+  auto ba = a.next(), bb = b.next();
+  REQUIRE(ba);
+  REQUIRE(bb);
+  CHECK(torch::equal(ba->images, bb->images));
+  CHECK(torch::equal(ba->seg, bb->seg));
+
+  o.world_size = 2;
+  o.batch_size = 1;
+  std::set<std::string> seen;
+  for (int r = 0; r < 2; ++r) {
+    o.rank = r;
+    data::TusimpleLoader l(o);
+    CHECK(l.shard_size() == 5);
+    for (const auto& f : raw_files(l, 0, 0)) CHECK(seen.insert(f).second);
+  }
+  CHECK(seen.size() == 10);
+}
+
+TEST_CASE("preprocess_frame gives a normalised [3,H,W] tensor for any frame size") {
+  const cv::Mat frame = cv::imread((test::tusimple_dir() / "unlabeled_frames/lanenet_tusimple_test_image_0.jpg").string());
+  REQUIRE(!frame.empty());
+  data::PreprocessOptions p;
+  const auto t = data::preprocess_frame(frame, p);
+  CHECK(t.sizes() == torch::IntArrayRef({3, 368, 640}));
+  CHECK(t.dtype() == torch::kFloat32);
+  CHECK(std::abs(t.mean().item<float>()) < 2.0f);
+  cv::Mat small;
+  cv::resize(frame, small, cv::Size(512, 288));
+  p.crop_top = 160;
+  CHECK(data::preprocess_frame(small, p).sizes() == torch::IntArrayRef({3, 368, 640}));
+  p.input_height = 100;  // not a multiple of 8
+  CHECK_THROWS_AS(data::preprocess_frame(frame, p), UsageError);
+}
+
+TEST_CASE("bad loader options are usage errors") {
+  auto o = options();
+  o.batch_size = 0;
+  CHECK_THROWS_AS(data::TusimpleLoader(o), UsageError);
+  o = options();
+  o.lane_slots = 3;
+  CHECK_THROWS_AS(data::TusimpleLoader(o), UsageError);
+}

@@ -1,0 +1,144 @@
+// Run under mpirun: GradientSynchronizer, broadcast_module, broadcast_optimizer_state and
+// average_scalar on a small conv net. Each rank trains on its own batch; the synchronized
+// gradients must equal the explicit average of all ranks' gradients, which every rank can
+// compute locally because the batches are generated from the rank number.
+#include <torch/torch.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "train/dist/gradient_sync.h"
+
+namespace dist = lane::dist;
+
+namespace {
+
+struct NetImpl : torch::nn::Module {
+  NetImpl() {
+    conv1 = register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 4, 3)));
+    conv2 = register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(4, 4, 3)));
+    fc = register_module("fc", torch::nn::Linear(64, 5));
+    unused = register_module("unused", torch::nn::Linear(3, 2));  // never in the graph
+    steps = register_buffer("steps", torch::zeros({2}));
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    x = torch::relu(conv1->forward(x));
+    x = torch::relu(conv2->forward(x));
+    return fc->forward(x.flatten(1));
+  }
+  torch::nn::Conv2d conv1{nullptr}, conv2{nullptr};
+  torch::nn::Linear fc{nullptr}, unused{nullptr};
+  torch::Tensor steps;
+};
+TORCH_MODULE(Net);
+
+torch::Tensor batch_of(int rank, int step) {
+  auto gen = at::detail::createCPUGenerator(1000 + 100 * step + rank);
+  return torch::randn({2, 3, 8, 8}, gen);
+}
+
+torch::Tensor loss_of(Net& net, const torch::Tensor& x) { return net->forward(x).pow(2).mean(); }
+
+int failures = 0;
+void check(bool ok, const std::string& what, int rank) {
+  if (!ok) {
+    ++failures;
+    std::fprintf(stderr, "rank %d: FAIL %s\n", rank, what.c_str());
+  }
+}
+
+double max_abs(const torch::Tensor& t) { return t.abs().max().item<double>(); }
+
+// Same value on every rank?
+bool agrees(dist::Communicator& comm, double v) {
+  double root = v;
+  comm.broadcast(&root, sizeof root, 0);
+  double bad = std::abs(root - v) > 1e-9 * (1 + std::abs(root)) ? 1 : 0;
+  comm.allreduce_sum_f64(&bad, 1);
+  return bad == 0;
+}
+
+double param_sum(Net& net) {
+  double s = 0;
+  for (auto& p : net->parameters()) s += p.sum().item<double>();
+  return s;
+}
+
+}  // namespace
+
+int main() {
+  torch::set_num_threads(1);
+  auto comm = dist::create_communicator();
+  const int rank = comm->rank(), n = comm->size();
+
+  // broadcast_module: ranks start with different weights and buffers.
+  torch::manual_seed(7 + rank);
+  Net net;
+  net->steps.fill_(rank + 1);
+  dist::broadcast_module(*comm, *net);
+  check(agrees(*comm, param_sum(net)), "parameters equal after broadcast_module", rank);
+  check(net->steps[0].item<float>() == 1.0f, "buffer equals rank 0's after broadcast_module", rank);
+
+  // Reference: the gradient of each rank's batch on a private copy, averaged.
+  Net ref;
+  {
+    torch::NoGradGuard g;
+    auto src = net->parameters(), dst = ref->parameters();
+    for (size_t i = 0; i < src.size(); ++i) dst[i].copy_(src[i]);
+  }
+
+  for (size_t threshold : {size_t{256}, dist::kDefaultFusionThresholdBytes}) {
+    dist::GradientSynchronizer sync(*comm, net->parameters(), threshold);
+    for (int step = 0; step < 3; ++step) {
+      for (auto& p : ref->parameters()) p.mutable_grad() = torch::Tensor();
+      std::vector<torch::Tensor> expected;
+      for (int r = 0; r < n; ++r) loss_of(ref, batch_of(r, step)).backward();
+      for (auto& p : ref->parameters())
+        expected.push_back(p.grad().defined() ? p.grad() / n : torch::Tensor());
+
+      for (auto& p : net->parameters()) p.mutable_grad() = torch::Tensor();
+      sync.prepare();
+      loss_of(net, batch_of(rank, step)).backward();
+      sync.wait();
+      auto params = net->parameters();
+      for (size_t i = 0; i < params.size(); ++i) {
+        const auto& g = params[i].grad();
+        // A parameter no rank used ("unused") keeps an undefined grad, as without MPI.
+        bool ok = expected[i].defined()
+                      ? g.defined() && max_abs(g - expected[i]) <= 1e-5 * (1 + max_abs(expected[i]))
+                      : !g.defined();
+        check(ok, "grad " + std::to_string(i) + " threshold " + std::to_string(threshold) +
+                      " step " + std::to_string(step), rank);
+      }
+      if (n > 1 && threshold == 256)
+        check(sync.last_step_stats().fused_allreduces > 1, "small threshold splits the buffer", rank);
+    }
+  }
+
+  // broadcast_optimizer_state: only rank 0 has momentum state and its own learning rate.
+  torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(rank == 0 ? 0.1 : 0.5).momentum(0.9));
+  if (rank == 0) {
+    for (auto& p : net->parameters()) p.mutable_grad() = torch::ones_like(p);
+    opt.step();
+  }
+  dist::broadcast_optimizer_state(*comm, opt);
+  auto& options = static_cast<torch::optim::SGDOptions&>(opt.param_groups()[0].options());
+  check(options.lr() == 0.1, "learning rate equals rank 0's", rank);
+  double momentum_sum = 0;
+  size_t with_state = 0;
+  for (auto& p : net->parameters()) {
+    auto it = opt.state().find(c10::guts::to_string(p.unsafeGetTensorImpl()));
+    if (it == opt.state().end()) continue;
+    ++with_state;
+    momentum_sum += static_cast<torch::optim::SGDParamState&>(*it->second).momentum_buffer().sum().item<double>();
+  }
+  check(with_state > 0 && agrees(*comm, momentum_sum), "momentum buffers equal rank 0's", rank);
+
+  check(std::abs(dist::average_scalar(*comm, rank) - (n - 1) / 2.0) < 1e-12, "average_scalar", rank);
+
+  double all = failures;
+  comm->allreduce_sum_f64(&all, 1);
+  if (rank == 0) std::printf("sync probe: %d ranks, %s\n", n, all ? "FAILED" : "all checks passed");
+  return all ? 1 : 0;
+}

@@ -1,0 +1,47 @@
+#pragma once
+// A tiny HTTP/1.1 server on 127.0.0.1 for download tests: serves byte strings by path, honours
+// "Range: bytes=N-", answers 404 for unknown paths, records every request, and can cut the
+// connection after N body bytes to simulate an interrupted transfer.
+#include <atomic>
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace lane::test {
+
+struct RecordedRequest {
+  std::string method, path;
+  std::map<std::string, std::string> headers;  // names lower-cased
+};
+
+class HttpTestServer {
+ public:
+  HttpTestServer();  // binds an ephemeral port and starts serving
+  ~HttpTestServer();
+  HttpTestServer(const HttpTestServer&) = delete;
+  HttpTestServer& operator=(const HttpTestServer&) = delete;
+
+  void serve(const std::string& path, std::string body);
+  // The next response body is cut after `bytes` bytes (the headers still announce all of it).
+  void cut_next_response_after(size_t bytes);
+  std::string base_url() const;  // "http://127.0.0.1:<port>"
+  std::vector<RecordedRequest> requests() const;
+
+ private:
+  void run();
+  void handle(int fd);
+
+  int listen_fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  mutable std::mutex mu_;
+  std::map<std::string, std::string> files_;
+  std::vector<RecordedRequest> requests_;
+  long cut_after_ = -1;
+  std::thread thread_;
+};
+
+}  // namespace lane::test

@@ -1,0 +1,70 @@
+// `scnn-train eval` as a verb: parsed in-process (the binary needs libtorch, the verb does not).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "test_paths.h"
+#include "train/commands.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Runs `scnn-train eval ARGS...` and returns what it printed on stdout.
+std::string run_eval(std::vector<std::string> args) {
+  CLI::App app;
+  lane::train::add_eval_command(app);
+  args.insert(args.begin(), "eval");
+  std::reverse(args.begin(), args.end());  // CLI11 parses a reversed vector
+  std::ostringstream captured;
+  auto* old = std::cout.rdbuf(captured.rdbuf());
+  try {
+    app.parse(args);
+  } catch (...) {
+    std::cout.rdbuf(old);
+    throw;
+  }
+  std::cout.rdbuf(old);
+  return captured.str();
+}
+
+}  // namespace
+
+TEST_CASE("eval verb prints the official JSON for the first 6 lines of label_data_0601") {
+  const fs::path dir = fs::temp_directory_path() / ("lane-test-cmd-eval-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path gt = lane::test::tusimple_dir() / "label_data_0601_first6.json";
+  // Prediction: the GT with its first line's lanes removed -> that frame scores (0, 0, 1).
+  std::ifstream in(gt);
+  std::ofstream out(dir / "pred.json");
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    auto j = nlohmann::json::parse(line);
+    if (n++ == 0) j["lanes"] = nlohmann::json::array();
+    j["run_time"] = 20;
+    out << j.dump() << "\n";
+  }
+  out.close();
+  const auto printed = nlohmann::json::parse(run_eval({"--pred", (dir / "pred.json").string(), "--gt", gt.string()}));
+  REQUIRE(printed.is_array());
+  REQUIRE(printed.size() == 3);
+  CHECK(printed[0]["name"] == "Accuracy");
+  CHECK(printed[0]["value"].get<double>() == Approx(5.0 / 6.0));
+  CHECK(printed[1]["value"].get<double>() == 0.0);
+  CHECK(printed[2]["value"].get<double>() == Approx(1.0 / 6.0));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("eval verb rejects a missing file and requires both options") {
+  CHECK_THROWS_AS(run_eval({"--pred", "/nonexistent/pred.json", "--gt", "/nonexistent/gt.json"}), CLI::ValidationError);
+  CHECK_THROWS_AS(run_eval({"--gt", (lane::test::tusimple_dir() / "test_label.json").string()}), CLI::RequiredError);
+}

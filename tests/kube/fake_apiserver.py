@@ -1,0 +1,939 @@
+#!/usr/bin/python3
+"""A small Kubernetes API server for lanectl's tests.
+
+It serves the REST endpoints lanectl uses (core v1, batch/v1 Jobs, kubeflow.org MPIJobs,
+CSI VolumeSnapshots, KAI Queues) from memory, with resourceVersions, list pagination
+(limit/continue), watches (chunked, resumable, 410 Gone after compaction), pod logs
+(follow, tailLines, sinceSeconds, timestamps, container) and Status errors.
+
+Every object written is validated against the official schemas in tests/data/k8s-schemas
+(OpenAPI v3 for core and batch, the CRDs' openAPIV3Schema for the rest) with unknown fields
+rejected, as a real API server does with strict field validation.
+
+Tiny "controllers" make it feel alive: a Job gets a running pod, an MPIJob a launcher and
+its workers, a VolumeSnapshot becomes readyToUse (or gets status.error when its PVC is
+missing), a PVC becomes Bound.
+
+Test control endpoints under /_test/: faults (429 + Retry-After, 5xx, dropped connections
+before or after the write, watch expiry, slow log streams), logs, compact, bulk, requests.
+
+Usage: fake_apiserver.py --schemas DIR [--cert C --key K] [--token T]; prints "PORT <n>".
+"""
+import argparse
+import copy
+import datetime
+import json
+import os
+import random
+import re
+import ssl
+import sys
+import threading
+import time
+import urllib.parse
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import jsonschema
+import yaml
+
+try:
+    YamlLoader = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover
+    YamlLoader = yaml.SafeLoader
+
+# (group, version, plural) -> (kind, namespaced, schema source)
+RESOURCES = {
+    ("", "v1", "namespaces"): ("Namespace", False, "core"),
+    ("", "v1", "pods"): ("Pod", True, "core"),
+    ("", "v1", "persistentvolumeclaims"): ("PersistentVolumeClaim", True, "core"),
+    ("", "v1", "services"): ("Service", True, "core"),
+    ("", "v1", "events"): ("Event", True, "core"),
+    ("", "v1", "nodes"): ("Node", False, "core"),
+    ("", "v1", "configmaps"): ("ConfigMap", True, "core"),
+    ("", "v1", "serviceaccounts"): ("ServiceAccount", True, "core"),
+    ("batch", "v1", "jobs"): ("Job", True, "batch"),
+    ("kubeflow.org", "v2beta1", "mpijobs"): ("MPIJob", True, "mpijobs.kubeflow.org.yaml"),
+    ("snapshot.storage.k8s.io", "v1", "volumesnapshots"):
+        ("VolumeSnapshot", True, "snapshot.storage.k8s.io_volumesnapshots.yaml"),
+    ("snapshot.storage.k8s.io", "v1", "volumesnapshotclasses"):
+        ("VolumeSnapshotClass", False, "snapshot.storage.k8s.io_volumesnapshotclasses.yaml"),
+    ("snapshot.storage.k8s.io", "v1", "volumesnapshotcontents"):
+        ("VolumeSnapshotContent", False, "snapshot.storage.k8s.io_volumesnapshotcontents.yaml"),
+    ("scheduling.run.ai", "v2", "queues"): ("Queue", False, "scheduling.run.ai_queues.yaml"),
+    ("scheduling.run.ai", "v2alpha2", "podgroups"): ("PodGroup", True, "scheduling.run.ai_podgroups.yaml"),
+    ("kueue.x-k8s.io", "v1beta1", "clusterqueues"): ("ClusterQueue", False, "kueue.x-k8s.io_clusterqueues.yaml"),
+    ("kueue.x-k8s.io", "v1beta1", "localqueues"): ("LocalQueue", True, "kueue.x-k8s.io_localqueues.yaml"),
+}
+KIND_TO_RESOURCE = {v[0]: k for k, v in RESOURCES.items()}
+DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def now_rfc3339():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# ---------------------------------------------------------------------------------------
+# Schema validation (strict: unknown fields rejected)
+
+def strictify(node):
+    """additionalProperties: false wherever a schema lists properties and does not
+    preserve unknown fields, which is what strict field validation enforces."""
+    if isinstance(node, dict):
+        if ("properties" in node and "additionalProperties" not in node
+                and not node.get("x-kubernetes-preserve-unknown-fields")):
+            node["additionalProperties"] = False
+        for v in node.values():
+            strictify(v)
+    elif isinstance(node, list):
+        for v in node:
+            strictify(v)
+    return node
+
+
+class Schemas:
+    def __init__(self, directory):
+        self.dir = directory
+        self.lock = threading.Lock()
+        self.validators = {}
+        self._core = None
+        self._batch = None
+
+    def _openapi(self, name):
+        with open(os.path.join(self.dir, name)) as f:
+            return strictify(json.load(f)["components"]["schemas"])
+
+    def core(self):
+        if self._core is None:
+            self._core = self._openapi("api__v1_openapi.json")
+        return self._core
+
+    def batch(self):
+        if self._batch is None:
+            self._batch = self._openapi("apis__batch__v1_openapi.json")
+        return self._batch
+
+    def validator(self, key):
+        with self.lock:
+            if key in self.validators:
+                return self.validators[key]
+            group, version, _ = key
+            kind, _, source = RESOURCES[key]
+            if source == "core":
+                comps = self.core()
+                root = {"$ref": "#/components/schemas/io.k8s.api.core.v1." + kind}
+            elif source == "batch":
+                comps = self.batch()
+                root = {"$ref": "#/components/schemas/io.k8s.api.batch.v1." + kind}
+            else:
+                with open(os.path.join(self.dir, source)) as f:
+                    crd = yaml.load(f, Loader=YamlLoader)
+                ver = [v for v in crd["spec"]["versions"] if v["name"] == version][0]
+                root = strictify(copy.deepcopy(ver["schema"]["openAPIV3Schema"]))
+                comps = {"ObjectMeta": self.core()["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]}
+                # CRD schemas say only "metadata: object"; the server checks ObjectMeta itself.
+                root.setdefault("properties", {})["metadata"] = {"$ref": "#/components/schemas/ObjectMeta"}
+                comps = dict(self.core(), ObjectMeta=comps["ObjectMeta"])
+            doc = dict(root)
+            doc["components"] = {"schemas": comps}
+            v = jsonschema.Draft7Validator(doc)
+            self.validators[key] = v
+            return v
+
+    def errors(self, key, obj):
+        """List of (field, message) for schema violations of obj."""
+        out = []
+        for err in self.validator(key).iter_errors(obj):
+            field = ".".join(str(p) for p in err.absolute_path)
+            if err.validator == "additionalProperties":
+                # Say which field is unknown, like 'strict decoding error: unknown field "x"'.
+                extra = re.findall(r"'([^']+)' was unexpected", err.message)
+                msg = "field not declared in schema" + (": " + ", ".join(extra) if extra else "")
+                out.append((field, msg, "FieldValueInvalid"))
+            elif err.validator == "required":
+                out.append((field, err.message, "FieldValueRequired"))
+            else:
+                out.append((field, err.message, "FieldValueInvalid"))
+        return out
+
+
+# ---------------------------------------------------------------------------------------
+# Storage
+
+class Store:
+    def __init__(self):
+        self.cond = threading.Condition()
+        self.rv = 1000
+        self.objects = {}      # (key, ns, name) -> object
+        self.history = []      # (rv, key, ns, type, object)
+        self.compacted = 0     # watches from older versions get 410
+        self.logs = {}         # (ns, pod) -> {"lines": [(t, text)], "follow": [...], "interval": s}
+        self.continue_tokens = {}
+        self.list_cache = {}   # (key, ns, labelSelector, fieldSelector) -> (rv, [item JSON])
+
+    def next_rv(self):
+        self.rv += 1
+        return str(self.rv)
+
+    def put(self, key, ns, obj, event):
+        """Stores obj under a new resourceVersion and records the watch event (lock held)."""
+        obj["metadata"]["resourceVersion"] = self.next_rv()
+        name = obj["metadata"]["name"]
+        if event == "DELETED":
+            self.objects.pop((key, ns, name), None)
+        else:
+            self.objects[(key, ns, name)] = obj
+        self.history.append((int(self.rv), key, ns, event, copy.deepcopy(obj)))
+        if len(self.history) > 20000:
+            self.compacted = self.history[5000][0]
+            del self.history[:5000]
+        self.cond.notify_all()
+
+
+def parse_label_selector(sel):
+    reqs = []
+    if not sel:
+        return reqs
+    for part in re.split(r",(?![^()]*\))", sel):
+        part = part.strip()
+        m = re.match(r"^([\w./-]+)\s+(in|notin)\s+\(([^)]*)\)$", part)
+        if m:
+            reqs.append((m.group(1), m.group(2), [v.strip() for v in m.group(3).split(",")]))
+        elif "!=" in part:
+            k, v = part.split("!=", 1)
+            reqs.append((k.strip(), "!=", [v.strip()]))
+        elif "==" in part or "=" in part:
+            k, v = re.split(r"==?", part, maxsplit=1)
+            reqs.append((k.strip(), "=", [v.strip()]))
+        elif part.startswith("!"):
+            reqs.append((part[1:], "!exists", []))
+        else:
+            reqs.append((part, "exists", []))
+    return reqs
+
+
+def labels_match(obj, reqs):
+    labels = obj.get("metadata", {}).get("labels", {}) or {}
+    for k, op, vals in reqs:
+        has = k in labels
+        if op == "=" and labels.get(k) != vals[0]:
+            return False
+        if op == "!=" and labels.get(k) == vals[0]:
+            return False
+        if op == "in" and labels.get(k) not in vals:
+            return False
+        if op == "notin" and has and labels[k] in vals:
+            return False
+        if op == "exists" and not has:
+            return False
+        if op == "!exists" and has:
+            return False
+    return True
+
+
+def field_value(obj, path):
+    cur = obj
+    for p in path.split("."):
+        if not isinstance(cur, dict):
+            return ""
+        cur = cur.get(p, "")
+    return cur if isinstance(cur, str) else str(cur)
+
+
+def fields_match(obj, sel):
+    if not sel:
+        return True
+    for part in sel.split(","):
+        if "!=" in part:
+            k, v = part.split("!=", 1)
+            if field_value(obj, k) == v:
+                return False
+        else:
+            k, v = re.split(r"==?", part, maxsplit=1)
+            if field_value(obj, k) != v:
+                return False
+    return True
+
+
+def status_obj(code, reason, message, details=None):
+    s = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+         "message": message, "reason": reason, "code": code}
+    if details:
+        s["details"] = details
+    return s
+
+
+class ApiFailure(Exception):
+    def __init__(self, code, reason, message, details=None):
+        super().__init__(message)
+        self.status = status_obj(code, reason, message, details)
+
+
+# ---------------------------------------------------------------------------------------
+# Server
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, addr, schemas, token):
+        super().__init__(addr, Handler)
+        self.schemas = schemas
+        self.token = token
+        self.store = Store()
+        self.faults = []
+        self.faults_lock = threading.Lock()
+        self.requests = []
+        self.snapshot_delay = 0.2
+        self.snapshot_error = ""  # non-empty: the next snapshots fail with this status.error
+        self.pods_per_job_running = True
+
+    def handle_error(self, request, client_address):
+        pass  # dropped connections and failed TLS handshakes are expected in the tests
+
+    def take_fault(self, method, path):
+        with self.faults_lock:
+            for f in self.faults:
+                if f.get("count", 1) <= 0:
+                    continue
+                if f.get("method") and f["method"] != method:
+                    continue
+                if f.get("path") and f["path"] not in path:
+                    continue
+                f["count"] = f.get("count", 1) - 1
+                return f
+        return None
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *args):  # quiet; the request log is at /_test/requests
+        pass
+
+    # -- plumbing ------------------------------------------------------------------------
+    def send_json(self, code, obj, headers=None):
+        body = json.dumps(obj).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def send_raw(self, code, body):
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def send_status(self, st, headers=None):
+        self.send_json(st["code"], st, headers)
+
+    def start_chunked(self, content_type):
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+    def chunk(self, data):
+        if isinstance(data, str):
+            data = data.encode()
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        self.wfile.flush()
+
+    def end_chunks(self):
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def read_body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n else b""
+
+    def drop(self):
+        self.close_connection = True
+        try:
+            self.connection.shutdown(2)
+        except OSError:
+            pass
+
+    def do_GET(self):
+        self.dispatch("GET")
+
+    def do_POST(self):
+        self.dispatch("POST")
+
+    def do_PUT(self):
+        self.dispatch("PUT")
+
+    def do_PATCH(self):
+        self.dispatch("PATCH")
+
+    def do_DELETE(self):
+        self.dispatch("DELETE")
+
+    def dispatch(self, method):
+        srv = self.server
+        url = urllib.parse.urlsplit(self.path)
+        query = urllib.parse.parse_qs(url.query)
+        q = {k: v[0] for k, v in query.items()}
+        body = self.read_body()
+        if url.path.startswith("/_test/"):
+            return self.control(method, url.path, q, body)
+        srv.requests.append({"method": method, "path": url.path, "query": q,
+                             "authorized": "Authorization" in self.headers,
+                             "content_type": self.headers.get("Content-Type", ""),
+                             "body": body.decode(errors="replace")[:100000]})
+        if srv.token is not None:
+            if self.headers.get("Authorization", "") != "Bearer " + srv.token:
+                return self.send_status(status_obj(401, "Unauthorized", "Unauthorized"))
+        fault = srv.take_fault(method, self.path)
+        if fault:
+            act = fault["action"]
+            if act in ("429", "500", "502", "503", "504"):
+                code = int(act)
+                reason = {429: "TooManyRequests", 500: "InternalError", 503: "ServiceUnavailable",
+                          504: "Timeout", 502: "BadGateway"}[code]
+                hdr = {"Retry-After": str(fault.get("retry_after", 1))} if code in (429, 503) else {}
+                return self.send_status(status_obj(code, reason, "injected " + act), hdr)
+            if act == "drop":
+                return self.drop()
+        try:
+            self.route(method, url.path, q, body, fault)
+        except ApiFailure as e:
+            self.send_status(e.status)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    # -- test control --------------------------------------------------------------------
+    def control(self, method, path, q, body):
+        srv = self.server
+        store = srv.store
+        data = json.loads(body or b"null")
+        if path == "/_test/faults":
+            with srv.faults_lock:
+                srv.faults.extend(data)
+            return self.send_json(200, {"ok": True})
+        if path == "/_test/requests":
+            return self.send_json(200, srv.requests)
+        if path == "/_test/compact":
+            with store.cond:
+                store.compacted = store.rv
+                store.history.clear()
+                store.continue_tokens.clear()
+            return self.send_json(200, {"compacted": store.compacted})
+        if path == "/_test/logs":
+            with store.cond:
+                store.logs[(data["namespace"], data["pod"])] = {
+                    "lines": [(time.time() - data.get("age", 0), l) for l in data.get("lines", [])],
+                    "follow": data.get("follow", []), "interval": data.get("interval", 0.0)}
+            return self.send_json(200, {"ok": True})
+        if path == "/_test/settings":
+            if "snapshot_delay" in data:
+                srv.snapshot_delay = data["snapshot_delay"]
+            if "token" in data:
+                srv.token = data["token"]
+            if "snapshot_error" in data:
+                srv.snapshot_error = data["snapshot_error"]
+            return self.send_json(200, {"ok": True})
+        if path == "/_test/object":  # set an object (incl. status) as a controller would
+            key = KIND_TO_RESOURCE[data["kind"]]
+            ns = data["metadata"].get("namespace", "")
+            with store.cond:
+                old = store.objects.get((key, ns, data["metadata"]["name"]))
+                obj = copy.deepcopy(data)
+                obj["metadata"].setdefault("uid", old["metadata"]["uid"] if old else str(uuid.uuid4()))
+                obj["metadata"].setdefault("creationTimestamp", now_rfc3339())
+                store.put(key, ns, obj, "MODIFIED" if old else "ADDED")
+            return self.send_json(200, obj)
+        if path == "/_test/bulk":
+            return self.send_json(200, self.bulk(data))
+        if path == "/_test/validate_file":  # every document of a YAML file (deploy/ test)
+            results = []
+            with open(data["path"]) as f:
+                for doc in yaml.load_all(f, Loader=YamlLoader):
+                    if not doc:
+                        continue
+                    key = KIND_TO_RESOURCE.get(doc.get("kind"))
+                    if key and (key[1] if not key[0] else key[0] + "/" + key[1]) != doc.get("apiVersion"):
+                        key = None
+                    errs = srv.schemas.errors(key, doc) if key else []
+                    results.append({"kind": doc.get("kind"), "apiVersion": doc.get("apiVersion"),
+                                    "name": (doc.get("metadata") or {}).get("name"), "validated": bool(key),
+                                    "errors": ["%s: %s" % (f_, m) for f_, m, _ in errs]})
+            return self.send_json(200, results)
+        if path == "/_test/validate":  # validate a document without storing it
+            key = KIND_TO_RESOURCE.get(data.get("kind"))
+            if key is None:
+                return self.send_json(200, {"validated": False, "errors": []})
+            errs = srv.schemas.errors(key, data)
+            return self.send_json(200, {"validated": True, "errors": [f"{f}: {m}" for f, m, _ in errs]})
+        self.send_status(status_obj(404, "NotFound", "no such test endpoint"))
+
+    def bulk(self, data):
+        """Loads many MPIJobs with running launcher/worker pods (benchmarks)."""
+        store = self.server.store
+        ns = data["namespace"]
+        jobs, per = data["mpijobs"], data["pods_per_job"]
+        with store.cond:
+            if (KIND_TO_RESOURCE["Namespace"], "", ns) not in store.objects:
+                store.put(KIND_TO_RESOURCE["Namespace"], "",
+                          {"apiVersion": "v1", "kind": "Namespace",
+                           "metadata": {"name": ns, "uid": str(uuid.uuid4()), "labels": {"runai/queue": ns[6:]},
+                                        "creationTimestamp": now_rfc3339()}}, "ADDED")
+            for i in range(jobs):
+                job = mpijob_template(ns, "bench-%05d" % i, ns[6:] if ns.startswith("runai-") else ns, per - 1)
+                job["metadata"]["uid"] = str(uuid.uuid4())
+                job["metadata"]["creationTimestamp"] = now_rfc3339()
+                store.put(KIND_TO_RESOURCE["MPIJob"], ns, job, "ADDED")
+                for pod in mpijob_pods(job, per - 1):
+                    store.put(KIND_TO_RESOURCE["Pod"], ns, pod, "ADDED")
+        return {"mpijobs": jobs, "pods": jobs * per}
+
+    # -- REST ----------------------------------------------------------------------------
+    def route(self, method, path, q, body, fault):
+        parts = [p for p in path.split("/") if p]
+        if parts[:2] == ["api", "v1"]:
+            group, version, rest = "", "v1", parts[2:]
+        elif parts and parts[0] == "apis" and len(parts) >= 3:
+            group, version, rest = parts[1], parts[2], parts[3:]
+        else:
+            raise ApiFailure(404, "NotFound", "the server could not find the requested resource")
+        ns = ""
+        if len(rest) >= 3 and rest[0] == "namespaces":
+            ns, rest = rest[1], rest[2:]
+        if not rest:
+            raise ApiFailure(404, "NotFound", "the server could not find the requested resource")
+        key = (group, version, rest[0])
+        if key not in RESOURCES:
+            raise ApiFailure(404, "NotFound", "the server could not find the requested resource (%s)" % rest[0])
+        kind, namespaced, _ = RESOURCES[key]
+        if namespaced != bool(ns) and not (namespaced and method == "GET" and len(rest) == 1):
+            raise ApiFailure(404, "NotFound", "the server could not find the requested resource")
+        name = rest[1] if len(rest) > 1 else None
+        sub = rest[2] if len(rest) > 2 else None
+        if method == "GET" and name is None:
+            if q.get("watch") in ("1", "true"):
+                return self.watch(key, ns, q, fault)
+            return self.send_raw(200, self.list(key, kind, ns, q, fault))
+        if method == "GET" and sub == "log":
+            return self.logs(ns, name, q, fault)
+        if method == "GET":
+            return self.send_json(200, self.get(key, kind, ns, name))
+        if method == "POST" and name is None:
+            obj = self.create(key, kind, ns, json.loads(body or b"{}"), q)
+            if fault and fault["action"] == "drop_after":
+                return self.drop()  # the write happened; the answer is lost
+            return self.send_json(201, obj)
+        if method == "PUT" and name:
+            return self.send_json(200, self.replace(key, kind, ns, name, json.loads(body or b"{}"), sub))
+        if method == "PATCH" and name:
+            ctype = self.headers.get("Content-Type", "")
+            if not ctype.startswith("application/merge-patch+json"):
+                raise ApiFailure(415, "UnsupportedMediaType", "only merge patches are supported here")
+            return self.send_json(200, self.patch(key, kind, ns, name, json.loads(body or b"{}")))
+        if method == "DELETE" and name:
+            opts = json.loads(body or b"{}")
+            policy = q.get("propagationPolicy") or opts.get("propagationPolicy", "Background")
+            return self.send_json(200, self.delete(key, kind, ns, name, policy))
+        raise ApiFailure(405, "MethodNotAllowed", "method not allowed")
+
+    def get(self, key, kind, ns, name):
+        with self.server.store.cond:
+            obj = self.server.store.objects.get((key, ns, name))
+            if obj is None:
+                raise ApiFailure(404, "NotFound", '%s "%s" not found' % (key[2], name),
+                                 {"name": name, "group": key[0], "kind": key[2]})
+            return copy.deepcopy(obj)
+
+    def list(self, key, kind, ns, q, fault):
+        """A list page as JSON text. Items are serialised once per store version and cached,
+        so that repeated listings (the benchmark) measure the client, not Python's json."""
+        store = self.server.store
+        sel, fsel = q.get("labelSelector", ""), q.get("fieldSelector", "")
+        limit = int(q.get("limit", "0") or 0)
+        api_version = key[1] if not key[0] else key[0] + "/" + key[1]
+        with store.cond:
+            cont = q.get("continue")
+            if cont:
+                if (fault and fault["action"] == "gone") or cont not in store.continue_tokens:
+                    raise ApiFailure(410, "Expired", "The provided continue parameter is too old")
+                snapshot, start, rv = store.continue_tokens[cont]
+            else:
+                ck = (key, ns, sel, fsel)
+                cached = store.list_cache.get(ck)
+                if cached and cached[0] == store.rv:
+                    snapshot = cached[1]
+                else:
+                    reqs = parse_label_selector(sel)
+                    objs = sorted((o for (k, n, _), o in store.objects.items() if k == key and (not ns or n == ns)),
+                                  key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
+                    snapshot = [json.dumps(dict(o, apiVersion=api_version, kind=kind)) for o in objs
+                                if labels_match(o, reqs) and fields_match(o, fsel)]
+                    store.list_cache[ck] = (store.rv, snapshot)
+                start, rv = 0, str(store.rv)
+            end = len(snapshot) if limit <= 0 else min(len(snapshot), start + limit)
+            meta = {"resourceVersion": rv}
+            if end < len(snapshot):
+                token = uuid.uuid4().hex
+                store.continue_tokens[token] = (snapshot, end, rv)
+                meta["continue"] = token
+                meta["remainingItemCount"] = len(snapshot) - end
+            items = snapshot[start:end]
+        return ('{"kind": %s, "apiVersion": %s, "metadata": %s, "items": [%s]}' % (
+            json.dumps(kind + "List"), json.dumps(api_version), json.dumps(meta), ", ".join(items))).encode()
+
+    def watch(self, key, ns, q, fault):
+        store = self.server.store
+        reqs = parse_label_selector(q.get("labelSelector", ""))
+        fsel = q.get("fieldSelector", "")
+        timeout = float(q.get("timeoutSeconds", "30"))
+        deadline = time.time() + timeout
+        rv = int(q.get("resourceVersion") or 0)
+        self.start_chunked("application/json")
+        with store.cond:
+            expired = (fault and fault["action"] == "gone") or (rv and rv < store.compacted)
+        if expired:
+            self.chunk(json.dumps({"type": "ERROR", "object": status_obj(
+                410, "Expired", "too old resource version: %d (%d)" % (rv, store.compacted))}) + "\n")
+            return self.end_chunks()
+        if not rv:
+            rv = store.rv
+        drop_after = fault.get("after_events", 0) if fault and fault["action"] == "drop_stream" else None
+        sent = 0
+        while True:
+            with store.cond:
+                pending = [h for h in store.history if h[0] > rv]
+                if not pending:
+                    left = deadline - time.time()
+                    if left <= 0:
+                        break
+                    store.cond.wait(min(left, 0.5))
+                    continue
+            for hrv, hkey, hns, typ, obj in pending:
+                rv = hrv
+                if hkey != key or (ns and hns != ns):
+                    continue
+                if not labels_match(obj, reqs) or not fields_match(obj, fsel):
+                    continue
+                if drop_after is not None and sent >= drop_after:
+                    return self.drop()
+                self.chunk(json.dumps({"type": typ, "object": obj}) + "\n")
+                sent += 1
+        self.chunk(json.dumps({"type": "BOOKMARK", "object": {
+            "kind": RESOURCES[key][0], "apiVersion": key[1] if not key[0] else key[0] + "/" + key[1],
+            "metadata": {"resourceVersion": str(rv)}}}) + "\n")
+        self.end_chunks()
+
+    def logs(self, ns, pod_name, q, fault):
+        store = self.server.store
+        pod = self.get(("", "v1", "pods"), "Pod", ns, pod_name)
+        containers = [c["name"] for c in pod["spec"]["containers"]]
+        container = q.get("container")
+        if container is None and len(containers) > 1:
+            raise ApiFailure(400, "BadRequest", "a container name must be specified for pod %s, choose one of: %s"
+                             % (pod_name, containers))
+        if container is not None and container not in containers:
+            raise ApiFailure(400, "BadRequest", "container %s is not valid for pod %s" % (container, pod_name))
+        with store.cond:
+            entry = store.logs.get((ns, pod_name), {"lines": [], "follow": [], "interval": 0})
+            lines = list(entry["lines"])
+            follow_lines = list(entry["follow"])
+            interval = entry["interval"]
+        if fault and fault["action"] == "slow":
+            interval = fault.get("interval", 0.05)
+        if "sinceSeconds" in q:
+            cutoff = time.time() - int(q["sinceSeconds"])
+            lines = [l for l in lines if l[0] >= cutoff]
+        if "tailLines" in q:
+            n = int(q["tailLines"])
+            lines = lines[-n:] if n > 0 else []
+        stamp = q.get("timestamps") in ("true", "1")
+
+        def fmt(t, text):
+            if not stamp:
+                return text + "\n"
+            ts = datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f000Z")
+            return ts + " " + text + "\n"
+
+        self.start_chunked("text/plain")
+        for t, text in lines:
+            self.chunk(fmt(t, text))
+            if interval:
+                time.sleep(interval)
+        if q.get("follow") in ("true", "1"):
+            for text in follow_lines:
+                time.sleep(interval or 0.01)
+                self.chunk(fmt(time.time(), text))
+        self.end_chunks()
+
+    # -- writes --------------------------------------------------------------------------
+    def check(self, key, kind, ns, obj):
+        api_version = key[1] if not key[0] else key[0] + "/" + key[1]
+        if obj.get("kind") != kind or obj.get("apiVersion") != api_version:
+            raise ApiFailure(400, "BadRequest", "the body is a %s %s, expected %s %s" % (
+                obj.get("apiVersion"), obj.get("kind"), api_version, kind))
+        meta = obj.get("metadata") or {}
+        name = meta.get("name", "")
+        causes = []
+        if not name:
+            causes.append(("metadata.name", "name or generateName is required", "FieldValueRequired"))
+        elif not DNS1123_SUBDOMAIN.match(name) or len(name) > 253:
+            causes.append(("metadata.name", "a lowercase RFC 1123 subdomain must consist of lower case "
+                           "alphanumeric characters, '-' or '.'", "FieldValueInvalid"))
+        if meta.get("namespace") and meta["namespace"] != ns:
+            raise ApiFailure(400, "BadRequest", "the namespace of the object does not match the request")
+        causes += self.server.schemas.errors(key, obj)
+        if causes:
+            msg = '%s "%s" is invalid: %s' % (kind, name, "; ".join("%s: %s" % (f, m) for f, m, _ in causes))
+            raise ApiFailure(422, "Invalid", msg, {"name": name, "group": key[0], "kind": kind,
+                                                 "causes": [{"field": f, "message": m, "reason": r}
+                                                            for f, m, r in causes]})
+
+    def create(self, key, kind, ns, obj, q):
+        store = self.server.store
+        self.check(key, kind, ns, obj)
+        name = obj["metadata"]["name"]
+        with store.cond:
+            if ns and (KIND_TO_RESOURCE["Namespace"], "", ns) not in store.objects:
+                raise ApiFailure(404, "NotFound", 'namespaces "%s" not found' % ns,
+                                 {"name": ns, "kind": "namespaces"})
+            if (key, ns, name) in store.objects:
+                raise ApiFailure(409, "AlreadyExists", '%s "%s" already exists' % (key[2], name),
+                                 {"name": name, "group": key[0], "kind": key[2]})
+            obj = copy.deepcopy(obj)
+            meta = obj["metadata"]
+            if ns:
+                meta["namespace"] = ns
+            meta["uid"] = str(uuid.uuid4())
+            meta["creationTimestamp"] = now_rfc3339()
+            meta["generation"] = 1
+            if q.get("dryRun") == "All":
+                return obj
+            obj.pop("status", None)  # status is written by controllers only
+            store.put(key, ns, obj, "ADDED")
+            self.react(kind, ns, obj)
+            return copy.deepcopy(obj)
+
+    def replace(self, key, kind, ns, name, obj, sub):
+        store = self.server.store
+        self.check(key, kind, ns, obj)
+        with store.cond:
+            old = store.objects.get((key, ns, name))
+            if old is None:
+                raise ApiFailure(404, "NotFound", '%s "%s" not found' % (key[2], name))
+            if obj["metadata"].get("resourceVersion") != old["metadata"]["resourceVersion"]:
+                raise ApiFailure(409, "Conflict", 'Operation cannot be fulfilled on %s "%s": the object has been '
+                                 'modified; please apply your changes to the latest version and try again'
+                                 % (key[2], name))
+            new = copy.deepcopy(obj)
+            for f in ("uid", "creationTimestamp"):
+                new["metadata"][f] = old["metadata"][f]
+            if sub != "status":
+                new["status"] = old.get("status", new.get("status"))
+            store.put(key, ns, new, "MODIFIED")
+            return copy.deepcopy(new)
+
+    def patch(self, key, kind, ns, name, patch):
+        store = self.server.store
+
+        def merge(a, b):
+            if not isinstance(b, dict):
+                return b
+            a = dict(a) if isinstance(a, dict) else {}
+            for k, v in b.items():
+                if v is None:
+                    a.pop(k, None)
+                else:
+                    a[k] = merge(a.get(k), v)
+            return a
+
+        with store.cond:
+            old = store.objects.get((key, ns, name))
+            if old is None:
+                raise ApiFailure(404, "NotFound", '%s "%s" not found' % (key[2], name))
+            new = merge(old, patch)
+            check = copy.deepcopy(new)
+            for f in ("uid", "creationTimestamp", "resourceVersion", "generation"):
+                check["metadata"].pop(f, None)
+        self.check(key, kind, ns, check)
+        with store.cond:
+            store.put(key, ns, new, "MODIFIED")
+            return copy.deepcopy(new)
+
+    def delete(self, key, kind, ns, name, policy):
+        store = self.server.store
+        if policy not in ("Background", "Foreground", "Orphan"):
+            raise ApiFailure(400, "BadRequest", "invalid propagationPolicy %s" % policy)
+        with store.cond:
+            obj = store.objects.get((key, ns, name))
+            if obj is None:
+                raise ApiFailure(404, "NotFound", '%s "%s" not found' % (key[2], name),
+                                 {"name": name, "group": key[0], "kind": key[2]})
+            self.cascade(obj["metadata"]["uid"], policy)
+            store.put(key, ns, copy.deepcopy(obj), "DELETED")
+        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                "details": {"name": name, "group": key[0], "kind": key[2], "uid": obj["metadata"]["uid"]}}
+
+    def cascade(self, uid, policy):
+        """The garbage collector: delete dependents (lock held)."""
+        if policy == "Orphan":
+            return
+        store = self.server.store
+        for (k, n, name), o in list(store.objects.items()):
+            owners = o["metadata"].get("ownerReferences") or []
+            if any(r.get("uid") == uid for r in owners) and (k, n, name) in store.objects:
+                self.cascade(o["metadata"]["uid"], policy)
+                store.put(k, n, copy.deepcopy(o), "DELETED")
+
+    # -- controllers ---------------------------------------------------------------------
+    def react(self, kind, ns, obj):
+        """What the cluster's controllers would do after a create (lock held)."""
+        store = self.server.store
+        if kind == "Job":
+            tmpl = obj["spec"]["template"]
+            pod = pod_from_template(ns, "%s-%s" % (obj["metadata"]["name"], uuid.uuid4().hex[:5]), tmpl,
+                                    dict(tmpl.get("metadata", {}).get("labels", {}),
+                                         **{"job-name": obj["metadata"]["name"],
+                                            "controller-uid": obj["metadata"]["uid"]}),
+                                    owner(obj), "aks-gpupool-34613062-vmss000000")
+            store.put(KIND_TO_RESOURCE["Pod"], ns, pod, "ADDED")
+            st = dict(obj)
+            st["status"] = {"active": 1, "startTime": now_rfc3339()}
+            store.put(KIND_TO_RESOURCE["Job"], ns, st, "MODIFIED")
+            store.logs.setdefault((ns, pod["metadata"]["name"]), {
+                "lines": [(time.time(), "%s: line %d" % (obj["metadata"]["name"], i)) for i in range(1, 21)],
+                "follow": [], "interval": 0})
+        elif kind == "MPIJob":
+            workers = obj["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"]
+            for pod in mpijob_pods(obj, workers):
+                store.put(KIND_TO_RESOURCE["Pod"], ns, pod, "ADDED")
+                if pod["metadata"]["labels"]["training.kubeflow.org/job-role"] == "launcher":
+                    store.logs.setdefault((ns, pod["metadata"]["name"]), {
+                        "lines": [(time.time(), "Running with %d workers" % workers)] +
+                                 [(time.time(), "[1,0]<stdout>:epoch %d" % i) for i in range(1, 11)],
+                        "follow": [], "interval": 0})
+            st = dict(obj)
+            st["status"] = {"conditions": [
+                {"type": "Created", "status": "True", "reason": "MPIJobCreated",
+                 "message": "MPIJob %s/%s is created." % (ns, obj["metadata"]["name"]),
+                 "lastTransitionTime": now_rfc3339(), "lastUpdateTime": now_rfc3339()},
+                {"type": "Running", "status": "True", "reason": "MPIJobRunning",
+                 "message": "MPIJob %s/%s is running." % (ns, obj["metadata"]["name"]),
+                 "lastTransitionTime": now_rfc3339(), "lastUpdateTime": now_rfc3339()}],
+                "startTime": now_rfc3339()}
+            store.put(KIND_TO_RESOURCE["MPIJob"], ns, st, "MODIFIED")
+        elif kind == "PersistentVolumeClaim":
+            st = dict(obj)
+            st["status"] = {"phase": "Bound", "accessModes": obj["spec"].get("accessModes", []),
+                            "capacity": {"storage": obj["spec"]["resources"]["requests"]["storage"]}}
+            store.put(KIND_TO_RESOURCE["PersistentVolumeClaim"], ns, st, "MODIFIED")
+        elif kind == "VolumeSnapshot":
+            name = obj["metadata"]["name"]
+            threading.Timer(self.server.snapshot_delay, self.snapshot_ready, (ns, name)).start()
+
+    def snapshot_ready(self, ns, name):
+        store = self.server.store
+        key = KIND_TO_RESOURCE["VolumeSnapshot"]
+        with store.cond:
+            vs = store.objects.get((key, ns, name))
+            if vs is None:
+                return
+            vs = copy.deepcopy(vs)
+            pvc_name = vs["spec"]["source"].get("persistentVolumeClaimName", "")
+            pvc = store.objects.get((KIND_TO_RESOURCE["PersistentVolumeClaim"], ns, pvc_name))
+            injected = self.server.snapshot_error
+            if pvc is None or injected:
+                vs["status"] = {"readyToUse": False, "error": {
+                    "time": now_rfc3339(),
+                    "message": injected or 'Failed to create snapshot: error getting PVC %s/%s: not found'
+                    % (ns, pvc_name)}}
+            else:
+                vs["status"] = {"readyToUse": True, "creationTime": now_rfc3339(),
+                                "boundVolumeSnapshotContentName": "snapcontent-" + vs["metadata"]["uid"],
+                                "restoreSize": pvc["spec"]["resources"]["requests"]["storage"]}
+            store.put(key, ns, vs, "MODIFIED")
+
+
+def owner(obj):
+    return [{"apiVersion": obj["apiVersion"], "kind": obj["kind"], "name": obj["metadata"]["name"],
+             "uid": obj["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}]
+
+
+def pod_from_template(ns, name, tmpl, labels, owners, node):
+    spec = copy.deepcopy(tmpl.get("spec", {}))
+    spec["nodeName"] = node
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": ns, "uid": str(uuid.uuid4()), "labels": labels,
+                         "annotations": dict(tmpl.get("metadata", {}).get("annotations", {})),
+                         "ownerReferences": owners, "creationTimestamp": now_rfc3339()},
+            "spec": spec,
+            "status": {"phase": "Running", "hostIP": "10.240.0.4", "startTime": now_rfc3339(),
+                       "containerStatuses": [{"name": c["name"], "ready": True, "restartCount": 0,
+                                              "image": c.get("image", ""), "imageID": "",
+                                              "state": {"running": {"startedAt": now_rfc3339()}}}
+                                             for c in spec.get("containers", [])]}}
+
+
+def mpijob_pods(job, workers):
+    ns = job["metadata"]["namespace"]
+    name = job["metadata"]["name"]
+    specs = job["spec"]["mpiReplicaSpecs"]
+    base = {"training.kubeflow.org/operator-name": "mpi-operator", "training.kubeflow.org/job-name": name}
+    pods = []
+    lt = specs["Launcher"]["template"]
+    pods.append(pod_from_template(
+        ns, "%s-launcher-%s" % (name, uuid.uuid4().hex[:5]), lt,
+        dict(lt.get("metadata", {}).get("labels", {}), **base, **{"training.kubeflow.org/job-role": "launcher"}),
+        owner(job), "aks-agentpool-34613062-vmss000000"))
+    wt = specs["Worker"]["template"]
+    for i in range(workers):
+        pods.append(pod_from_template(
+            ns, "%s-worker-%d" % (name, i), wt,
+            dict(wt.get("metadata", {}).get("labels", {}), **base,
+                 **{"training.kubeflow.org/job-role": "worker", "training.kubeflow.org/replica-index": str(i)}),
+            owner(job), "aks-gpupool-34613062-vmss%06d" % (i % 3)))
+    return pods
+
+
+def mpijob_template(ns, name, project, workers):
+    container = {"name": "mpi", "image": "registry.example.com/scnn-train:1.0",
+                 "resources": {"limits": {"nvidia.com/gpu": "1"}}}
+    return {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob",
+            "metadata": {"name": name, "namespace": ns,
+                         "labels": {"kai.scheduler/queue": project, "project": project, "app": "lanectl"},
+                         "annotations": {"user": "bench"}},
+            "spec": {"slotsPerWorker": 1, "runPolicy": {"cleanPodPolicy": "Running"},
+                     "mpiReplicaSpecs": {
+                         "Launcher": {"replicas": 1, "template": {"spec": {"containers": [
+                             {"name": "mpi", "image": container["image"]}]}}},
+                         "Worker": {"replicas": workers, "template": {"spec": {"containers": [container]}}}}},
+            "status": {"conditions": [{"type": "Running", "status": "True", "reason": "MPIJobRunning"}]}}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--schemas", required=True)
+    ap.add_argument("--cert")
+    ap.add_argument("--key")
+    ap.add_argument("--token")
+    ap.add_argument("--port", type=int, default=0)
+    args = ap.parse_args()
+    srv = Server(("127.0.0.1", args.port), Schemas(args.schemas), args.token)
+    if args.cert:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(args.cert, args.key)
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    sys.stdout.write("PORT %d\n" % srv.server_address[1])
+    sys.stdout.flush()
+    try:
+        srv.serve_forever(poll_interval=0.1)
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

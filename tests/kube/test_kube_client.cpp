@@ -1,0 +1,296 @@
+// The REST client against the test API server: typed errors, retries, idempotent create,
+// pagination, watches, logs and TLS with a bearer token.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "fake_server.h"
+#include "submit/kube/client/kube_client.h"
+
+using namespace lane::kube;
+using Json = nlohmann::json;
+namespace res = lane::kube::resources;
+
+namespace {
+RetryPolicy fast_retries() {
+  RetryPolicy r;
+  r.base_delay = std::chrono::milliseconds(10);
+  r.max_delay = std::chrono::milliseconds(50);
+  return r;
+}
+
+Json ns_object(const std::string& name) {
+  return {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}};
+}
+
+Json configmap(const std::string& name) {
+  return {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name}}}, {"data", {{"k", name}}}};
+}
+
+int count_requests(const Json& log, const std::string& method, const std::string& path_part) {
+  int n = 0;
+  for (const auto& r : log) {
+    if (r["method"] == method && r["path"].get<std::string>().find(path_part) != std::string::npos) ++n;
+  }
+  return n;
+}
+}  // namespace
+
+TEST_CASE("client: typed errors from Status objects") {
+  lane::test::FakeApiServer server;
+  KubeClient client(server.connection(), fast_retries());
+  client.create(res::kNamespace, "", ns_object("team"));
+  try {
+    client.get(res::kConfigMap, "team", "absent");
+    FAIL("expected NotFound");
+  } catch (const ApiError& e) {
+    CHECK(e.not_found());
+    CHECK(e.reason() == "NotFound");
+  }
+  CHECK_FALSE(client.try_get(res::kConfigMap, "team", "absent"));
+  client.create(res::kConfigMap, "team", configmap("a"));
+  try {
+    client.create(res::kConfigMap, "team", configmap("a"));
+    FAIL("expected AlreadyExists");
+  } catch (const ApiError& e) {
+    CHECK(e.already_exists());
+    CHECK(e.http_code() == 409);
+  }
+  Json bad = configmap("b");
+  bad["spec"] = {{"unknown", 1}};  // strict field validation rejects it
+  try {
+    client.create(res::kConfigMap, "team", bad);
+    FAIL("expected Invalid");
+  } catch (const ApiError& e) {
+    CHECK(e.invalid());
+    REQUIRE_FALSE(e.causes().empty());
+    CHECK(std::string(e.what()).find("spec") != std::string::npos);
+  }
+  // Optimistic concurrency: a stale resourceVersion is a Conflict.
+  Json cm = client.get(res::kConfigMap, "team", "a");
+  Json stale = cm;
+  cm["data"]["k"] = "v2";
+  client.replace(res::kConfigMap, "team", "a", cm);
+  try {
+    client.replace(res::kConfigMap, "team", "a", stale);
+    FAIL("expected Conflict");
+  } catch (const ApiError& e) {
+    CHECK(e.conflict());
+  }
+}
+
+TEST_CASE("client: retries 429 honouring Retry-After and 5xx on idempotent requests") {
+  lane::test::FakeApiServer server;
+  KubeClient client(server.connection(), fast_retries());
+  client.create(res::kNamespace, "", ns_object("team"));
+  server.fault({{"method", "GET"}, {"path", "/namespaces/team"}, {"action", "429"}, {"retry_after", 1}, {"count", 1}});
+  auto t0 = std::chrono::steady_clock::now();
+  CHECK(client.get(res::kNamespace, "", "team")["metadata"]["name"] == "team");
+  CHECK(std::chrono::steady_clock::now() - t0 >= std::chrono::milliseconds(950));  // waited as told
+
+  server.fault({{"method", "GET"}, {"path", "/namespaces/team"}, {"action", "500"}, {"count", 2}});
+  server.fault({{"method", "GET"}, {"path", "/namespaces/team"}, {"action", "drop"}, {"count", 1}});
+  CHECK(client.get(res::kNamespace, "", "team")["metadata"]["name"] == "team");
+  CHECK(count_requests(server.requests(), "GET", "/api/v1/namespaces/team") == 2 + 4);
+
+  // A POST answered with 503 may have been applied: it is not repeated blindly.
+  server.fault({{"method", "POST"}, {"path", "configmaps"}, {"action", "503"}, {"count", 1}});
+  CHECK_THROWS_AS(client.create(res::kConfigMap, "team", configmap("c")), ApiError);
+  CHECK(count_requests(server.requests(), "POST", "configmaps") == 1);
+  // 429 means "not processed": even a POST is retried.
+  server.fault({{"method", "POST"}, {"path", "configmaps"}, {"action", "429"}, {"retry_after", 0}, {"count", 1}});
+  client.create(res::kConfigMap, "team", configmap("d"));
+  CHECK(client.try_get(res::kConfigMap, "team", "d"));
+
+  // Retries end: persistent 500s surface as a typed error.
+  server.fault({{"method", "GET"}, {"path", "/namespaces/gone"}, {"action", "500"}, {"count", 100}});
+  try {
+    client.get(res::kNamespace, "", "gone");
+    FAIL("expected InternalError");
+  } catch (const ApiError& e) {
+    CHECK(e.http_code() == 500);
+  }
+}
+
+TEST_CASE("client: a lost POST answer is recovered by name and submission id") {
+  lane::test::FakeApiServer server;
+  KubeClient client(server.connection(), fast_retries());
+  client.create(res::kNamespace, "", ns_object("team"));
+  // The server creates the object, then drops the connection without answering.
+  server.fault({{"method", "POST"}, {"path", "configmaps"}, {"action", "drop_after"}, {"count", 1}});
+  Json created = client.create_idempotent(res::kConfigMap, "team", configmap("job-lock"));
+  CHECK(created["metadata"]["name"] == "job-lock");
+  CHECK(created["metadata"]["annotations"].contains(kSubmissionIdAnnotation));
+  // Somebody else's object of the same name is not mistaken for ours.
+  server.fault({{"method", "POST"}, {"path", "configmaps"}, {"action", "503"}, {"count", 1}});
+  try {
+    client.create_idempotent(res::kConfigMap, "team", configmap("job-lock"));
+    FAIL("expected AlreadyExists");
+  } catch (const ApiError& e) {
+    CHECK(e.already_exists());
+  }
+  CHECK(client.list(res::kConfigMap, "team").items.size() == 1);
+}
+
+TEST_CASE("client: lists page through limit/continue and restart on an expired token") {
+  lane::test::FakeApiServer server;
+  KubeClient client(server.connection(), fast_retries());
+  client.create(res::kNamespace, "", ns_object("team"));
+  for (int i = 0; i < 25; ++i) client.create(res::kConfigMap, "team", configmap("cm-" + std::to_string(100 + i)));
+  ListOptions o;
+  o.limit = 10;
+  auto lr = client.list(res::kConfigMap, "team", o);
+  CHECK(lr.items.size() == 25);
+  CHECK(lr.items.front()["metadata"]["name"] == "cm-100");
+  CHECK(lr.items.back()["metadata"]["name"] == "cm-124");
+  CHECK(count_requests(server.requests(), "GET", "/configmaps") == 3);
+  // The second page's token has expired: the whole list starts over.
+  server.fault({{"method", "GET"}, {"path", "continue="}, {"action", "gone"}, {"count", 1}});
+  CHECK(client.list(res::kConfigMap, "team", o).items.size() == 25);
+  o.label_selector = "nothing=here";
+  CHECK(client.list(res::kConfigMap, "team", o).items.empty());
+}
+
+TEST_CASE("client: list drops the item fields the caller names, across pages") {
+  lane::test::FakeApiServer server;
+  KubeClient client(server.connection(), fast_retries());
+  client.create(res::kNamespace, "", ns_object("team"));
+  for (int i = 0; i < 5; ++i) client.create(res::kConfigMap, "team", configmap("cm-" + std::to_string(i)));
+  ListOptions o;
+  o.limit = 2;
+  o.drop = {{"items", "*", "data"}};
+  auto lr = client.list(res::kConfigMap, "team", o);
+  REQUIRE(lr.items.size() == 5);
+  for (const auto& it : lr.items) {
+    CHECK_FALSE(it.contains("data"));
+    CHECK(it["metadata"]["name"].get<std::string>().rfind("cm-", 0) == 0);
+  }
+  CHECK_FALSE(lr.resource_version.empty());
+  CHECK(client.list(res::kConfigMap, "team").items.front()["data"]["k"] == "cm-0");
+}
+
+TEST_CASE("client: watches resume from the last resourceVersion and report 410 Gone") {
+  lane::test::FakeApiServer server;
+  KubeClient client(server.connection(), fast_retries());
+  client.create(res::kNamespace, "", ns_object("team"));
+  auto lr = client.list(res::kConfigMap, "team");
+  std::string rv = lr.resource_version;
+  const std::string listed_rv = rv;
+  client.create(res::kConfigMap, "team", configmap("one"));
+  client.create(res::kConfigMap, "team", configmap("two"));
+  std::vector<std::string> seen;
+  auto end = client.watch(res::kConfigMap, "team", {}, rv, 5, [&](const std::string& type, const Json& obj) {
+    seen.push_back(type + ":" + obj["metadata"]["name"].get<std::string>());
+    return seen.size() < 2;
+  });
+  CHECK(end == WatchEnd::kStopped);
+  CHECK(seen == std::vector<std::string>{"ADDED:one", "ADDED:two"});
+  // Resuming from the returned version sees only what happened afterwards.
+  client.remove(res::kConfigMap, "team", "one");
+  seen.clear();
+  client.watch(res::kConfigMap, "team", {}, rv, 5, [&](const std::string& type, const Json& obj) {
+    seen.push_back(type + ":" + obj["metadata"]["name"].get<std::string>());
+    return false;
+  });
+  CHECK(seen == std::vector<std::string>{"DELETED:one"});
+  // After compaction the old version is gone.
+  server.control("/_test/compact", Json::object());
+  std::string old_rv = listed_rv;
+  CHECK(client.watch(res::kConfigMap, "team", {}, old_rv, 5, [](auto&, auto&) { return true; }) == WatchEnd::kGone);
+}
+
+TEST_CASE("client: wait_for relists after 410 and survives a dropped watch") {
+  lane::test::FakeApiServer server;
+  KubeClient client(server.connection(), fast_retries());
+  client.create(res::kNamespace, "", ns_object("team"));
+  client.create(res::kConfigMap, "team", configmap("flag"));
+  server.fault({{"method", "GET"}, {"path", "watch=1"}, {"action", "gone"}, {"count", 1}});
+  server.fault({{"method", "GET"}, {"path", "watch=1"}, {"action", "drop_stream"}, {"after_events", 0}, {"count", 1}});
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    server.control("/_test/object", {{"apiVersion", "v1"}, {"kind", "ConfigMap"},
+                                     {"metadata", {{"name", "flag"}, {"namespace", "team"}}},
+                                     {"data", {{"k", "ready"}}}});
+  });
+  auto obj = client.wait_for(res::kConfigMap, "team", "flag",
+                             [](const Json& o) { return o["data"].value("k", "") == "ready"; }, std::chrono::seconds(10));
+  writer.join();
+  REQUIRE(obj);
+  CHECK((*obj)["data"]["k"] == "ready");
+  CHECK(count_requests(server.requests(), "GET", "/configmaps") >= 3);  // list, watch (410), relist, ...
+}
+
+TEST_CASE("client: pod logs stream with tail, timestamps, follow and container checks") {
+  lane::test::FakeApiServer server;
+  KubeClient client(server.connection(), fast_retries());
+  client.create(res::kNamespace, "", ns_object("team"));
+  Json pod{{"apiVersion", "v1"},
+           {"kind", "Pod"},
+           {"metadata", {{"name", "p"}}},
+           {"spec", {{"containers", {{{"name", "a"}, {"image", "x"}}, {{"name", "b"}, {"image", "x"}}}}}}};
+  client.create(res::kPod, "team", pod);
+  server.control("/_test/logs", {{"namespace", "team"}, {"pod", "p"}, {"lines", {"l1", "l2", "l3"}},
+                                 {"follow", {"f1", "f2"}}, {"interval", 0.05}});
+  LogOptions o;
+  try {
+    client.stream_logs("team", "p", o, [](std::string_view) {});
+    FAIL("expected BadRequest");
+  } catch (const ApiError& e) {
+    CHECK(e.http_code() == 400);
+    CHECK(std::string(e.what()).find("container") != std::string::npos);
+  }
+  o.container = "a";
+  o.tail_lines = 2;
+  std::string out;
+  client.stream_logs("team", "p", o, [&](std::string_view c) { out.append(c); });
+  CHECK(out == "l2\nl3\n");
+  o.tail_lines.reset();
+  o.follow = true;
+  o.timestamps = true;
+  out.clear();
+  std::vector<std::string> chunks;
+  client.stream_logs("team", "p", o, [&](std::string_view c) {
+    out.append(c);
+    chunks.emplace_back(c);
+  });
+  CHECK(chunks.size() >= 5);  // arrived line by line, not as one body
+  CHECK(out.find("Z l1\n") != std::string::npos);
+  CHECK(out.find("Z f2\n") != std::string::npos);
+  auto req = server.requests().back();
+  CHECK(req["query"]["follow"] == "true");
+  CHECK(req["query"]["timestamps"] == "true");
+}
+
+TEST_CASE("client: TLS with the kubeconfig's CA and a bearer token") {
+  lane::test::TempDir dir;
+  lane::test::make_self_signed_cert(dir.path);
+  lane::test::FakeApiServer server({"s3cret-token", dir.path / "cert.pem", dir.path / "key.pem"});
+  std::ifstream ca_in(dir.path / "cert.pem");
+  std::string ca((std::istreambuf_iterator<char>(ca_in)), {});
+  Connection c = server.connection();
+  c.ca_pem = ca;
+  c.token = "s3cret-token";
+  KubeClient client(c, fast_retries());
+  client.create(res::kNamespace, "", ns_object("team"));
+  CHECK(client.get(res::kNamespace, "", "team")["metadata"]["name"] == "team");
+  CHECK(server.requests().back()["authorized"] == true);
+
+  Connection wrong = c;
+  wrong.token = "guess";
+  try {
+    KubeClient(wrong, fast_retries()).get(res::kNamespace, "", "team");
+    FAIL("expected Unauthorized");
+  } catch (const ApiError& e) {
+    CHECK(e.unauthorized());
+    CHECK(std::string(e.what()).find("guess") == std::string::npos);
+  }
+  Connection untrusted = c;
+  untrusted.ca_pem.clear();  // the system store does not know our self-signed CA
+  CHECK_THROWS_WITH(KubeClient(untrusted, fast_retries()).get(res::kNamespace, "", "team"),
+                    Catch::Contains("TLS verification failed"));
+  Connection insecure = untrusted;
+  insecure.insecure_skip_tls_verify = true;  // only because the kubeconfig says so
+  CHECK(KubeClient(insecure, fast_retries()).get(res::kNamespace, "", "team")["metadata"]["name"] == "team");
+}

@@ -1,0 +1,77 @@
+// The scnn-train binary: configuration errors exit 2 naming the variable or flag; predict on
+// the six real TuSimple frames writes six submission lines and six overlays.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "train/trainer/checkpoint.h"
+#include "trainer_test_util.h"
+
+using namespace lane;
+
+TEST_CASE("scnn-train train rejects bad configuration with exit 2 and the variable's name") {
+  const std::string data = "--data-dir " + test::tusimple_dir().string() + " ";
+  struct Case { std::string env, args, expect; };
+  const std::vector<Case> cases = {
+      {"BATCH_SIZE=abc", data, "BATCH_SIZE"},
+      {"BATCH_SIZE=0", data, "BATCH_SIZE"},
+      {"EPOCHS=-1", data, "EPOCHS"},
+      {"VAL_BATCH_SIZE=x", data, "VAL_BATCH_SIZE"},
+      {"NUM_WORKERS=two", data, "NUM_WORKERS"},
+      {"USE_WORKERS=perhaps", data, "USE_WORKERS"},
+      {"USE_VAL=sometimes", data, "USE_VAL"},
+      {"DATA_DIR=/nonexistent/tusimple", "", "DATA_DIR"},
+      {"", "", "DATA_DIR"},
+      {"", data + "--batch-size 0", "--batch-size"},
+      {"", data + "--model giant", "--model"},
+      {"", data + "--epochs 2x", "--epochs"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.env << " " << c.args);
+    const auto r = test::run_command("env -u DATA_DIR -u BATCH_SIZE " + c.env + " " + test::scnn_train() +
+                                     " train " + c.args);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Catch::Contains(c.expect));
+  }
+}
+
+TEST_CASE("scnn-train predict on the real 0601 frames writes json-lines and overlays") {
+  test::ScratchDir dir("predict");
+  torch::manual_seed(7);
+  auto cfg = test::tiny_config(dir.path);
+  model::Scnn net(cfg.model);
+  torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(0.1));
+  const auto ckpt = dir.path / "checkpoint_latest.pt";
+  train::save_checkpoint(ckpt, net, opt, {}, {cfg.model, 0});
+
+  const auto clips = test::tusimple_dir() / "clips";
+  const auto r = test::run_command(test::scnn_train() + " predict --threads 1 --checkpoint " + ckpt.string() +
+                                   " --input " + (clips / "0601").string() + " --raw-root " +
+                                   test::tusimple_dir().string() + " --out " + (dir.path / "pred").string());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.output, Catch::Contains("6 images") && Catch::Contains("ms per image"));
+
+  std::ifstream in(dir.path / "pred" / "predictions.json");
+  size_t lines = 0;
+  for (std::string line; std::getline(in, line); ++lines) {
+    const auto j = nlohmann::json::parse(line);
+    CHECK(j["raw_file"].get<std::string>().rfind("clips/0601/", 0) == 0);
+    CHECK(j["h_samples"].size() == 56);
+    CHECK(j["lanes"].is_array());
+    CHECK(j["run_time"].get<double>() > 0);
+  }
+  CHECK(lines == 6);
+  size_t pngs = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path / "pred" / "overlays"))
+    pngs += e.path().extension() == ".png" && std::filesystem::file_size(e.path()) > 0;
+  CHECK(pngs == 6);
+
+  const auto bad = test::run_command(test::scnn_train() + " predict --checkpoint " +
+                                     (dir.path / "missing.pt").string() + " --input " + clips.string() +
+                                     " --out " + (dir.path / "x").string());
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.output, Catch::Contains("missing.pt"));
+}
