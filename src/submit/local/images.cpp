@@ -72,10 +72,17 @@ std::optional<LocalImage> resolve_local_image(const std::string& image) {
     for (const auto& alias : d.doc.value("aliases", nlohmann::json::array()))
       if (alias.is_string() && alias.get<std::string>() == wanted) match = true;
     if (!match) continue;
-    LocalImage img{d.name, d.doc.value("entrypoint", std::vector<std::string>{})};
+    LocalImage img{d.name, d.doc.value("entrypoint", std::vector<std::string>{}), {}, {}};
     if (img.entrypoint.empty())
       throw Error("image " + d.name + " declares no entrypoint in its image.json");
     img.entrypoint[0] = resolve_program(img.entrypoint[0]);
+    const nlohmann::json env = d.doc.value("env", nlohmann::json::object());
+    for (const auto& [name, value] : env.items()) {
+      if (!value.is_string())
+        throw Error("image " + d.name + ": env value of " + name + " must be a string in its image.json");
+      img.env.emplace_back(name, value.get<std::string>());
+    }
+    img.bin_dir = fs::path(self_executable()).parent_path();
     return img;
   }
   return std::nullopt;

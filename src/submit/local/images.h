@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lane::submit::local {
@@ -13,6 +14,11 @@ namespace lane::submit::local {
 struct LocalImage {
   std::string name;                     // images/<name>
   std::vector<std::string> entrypoint;  // first word resolved to an absolute path when found
+  // The image's ENV defaults (image.json "env"), applied before the job's own -e values.
+  std::vector<std::pair<std::string, std::string>> env;
+  // Where the image's programs live locally (the built binaries next to lanectl): put first on
+  // the job's PATH, as the image's PATH would, so `--command -- scnn-train ...` works.
+  std::filesystem::path bin_dir;
 };
 
 // Where image.json files are looked up: $LANECTL_IMAGES_DIR, <exe>/../share/lanectl/images,

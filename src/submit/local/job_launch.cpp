@@ -1,6 +1,8 @@
 #include "submit/local/job_launch.h"
 
 #include <unistd.h>
+
+#include <cstdlib>
 #include <sys/sysinfo.h>
 
 #include <fmt/format.h>
@@ -65,7 +67,12 @@ LaunchPlan make_launch_plan(const JobSpec& spec, const nlohmann::json& placement
   plan.env.emplace_back("LANECTL_BACKEND", "local");
   plan.env.emplace_back("LANECTL_JOB_NAME", spec.name);
   plan.env.emplace_back("LANECTL_PROJECT", spec.project);
-  for (const auto& e : spec.env) plan.env.emplace_back(e.name, e.value);
+  if (auto image = resolve_local_image(spec.image)) {
+    const char* path = std::getenv("PATH");
+    plan.env.emplace_back("PATH", image->bin_dir.string() + ":" + (path ? path : "/usr/bin:/bin"));
+    plan.env.insert(plan.env.end(), image->env.begin(), image->env.end());
+  }
+  for (const auto& e : spec.env) plan.env.emplace_back(e.name, e.value);  // -e wins over image ENV
 
   if (spec.type == JobType::kMpi) {
     // One rank per worker; each rank gets its own GPU set through `lanectl __rank`, which picks
