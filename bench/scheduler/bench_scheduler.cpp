@@ -1,4 +1,4 @@
-// Benchmark of one scheduling pass (docs/bench/scheduler.md).
+// Benchmark of one scheduling pass (docs/BENCHMARKS.md).
 //   bench_scheduler [repetitions]
 // Scenarios, each timed as the median of the repetitions:
 //   * fair-share pass, 10,000 pending jobs, 100 projects, 1,000 GPUs (125 nodes × 8)   <- target ≤ 100 ms

@@ -1,7 +1,10 @@
 // lanectl snapshot create|list|describe|delete|verify: point-in-time copies of volumes
 // (NetApp Snapshot semantics; the local backend keeps a content-addressed store).
+// create/list/delete --backend anf work on native Azure NetApp Files snapshots of the volume
+// behind --pvc (or --volume-id) instead of the configured backend's store.
 #include <fmt/format.h>
 
+#include "cli/anf_flags.h"
 #include "cli/context.h"
 #include "cli/table.h"
 #include "common/error.h"
@@ -16,6 +19,7 @@ namespace {
 
 struct SnapshotOptions {
   std::string pvc, name, job, project, output, snapshot;
+  AnfFlags anf;  // --backend and the ANF volume options
 };
 
 std::string namespace_of(const std::string& project) { return "runai-" + project; }
@@ -37,16 +41,25 @@ void print_info_text(std::ostream& out, const storage::SnapshotInfo& s) {
 }
 
 void run_create(const SnapshotOptions& o, CliContext& ctx) {
-  if (o.pvc.empty()) throw UsageError("snapshot create needs --pvc NAME (the volume to snapshot)");
-  require_dns1123_label(o.pvc, "--pvc");
+  const bool anf = anf_backend_selected(o.anf);
+  if (o.pvc.empty() && !(anf && !o.anf.volume_id.empty()))
+    throw UsageError("snapshot create needs --pvc NAME (the volume to snapshot)");
+  if (!o.pvc.empty()) require_dns1123_label(o.pvc, "--pvc");
   if (!o.job.empty()) require_dns1123_label(o.job, "--job");
   const OutputFormat format = parse_output_format(o.output);
-  std::string name = o.name.empty() ? storage::default_snapshot_name(o.pvc, storage::now_unix_ms()) : o.name;
-  storage::require_snapshot_name(name, "--name");
+  if (!o.name.empty()) storage::require_snapshot_name(o.name, "--name");
   const std::string ns = namespace_of(ctx.project(o.project));
-  auto info = ctx.backend().snapshots().create(o.pvc, name, o.job, {{"namespace", ns}, {"reason", "user"}});
+  SelectedSnapshotStore selected(o.anf, o.pvc, o.project, ctx);
+  const std::string base = o.pvc.empty() ? selected.anf_volume() : o.pvc;
+  const std::string name = o.name.empty() ? storage::default_snapshot_name(base, storage::now_unix_ms()) : o.name;
+  storage::require_snapshot_name(name, "--name");
+  auto info = selected.store().create(o.pvc, name, o.job, {{"namespace", ns}, {"reason", "user"}});
   if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
     print_document(ctx.out, storage::to_json(info), format);
+    return;
+  }
+  if (selected.is_anf()) {  // ANF reports no file counts or sizes for a snapshot
+    ctx.out << fmt::format("ANF snapshot {} created on volume {}\n", info.name, selected.anf_volume());
     return;
   }
   ctx.out << fmt::format("Snapshot {} created in namespace {}\n", info.name, info.ns);
@@ -61,7 +74,8 @@ void run_list(const SnapshotOptions& o, CliContext& ctx) {
     require_dns1123_label(o.pvc, "--pvc");
     volume = o.pvc;
   }
-  auto snaps = ctx.backend().snapshots().list(volume);
+  SelectedSnapshotStore selected(o.anf, o.pvc, o.project, ctx);
+  auto snaps = selected.store().list(volume);
   if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
     nlohmann::json items = nlohmann::json::array();
     for (const auto& s : snaps) items.push_back(storage::to_json(s));
@@ -70,6 +84,16 @@ void run_list(const SnapshotOptions& o, CliContext& ctx) {
   }
   if (snaps.empty()) {
     ctx.out << "No snapshots found.\n";
+    return;
+  }
+  if (selected.is_anf()) {  // ANF snapshots carry a state, not file counts
+    Table table({"NAME", "VOLUME", "CREATED", "STATE"});
+    for (const auto& s : snaps) {
+      auto state = s.metadata.find("anf.provisioningState");
+      table.add({s.name, s.volume, storage::format_utc(s.created_unix_ms),
+                 state == s.metadata.end() ? "-" : state->second});
+    }
+    table.print(ctx.out);
     return;
   }
   const bool wide = format == OutputFormat::kWide;
@@ -110,8 +134,12 @@ void run_describe(const SnapshotOptions& o, CliContext& ctx) {
 
 void run_delete(const SnapshotOptions& o, CliContext& ctx) {
   storage::require_snapshot_name(o.snapshot);
-  ctx.backend().snapshots().remove(o.snapshot);
-  ctx.out << fmt::format("Snapshot {} deleted.\n", o.snapshot);
+  const bool anf = anf_backend_selected(o.anf);
+  if (!anf && !o.pvc.empty())
+    throw UsageError("snapshot delete takes --pvc only with --backend anf (to find the ANF volume)");
+  SelectedSnapshotStore selected(o.anf, o.pvc, o.project, ctx);
+  selected.store().remove(o.snapshot);
+  ctx.out << fmt::format("{}napshot {} deleted.\n", anf ? "ANF s" : "S", o.snapshot);
 }
 
 void run_verify(const SnapshotOptions& o, CliContext& ctx) {
@@ -139,16 +167,19 @@ void add_snapshot_command(CLI::App& app, CliContext& ctx) {
   cmd->require_subcommand(1);
 
   auto* create = cmd->add_subcommand("create", "Snapshot a volume (all or nothing)");
-  create->add_option("--pvc", o->pvc, "Volume (claim) to snapshot")->required();
+  create->add_option("--pvc", o->pvc, "Volume (claim) to snapshot");
   create->add_option("--name", o->name, "Snapshot name (default <pvc>-<YYYYMMDD-HHMMSS>)");
   create->add_option("--job", o->job, "Job this snapshot belongs to (lineage)");
   create->add_option("-p,--project", o->project, "Project");
   create->add_option("-o,--output", o->output, "json | yaml");
+  add_backend_options(create, o->anf);
   create->callback([o, &ctx] { run_create(*o, ctx); });
 
   auto* list = cmd->add_subcommand("list", "List snapshots, oldest first");
   list->add_option("--pvc", o->pvc, "Only snapshots of this volume");
   list->add_option("-o,--output", o->output, "wide | json | yaml");
+  list->add_option("-p,--project", o->project, "With --backend anf: project of the PVC (namespace runai-<project>)");
+  add_backend_options(list, o->anf);
   list->callback([o, &ctx] { run_list(*o, ctx); });
 
   auto* describe = cmd->add_subcommand("describe", "Show one snapshot");
@@ -158,6 +189,9 @@ void add_snapshot_command(CLI::App& app, CliContext& ctx) {
 
   auto* del = cmd->add_subcommand("delete", "Delete a snapshot (frees data no other snapshot shares)");
   del->add_option("snapshot", o->snapshot, "Snapshot name")->required();
+  del->add_option("--pvc", o->pvc, "With --backend anf: the PVC whose ANF volume holds the snapshot");
+  del->add_option("-p,--project", o->project, "With --backend anf: project of the PVC (namespace runai-<project>)");
+  add_backend_options(del, o->anf);
   del->callback([o, &ctx] { run_delete(*o, ctx); });
 
   auto* verify = cmd->add_subcommand("verify", "Re-hash every object of a snapshot; exit 1 if any is damaged");

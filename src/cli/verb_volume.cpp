@@ -7,13 +7,13 @@
 
 #include <fmt/format.h>
 
+#include "cli/anf_flags.h"
 #include "cli/context.h"
 #include "cli/table.h"
 #include "common/error.h"
 #include "common/names.h"
 #include "storage/anf/anf_target.h"
 #include "storage/anf/volume_service_level.h"
-#include "submit/factory/factory.h"
 
 namespace lane::cli {
 namespace {
@@ -21,30 +21,19 @@ namespace {
 namespace anf = lane::storage::anf;
 
 struct VolumeOptions {
-  std::string pvc, ns, project, volume_id, config, output, level, pool, snapshot, name, to_volume;
-  int timeout_s = 0;
+  std::string pvc, project, output, level, pool, snapshot, name, to_volume;
+  AnfFlags anf;  // -n, --volume-id, --anf-config, --timeout (shared with snapshot/restore)
   bool yes = false;
 };
 
 anf::OpenedTarget open_target(const VolumeOptions& o, CliContext& ctx) {
-  anf::AnfTarget t;
-  t.pvc = o.pvc;
-  if (!o.pvc.empty()) require_dns1123_label(o.pvc, "--pvc");
-  t.ns = !o.ns.empty() ? o.ns : "runai-" + ctx.project(o.project);
-  t.volume_id = o.volume_id;
-  if (!o.config.empty()) t.config_file = o.config;
-  if (o.timeout_s != 0) t.timeout_s = o.timeout_s;
-  t.lineage_dir = submit::lanectl_home() / "anf-lineage";
-  return anf::open_anf_target(t, &ctx.err);
+  return open_anf_volume(o.anf, o.pvc, o.project, ctx);
 }
 
 void add_target_options(CLI::App* cmd, VolumeOptions& o) {
   cmd->add_option("--pvc", o.pvc, "The PVC whose ANF volume to use (via its bound PV)");
   cmd->add_option("-p,--project", o.project, "Project (namespace runai-<project>)");
-  cmd->add_option("-n,--namespace", o.ns, "Kubernetes namespace of the PVC (overrides -p)");
-  cmd->add_option("--volume-id", o.volume_id, "ANF volume ARM resource id (instead of --pvc)");
-  cmd->add_option("--anf-config", o.config, "ANF credentials file (0600; Trident backend.json keys)");
-  cmd->add_option("--timeout", o.timeout_s, "Seconds to wait for a long-running operation (default 600)");
+  add_anf_options(cmd, o.anf);
 }
 
 void run_describe(const VolumeOptions& o, CliContext& ctx) {

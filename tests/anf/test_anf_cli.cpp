@@ -3,6 +3,7 @@
 // searched for the client secret.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sys/wait.h>
@@ -110,4 +111,101 @@ TEST_CASE("anf cli: wrong secret, bad config file and bad input fail cleanly wit
   auto missing = env.run("volume describe --pvc nope -n runai-team");
   CHECK(missing.code == 1);
   CHECK(missing.err.find("PVC 'nope' not found") != std::string::npos);
+}
+
+namespace {
+
+int count_requests(const nlohmann::json& state, const std::string& method, const std::string& path_end) {
+  int n = 0;
+  for (const auto& r : state["requests"]) {
+    const std::string path = r["path"];
+    if (r["method"] == method && path.size() >= path_end.size() &&
+        path.compare(path.size() - path_end.size(), path_end.size(), path_end) == 0)
+      ++n;
+  }
+  return n;
+}
+
+bool has(const nlohmann::json& list, const std::string& value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+}  // namespace
+
+TEST_CASE("anf cli: snapshot and restore verbs with --backend anf") {
+  FakeArm arm(nlohmann::json{{"polls", 1}});
+  arm.add_pvc("runai-team", "data", "pvc-1111", {{"internalID", lane::test::kVolume1}});
+  CliEnv env(arm);
+  const std::string snap1 = std::string(lane::test::kVolume1) + "/snapshots/s1";
+  const std::string snap2 = std::string(lane::test::kVolume1) + "/snapshots/s2";
+
+  for (const char* s : {"s1", "s2"}) {
+    auto c = env.run(std::string("snapshot create --pvc data -p team --backend anf --name ") + s);
+    INFO(c.err);
+    REQUIRE(c.code == 0);
+    CHECK(c.out.find(std::string("ANF snapshot ") + s + " created on volume volume1") != std::string::npos);
+  }
+  CHECK(has(arm.state()["snapshots"], snap1));
+  CHECK(has(arm.state()["snapshots"], snap2));
+  auto dup = env.run("snapshot create --pvc data -p team --backend anf --name s1");
+  CHECK(dup.code == 2);
+  CHECK(dup.err.find("already exists") != std::string::npos);
+
+  auto l = env.run("snapshot list --pvc data -n runai-team --backend anf");
+  INFO(l.err);
+  REQUIRE(l.code == 0);
+  CHECK(l.out.find("s1") != std::string::npos);
+  CHECK(l.out.find("s2") != std::string::npos);
+  auto lj = env.run("snapshot list --volume-id " + std::string(lane::test::kVolume1) + " --backend anf -o json");
+  REQUIRE(lj.code == 0);
+  CHECK(nlohmann::json::parse(lj.out)["items"].size() == 2);
+
+  // In place without --yes: exit 2, names the snapshot ANF will delete, nothing sent.
+  auto no = env.run("restore s1 --in-place --backend anf --pvc data -p team");
+  CHECK(no.code == 2);
+  CHECK(no.err.find("DELETES the snapshots newer than s1: s2") != std::string::npos);
+  CHECK(no.err.find("--yes") != std::string::npos);
+  CHECK(count_requests(arm.state(), "POST", "/volume1/revert") == 0);
+  CHECK(has(arm.state()["snapshots"], snap2));
+
+  auto yes = env.run("restore s1 --in-place --backend anf --pvc data -p team --yes");
+  INFO(yes.err);
+  CHECK(yes.code == 0);
+  CHECK(yes.out.find("Volume data reverted to snapshot s1. Newer snapshots deleted: s2") != std::string::npos);
+  auto after = arm.state();
+  CHECK(count_requests(after, "POST", "/volume1/revert") == 1);
+  CHECK_FALSE(has(after["snapshots"], snap2));
+  CHECK(has(after["snapshots"], snap1));
+
+  // New volume from the snapshot, in the same pool.
+  auto clone = env.run("restore s1 --to-volume fromsnap --backend anf --pvc data -p team");
+  INFO(clone.err);
+  CHECK(clone.code == 0);
+  CHECK(clone.out.find("restored to new ANF volume fromsnap") != std::string::npos);
+  const std::string new_volume = std::string(lane::test::kVolume1).substr(0, std::string(lane::test::kVolume1).rfind('/') + 1) + "fromsnap";
+  CHECK(has(arm.state()["volumes"], new_volume));
+
+  auto del = env.run("snapshot delete s1 --pvc data -p team --backend anf");
+  INFO(del.err);
+  CHECK(del.code == 0);
+  CHECK_FALSE(has(arm.state()["snapshots"], snap1));
+}
+
+TEST_CASE("anf cli: --backend and the ANF options are checked before any network call") {
+  FakeArm arm;
+  CliEnv env(arm);
+  auto bad = env.run("snapshot list --backend netapp");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("unknown --backend 'netapp'") != std::string::npos);
+  CHECK(env.run("restore s1 --in-place --pvc data --backend nfs").code == 2);
+  auto stray = env.run("snapshot list --volume-id " + std::string(lane::test::kVolume1));
+  CHECK(stray.code == 2);
+  CHECK(stray.err.find("add --backend anf") != std::string::npos);
+  auto mix = env.run("restore s1 --to-pvc x --backend anf --pvc data");
+  CHECK(mix.code == 2);
+  CHECK(mix.err.find("--to-volume") != std::string::npos);
+  CHECK(env.run("restore s1 --to-volume x --pvc data").code == 2);  // --to-volume needs --backend anf
+  CHECK(env.run("restore s1 --in-place --backend anf").code == 2);  // neither --pvc nor --volume-id
+  CHECK(env.run("snapshot delete s1 --pvc data").code == 2);       // --pvc on delete needs --backend anf
+  CHECK(arm.state()["requests"].empty());
 }

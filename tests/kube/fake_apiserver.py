@@ -571,8 +571,10 @@ class Handler(BaseHTTPRequestHandler):
                     reqs = parse_label_selector(sel)
                     objs = sorted((o for (k, n, _), o in store.objects.items() if k == key and (not ns or n == ns)),
                                   key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
-                    snapshot = [json.dumps(dict(o, apiVersion=api_version, kind=kind)) for o in objs
-                                if labels_match(o, reqs) and fields_match(o, fsel)]
+                    # Like a real API server: only the List carries kind/apiVersion, its items
+                    # do not (a GET of one object and watch events do carry them).
+                    snapshot = [json.dumps({k: v for k, v in o.items() if k not in ("kind", "apiVersion")})
+                                for o in objs if labels_match(o, reqs) and fields_match(o, fsel)]
                     store.list_cache[ck] = (store.rv, snapshot)
                 start, rv = 0, str(store.rv)
             end = len(snapshot) if limit <= 0 else min(len(snapshot), start + limit)

@@ -195,6 +195,34 @@ TEST_CASE("kube backend: the seed workflow (submit, submit-mpi, list, logs, desc
   CHECK(f.backend.delete_all_jobs("lane-detection") == std::vector<std::string>{"download-tusimple-data"});
 }
 
+// A real API server sends the items of a list without kind/apiVersion (the fake does the same);
+// a listed MPIJob must still be judged by the MPIJob rules (condition Succeeded, not Complete).
+TEST_CASE("kube backend: listed MPIJobs keep MPIJob status rules although list items carry no kind") {
+  Fixture f;
+  f.backend.submit(seed_download());  // makes the claim the MPI job mounts
+  f.backend.submit(seed_training());
+  auto raw = Json::parse(f.client->request("GET", res::kMpiJob.collection_path("runai-lane-detection")).body);
+  REQUIRE(raw["items"].size() == 1);
+  CHECK_FALSE(raw["items"][0].contains("kind"));  // the server behaves like a real one
+  auto listed = f.client->list(res::kMpiJob, "runai-lane-detection").items;
+  REQUIRE(listed.size() == 1);
+  CHECK(listed[0]["kind"] == "MPIJob");  // stamped by KubeClient::list
+  CHECK(listed[0]["apiVersion"] == "kubeflow.org/v2beta1");
+
+  // The operator reports success while the pods still show Running (they are being torn down).
+  Json mpi = f.client->get(res::kMpiJob, "runai-lane-detection", "dist-lane-detection-training");
+  mpi["status"]["conditions"].push_back({{"type", "Succeeded"}, {"status", "True"}, {"reason", "MPIJobSucceeded"},
+                                         {"message", "done"}, {"lastTransitionTime", "2026-01-01T00:00:00Z"}});
+  f.server.control("/_test/object", mpi);
+  auto jobs = f.backend.list_jobs(std::string("lane-detection"));
+  REQUIRE(jobs.size() == 2);
+  REQUIRE(jobs[0].spec.name == "dist-lane-detection-training");
+  CHECK(jobs[0].status == JobStatus::kSucceeded);
+  CHECK(jobs[0].gpus_allocated == 0);
+  CHECK(f.backend.list_jobs(std::nullopt).at(0).status == JobStatus::kSucceeded);
+  CHECK(f.backend.describe_job("dist-lane-detection-training", "lane-detection")->status == JobStatus::kSucceeded);
+}
+
 TEST_CASE("kube backend: render, services, status demotion and projects") {
   Fixture f;
   JobSpec nb;

@@ -30,6 +30,18 @@ std::mt19937_64& rng() {
   return gen;
 }
 
+// The API server sends list items without kind/apiVersion (only the XList carries them);
+// the resource we listed names them, as client-go's typed lists do. Kept if present.
+void stamp_type(const Resource& r, Json& item) {
+  if (!item.is_object()) return;
+  auto kind = item.find("kind");
+  if (kind == item.end() || !kind->is_string() || kind->get_ref<const std::string&>().empty()) item["kind"] = r.kind;
+  auto api = item.find("apiVersion");
+  if (api == item.end() || !api->is_string() || api->get_ref<const std::string&>().empty()) {
+    item["apiVersion"] = r.api_version();
+  }
+}
+
 }  // namespace
 
 std::string random_hex(size_t bytes) {
@@ -154,7 +166,10 @@ ListResult KubeClient::list(const Resource& r, const std::string& ns, const List
         auto& items = page["items"];
         if (items.is_array()) {
           result.items.reserve(result.items.size() + items.size());
-          for (auto& it : items) result.items.push_back(std::move(it));
+          for (auto& it : items) {
+            stamp_type(r, it);
+            result.items.push_back(std::move(it));
+          }
         }
         const auto& meta = page["metadata"];
         cont = meta.is_object() ? meta.value("continue", "") : "";

@@ -72,6 +72,9 @@ class KubeClient {
   Json get(const Resource& r, const std::string& ns, const std::string& name);
   std::optional<Json> try_get(const Resource& r, const std::string& ns, const std::string& name);
   // All pages (limit/continue); a 410 on a continue token restarts the list once.
+  // Every item gets r.kind / r.api_version() when it lacks them: a real API server omits
+  // them on list items, and callers (job_state's MPIJob vs Job rules) read `kind` from
+  // listed, watched and fetched objects alike.
   ListResult list(const Resource& r, const std::string& ns, const ListOptions& options = {});
   Json create(const Resource& r, const std::string& ns, const Json& object);
   Json create_idempotent(const Resource& r, const std::string& ns, Json object);
