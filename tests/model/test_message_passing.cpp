@@ -1,6 +1,6 @@
 // Message passing: each direction carries information the right way, and the fast
 // implementation equals the slice-by-slice reference in values and gradients.
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
 #include "train/model/message_passing.h"
 

@@ -1,6 +1,6 @@
 // SCNN network: parameter counts against the reference arithmetic, output shapes, pretrained
 // weight loading.
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
 #include <filesystem>
 #include <fstream>

@@ -1,6 +1,6 @@
 // Checkpoints: a round trip restores weights, momentum and the RNG; an interrupted write
 // (the file-size limit makes write() fail half-way) leaves the previous checkpoint intact.
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
 #include <csignal>
 #include <sys/resource.h>

@@ -1,6 +1,6 @@
 // The scnn-train binary: configuration errors exit 2 naming the variable or flag; predict on
 // the six real TuSimple frames writes six submission lines and six overlays.
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
 #include <fstream>
 

@@ -1,6 +1,6 @@
 // Resume: N steps, stop, --resume for N more gives exactly the losses and weights of an
 // uninterrupted 2N-step run (CPU, 1 thread, augmentation on).
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
 #include <fstream>
 

@@ -3,8 +3,10 @@
 #ifdef LANE_WITH_MPI
 #include <sched.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <thread>
 
 namespace lane::dist {
 
@@ -29,24 +31,31 @@ std::string describe(int peer, double timeout_s, const char* what) {
 
 }  // namespace
 
+PollPacer::PollPacer(double timeout_s) : timeout_s_(timeout_s), start_(std::chrono::steady_clock::now()) {}
+
+bool PollPacer::pause() {
+  if (++polls_ % 32 != 0) return true;  // poll flat out between clock reads
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  if (waited > timeout_s_) return false;
+  if (waited < 50e-6) return true;
+  if (waited < 1e-3) {
+    sched_yield();
+    return true;
+  }
+  std::this_thread::sleep_for(std::chrono::duration<double>(std::min(1e-3, waited / 20)));
+  return true;
+}
+
 void wait_all_or_abort(int n, MPI_Request* requests, int my_rank, int peer, double timeout_s,
                        const char* what) {
-  using clock = std::chrono::steady_clock;
-  const auto start = clock::now();
-  unsigned spins = 0;
+  PollPacer pacer(timeout_s);
   for (;;) {
     int done = 0;
     MPI_Testall(n, requests, &done, MPI_STATUSES_IGNORE);
     if (done) return;
-    // Check the clock and yield the core only now and then: polling is what drives
-    // OpenMPI's progress, and on an oversubscribed machine yielding lets the peer run.
-    if (++spins % 64 == 0) {
-      if (std::chrono::duration<double>(clock::now() - start).count() > timeout_s)
-      {
-        std::fprintf(stderr, "rank %d: waiting in %s\n", my_rank, what);
-        abort_job(my_rank, describe(peer, timeout_s, what));
-      }
-      sched_yield();
+    if (!pacer.pause()) {
+      std::fprintf(stderr, "rank %d: waiting in %s\n", my_rank, what);
+      abort_job(my_rank, describe(peer, timeout_s, what));
     }
   }
 }

@@ -5,6 +5,7 @@
 #ifdef LANE_WITH_MPI
 #include <mpi.h>
 
+#include <chrono>
 #include <string>
 
 namespace lane::dist {
@@ -19,6 +20,22 @@ void wait_all_or_abort(int n, MPI_Request* requests, int my_rank, int peer, doub
                        const char* what);
 
 [[noreturn]] void abort_job(int my_rank, const std::string& message);
+
+// Paces a polling loop. Polling is what drives OpenMPI's progress, so a short wait polls flat
+// out; a long one (a peer still computing) sleeps between polls, growing to 1 ms but never
+// more than 1/20 of the wait so far, so that the waiting thread does not take a core from a
+// backward pass (its own rank's or, oversubscribed, another's) at a bounded latency cost.
+class PollPacer {
+ public:
+  explicit PollPacer(double timeout_s);
+  // Call after each poll that found nothing. Returns false once the deadline has passed.
+  bool pause();
+
+ private:
+  double timeout_s_;
+  std::chrono::steady_clock::time_point start_;
+  unsigned polls_ = 0;
+};
 
 }  // namespace lane::dist
 #endif

@@ -1,7 +1,6 @@
 #include "train/dist/ring_allreduce.h"
 
 #ifdef LANE_WITH_MPI
-#include <sched.h>
 
 #include <algorithm>
 #include <chrono>
@@ -114,11 +113,9 @@ void RingAllreduce::allreduce_sum(float* data, size_t count) {
     }
   };
 
-  using clock = std::chrono::steady_clock;
   for (size_t q = 0; q < n_items; ++q) {
     const Item& it = items_[q];
-    auto start = clock::now();
-    unsigned spins = 0;
+    PollPacer pacer(timeout_s_);
     for (;;) {
       post_ahead(q);
       if (next_post > q) {
@@ -126,16 +123,13 @@ void RingAllreduce::allreduce_sum(float* data, size_t count) {
         MPI_Test(&recv_req_[q], &done, MPI_STATUS_IGNORE);
         if (done) break;
       }
-      if (++spins % 64 == 0) {
-        if (std::chrono::duration<double>(clock::now() - start).count() > timeout_s_) {
-          char msg[160];
-          if (next_post > q)
-            std::snprintf(msg, sizeof msg, "no data from rank %d for %g s", left_, timeout_s_);
-          else
-            std::snprintf(msg, sizeof msg, "rank %d took no data for %g s", right_, timeout_s_);
-          abort_job(rank_, msg);
-        }
-        sched_yield();
+      if (!pacer.pause()) {
+        char msg[160];
+        if (next_post > q)
+          std::snprintf(msg, sizeof msg, "no data from rank %d for %g s", left_, timeout_s_);
+        else
+          std::snprintf(msg, sizeof msg, "rank %d took no data for %g s", right_, timeout_s_);
+        abort_job(rank_, msg);
       }
     }
     if (it.step < n - 1)

@@ -51,7 +51,7 @@ ScnnImpl::ScnnImpl(const ScnnConfig& config) : config_(config) {
   fc7 = register_module("fc7", torch::nn::Conv2d(torch::nn::Conv2dOptions(c6, c7, 1).bias(false)));
   bn7 = register_module("bn7", torch::nn::BatchNorm2d(c7));
   scnn_ = register_module("scnn", MessagePassing(c7, c.scnn_kernel, c.update_first_slice));
-  dropout = register_module("dropout", torch::nn::Dropout2d(0.1));
+  dropout = register_module("dropout", torch::nn::Dropout2d(c.dropout));
   fc8 = register_module("fc8", torch::nn::Conv2d(torch::nn::Conv2dOptions(c7, c.num_classes, 1).bias(true)));
   exist_fc1 = register_module("exist_fc1", torch::nn::Linear(c.exist_fc_inputs(), 128));
   exist_fc2 = register_module("exist_fc2", torch::nn::Linear(128, c.num_classes - 1));
@@ -86,6 +86,18 @@ void ScnnImpl::init_weights() {
     (*fc)->weight.normal_(0.0, 0.01);
     (*fc)->bias.zero_();
   }
+}
+
+void ScnnImpl::set_batch_norm_frozen(bool frozen) {
+  bn_frozen_ = frozen;
+  train(is_training());
+}
+
+void ScnnImpl::train(bool on) {
+  torch::nn::Module::train(on);
+  if (!on || !bn_frozen_) return;
+  for (auto& m : modules(/*include_self=*/false))
+    if (auto* bn = m->as<torch::nn::BatchNorm2dImpl>()) bn->eval();
 }
 
 ScnnOutput ScnnImpl::forward(const torch::Tensor& images) {

@@ -41,10 +41,19 @@ class ScnnImpl : public torch::nn::Module {
   // Number of trainable parameters.
   int64_t parameter_count() const;
 
+  // Frozen BatchNorm: in training mode every BN layer still normalises with (and keeps) its
+  // running statistics, as in eval mode; γ and β keep learning. Batch statistics are per rank
+  // in data-parallel training, so only frozen BN makes N ranks × batch B train exactly like
+  // one rank × batch N·B (and small per-rank batches stop being noisy).
+  void set_batch_norm_frozen(bool frozen);
+  bool batch_norm_frozen() const { return bn_frozen_; }
+  void train(bool on = true) override;
+
  private:
   void init_weights();
 
   ScnnConfig config_;
+  bool bn_frozen_ = false;
   std::vector<VggUnit> vgg_;
   torch::nn::Conv2d fc6{nullptr}, fc7{nullptr}, fc8{nullptr};
   torch::nn::BatchNorm2d bn6{nullptr}, bn7{nullptr};

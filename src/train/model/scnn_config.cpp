@@ -35,6 +35,8 @@ void validate(const ScnnConfig& c) {
     fail("input width must be a multiple of 8 and at least 16, got " + std::to_string(c.input_width));
   if (!(c.width_mult > 0.0) || c.width_mult > 4.0)
     fail("width multiplier must be in (0, 4], got " + std::to_string(c.width_mult));
+  if (!(c.dropout >= 0.0 && c.dropout < 1.0))
+    fail("dropout must be in [0, 1), got " + std::to_string(c.dropout));
   if (c.scnn_kernel < 1 || c.scnn_kernel % 2 == 0)
     fail("message-passing kernel must be odd, got " + std::to_string(c.scnn_kernel));
 }

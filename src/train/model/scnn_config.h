@@ -14,6 +14,7 @@ struct ScnnConfig {
   // false reproduces PAD / LD, which stop at index 1.
   bool update_first_slice = true;
   int scnn_kernel = 9;       // message-passing kernel width along the slice
+  double dropout = 0.1;      // Dropout2d before the classifier (training only); 0 turns it off
 
   // Channels after scaling: max(4, round(c * width_mult)).
   int channels(int full) const;

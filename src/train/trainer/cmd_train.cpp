@@ -43,6 +43,9 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--max-steps", f->max_steps, "End the run (and the LR schedule) after this many steps");
   cmd->add_option("--stop-after", f->stop_after, "Stop with a checkpoint at this step, like a preempted job");
   cmd->add_flag("--no-augment", f->no_augment, "Disable the training augmentation");
+  cmd->add_option("--dropout", f->dropout, "Dropout2d probability before the classifier, 0 = off [0.1]");
+  cmd->add_flag("--freeze-bn", f->freeze_bn, "BatchNorm keeps its running statistics while training "
+                "(with --dropout 0: N ranks x batch B = 1 rank x batch N*B)");
   cmd->add_flag("--skip-bad", f->skip_bad, "Skip unreadable frames and malformed label lines");
   cmd->add_option("--log-every", f->log_every, "Progress line every N steps [10]");
   cmd->add_option("--checkpoint-every", f->checkpoint_every, "Checkpoint every N steps [500]");

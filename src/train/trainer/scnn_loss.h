@@ -15,6 +15,17 @@ struct LossParts {
 class ScnnLoss {
  public:
   ScnnLoss(int num_classes, double background_weight, double exist_weight);
+
+  // Σ w_y over the pixels that count (label 255 ignored): the denominator of the weighted mean.
+  torch::Tensor seg_weight(const torch::Tensor& seg_target) const;
+
+  // seg = Σ w_y·l / seg_normaliser. One process passes seg_weight(target), which is PyTorch's
+  // weighted mean. Data-parallel training passes the mean of seg_weight over the ranks: after
+  // gradient averaging, N ranks with batch B then follow exactly the gradient of one rank with
+  // batch N·B, which a per-rank mean does not (each batch has its own class balance).
+  LossParts operator()(const model::ScnnOutput& out, const torch::Tensor& seg_target,
+                       const torch::Tensor& exist_target, double seg_normaliser) const;
+  // The same with the local normaliser (single process).
   LossParts operator()(const model::ScnnOutput& out, const torch::Tensor& seg_target,
                        const torch::Tensor& exist_target) const;
 

@@ -110,6 +110,7 @@ TrainConfig resolve_train_config(const TrainFlags& f, const EnvLookup& env) {
     else if (*f.scnn_edge == "pad") c.model.update_first_slice = false;
     else throw UsageError(fmt::format("--scnn-edge: '{}' is not 'orig' or 'pad'", *f.scnn_edge));
   }
+  if (f.dropout) c.model.dropout = parse_double(*f.dropout, "--dropout");
   model::validate(c.model);
   int_setting(f.crop_top, "--crop-top", "", 0, c.crop_top);
   if (c.crop_top >= 700) throw UsageError("--crop-top: must leave rows of the 720-row frame (< 700)");
@@ -135,6 +136,7 @@ TrainConfig resolve_train_config(const TrainFlags& f, const EnvLookup& env) {
   double_setting(f.poly_power, "--poly-power", c.poly_power, false);
   c.nesterov = f.nesterov;
   c.augment = !f.no_augment;
+  c.freeze_bn = f.freeze_bn;
   c.resume = f.resume;
   c.skip_bad = f.skip_bad;
   if (f.pretrained) {

@@ -23,6 +23,7 @@ struct TrainConfig {
   model::ScnnConfig model;          // num_classes, input size, width
   int crop_top = 0;                 // rows of the 720-row frame dropped before resizing
   bool augment = true;
+  bool freeze_bn = false;           // BN uses its running statistics while training (see Scnn)
   std::string pretrained;           // optional VGG16-BN ImageNet weights (see docs/training.md)
 
   int batch_size = 8;
@@ -59,10 +60,10 @@ struct TrainFlags {
   std::optional<std::string> data_dir, output_dir, batch_size, val_batch_size, epochs, num_workers,
       use_workers, use_val;
   std::optional<std::string> model, num_classes, input_height, input_width, width_mult, scnn_edge,
-      crop_top, train_labels, val_labels, pretrained;
+      crop_top, train_labels, val_labels, pretrained, dropout;
   std::optional<std::string> lr, momentum, weight_decay, poly_power, warmup_steps, max_steps,
       log_every, checkpoint_every, threads, seed, stop_after;
-  bool nesterov = false, no_augment = false, resume = false, skip_bad = false;
+  bool nesterov = false, no_augment = false, resume = false, skip_bad = false, freeze_bn = false;
 };
 
 using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;

@@ -21,6 +21,7 @@
 #include "train/trainer/lr_schedule.h"
 #include "train/trainer/metrics_log.h"
 #include "train/trainer/scnn_loss.h"
+#include "train/trainer/train_step.h"
 
 namespace lane::train {
 namespace fs = std::filesystem;
@@ -76,6 +77,7 @@ TrainingResult run_training(const TrainConfig& cfg) {
 
   // Model and optimiser.
   model::Scnn net(cfg.model);
+  net->set_batch_norm_frozen(cfg.freeze_bn);
   if (!cfg.pretrained.empty()) model::load_vgg16_bn_pretrained(net, cfg.pretrained);
   torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(cfg.lr)
                                                .momentum(cfg.momentum)
@@ -154,13 +156,7 @@ TrainingResult run_training(const TrainConfig& cfg) {
       const double lr = schedule.at(progress.step);
       set_lr(opt, lr);
 
-      const auto out = net->forward(batch->images);
-      const auto loss = loss_fn(out, batch->seg, batch->exist);
-      opt.zero_grad();
-      sync.prepare();
-      loss.total.backward();
-      sync.wait();  // every gradient is now the mean over the ranks
-      opt.step();
+      const auto loss = train_step(net, opt, loss_fn, sync, *comm, batch->images, batch->seg, batch->exist);
       ++progress.step;
       ++progress.batch_in_epoch;
       window_images += batch->images.size(0) * comm->size();

@@ -18,7 +18,7 @@ class FlatAllreducer {
 
 std::unique_ptr<FlatAllreducer> make_cpu_flat_allreducer(Communicator& comm);
 #ifdef LANE_WITH_NCCL
-// Unverified in this repository's CI (no GPU): see docs/distributed.md.
+// Throws lane::Error (naming the CUDA or NCCL call) when the device is missing or unusable.
 std::unique_ptr<FlatAllreducer> make_nccl_flat_allreducer(Communicator& comm, int cuda_device);
 #endif
 

@@ -1,5 +1,6 @@
 // NCCL backend for CUDA parameters. Compiled only when CMake found nccl.h, libnccl and the CUDA
-// toolkit (LANE_WITH_NCCL). Never built or run in this repository's CPU-only CI.
+// toolkit (LANE_WITH_NCCL); built and linked wherever the toolkit is installed, but only run
+// on a GPU machine with a CUDA build of libtorch (Debian's is CPU-only).
 #include <cuda_runtime.h>
 #include <nccl.h>
 
@@ -22,12 +23,13 @@ void check_nccl(ncclResult_t r, const char* what) {
 class NcclFlatAllreducer final : public FlatAllreducer {
  public:
   NcclFlatAllreducer(Communicator& comm, int device) : device_(device) {
+    // The device first: a rank without it fails here, before any collective.
+    check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     // Rank 0 creates the NCCL id; our MPI communicator carries it to the others.
     ncclUniqueId id;
     if (comm.rank() == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
     comm.broadcast(&id, sizeof id, 0);
-    check_cuda(cudaSetDevice(device_), "cudaSetDevice");
-    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     check_nccl(ncclCommInitRank(&nccl_, comm.size(), id, comm.rank()), "ncclCommInitRank");
   }
   ~NcclFlatAllreducer() override {
