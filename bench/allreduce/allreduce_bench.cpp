@@ -1,11 +1,11 @@
 // Allreduce benchmark (run under mpirun): for each size, our ring next to MPI_Allreduce,
 // both in place on the same communicator, trials interleaved, median time reported as
 // time / algbw / busbw (nccl-tests: algbw = S/t, busbw = algbw * 2(n-1)/n), plus the ratio.
-// Then the SCNN gradient set: 20.99 M floats in 68 tensors, packed (scaled by 1/n) into the
-// fusion buffer in reverse order, ring-reduced, unpacked — against one MPI_Allreduce of the
-// same bytes with no copies.
+// Then the SCNN gradient set: 20.99 M floats in 68 tensors in one fusion buffer, reduced to the
+// mean as GradientSynchronizer does (zero copy, or with the copies of a first step) — against
+// one MPI_Allreduce of the same bytes with no copies.
 //
-//   mpirun --oversubscribe -np 2 build/<tag>/bench/bench_allreduce [--max-mb 256] [--trials 5]
+//   mpirun --oversubscribe -np 2 build/<tag>/bench/bench_allreduce [--max-mb 256] [--trials 5] [--chunk-kb N]
 #include <mpi.h>
 
 #include <algorithm>
@@ -64,11 +64,14 @@ std::string human(size_t bytes) {
 int main(int argc, char** argv) {
   size_t max_mb = 256;
   int trials = 5;
+  size_t chunk_kb = 0;  // 0: the ring's default
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--max-mb")) max_mb = std::strtoul(argv[i + 1], nullptr, 10);
     if (!std::strcmp(argv[i], "--trials")) trials = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--chunk-kb")) chunk_kb = std::strtoul(argv[i + 1], nullptr, 10);
   }
   lane::dist::MpiCommunicator comm;
+  if (chunk_kb > 0) comm.ring().set_chunk_bytes(chunk_kb * 1024);
   const int n = comm.size(), rank = comm.rank();
   const double bus = 2.0 * (n - 1) / n;
   if (rank == 0) {
@@ -89,35 +92,54 @@ int main(int argc, char** argv) {
                   bytes / mpi / 1e9, bytes / mpi / 1e9 * bus, mpi / ring);
   }
 
-  // The SCNN gradient set, fused (one 128 MiB Horovod-default bucket holds all 84 MB).
+  // The SCNN gradient set, fused (one 128 MiB Horovod-default bucket holds all 84 MB), as
+  // GradientSynchronizer reduces it: from the second step on every .grad is its slot of the
+  // fusion buffer (zero copy: one ring mean); on the first step, or after code replaced .grad,
+  // each gradient is copied in and the buffer becomes the new .grad tensors (copy in + ring
+  // mean; the copy back of the earlier design is gone, measured here for comparison).
   auto sizes = lane::bench::scnn_gradient_sizes();
   size_t total = std::accumulate(sizes.begin(), sizes.end(), size_t{0});
   std::vector<std::vector<float>> grads;
   for (size_t s : sizes) grads.emplace_back(s, 0.5f);
-  std::vector<float> fused(total), plain(total, 0.5f);
-  const float scale = 1.0f / n;
-  auto fused_ring = [&] {
+  std::vector<float> fused(total, 0.5f), plain(total, 0.5f);
+  auto pack = [&] {
     size_t off = 0;
-    for (size_t i = sizes.size(); i-- > 0;) {  // reverse parameter order, averaging folded in
-      const float* g = grads[i].data();
-      float* dst = fused.data() + off;
-      for (size_t k = 0; k < sizes[i]; ++k) dst[k] = g[k] * scale;
+    for (size_t i = sizes.size(); i-- > 0;) {  // reverse parameter order
+      std::memcpy(fused.data() + off, grads[i].data(), sizes[i] * sizeof(float));
       off += sizes[i];
     }
-    comm.allreduce_sum(fused.data(), total);
-    off = 0;
+  };
+  auto unpack = [&] {
+    size_t off = 0;
     for (size_t i = sizes.size(); i-- > 0;) {
       std::memcpy(grads[i].data(), fused.data() + off, sizes[i] * sizeof(float));
       off += sizes[i];
     }
   };
+  auto zero_copy = [&] { comm.allreduce_mean(fused.data(), total); };
+  auto copy_in = [&] {
+    pack();
+    comm.allreduce_mean(fused.data(), total);
+  };
+  auto copy_in_out = [&] {
+    pack();
+    comm.allreduce_mean(fused.data(), total);
+    unpack();
+  };
   auto one_mpi = [&] { comm.mpi_allreduce_sum(plain.data(), total); };
-  auto [tr, tm] = compare(fused_ring, one_mpi, 3, trials);
+  const int calls = 10;
+  auto [t0, m0] = compare(zero_copy, one_mpi, calls, trials);
+  auto [t1, m1] = compare(copy_in, one_mpi, calls, trials);
+  auto [t2, m2] = compare(copy_in_out, one_mpi, calls, trials);
   if (rank == 0) {
-    std::printf("\n# SCNN gradient set: %zu tensors, %zu floats (%.1f MB)\n", sizes.size(), total,
-                total * 4 / 1e6);
-    std::printf("fused ring incl. pack+unpack: %8.2f ms   one MPI_Allreduce (no copies): %8.2f ms   "
-                "ring/MPI = %.2fx (goal <= 1.10x)\n", tr * 1e3, tm * 1e3, tr / tm);
+    std::printf("\n# SCNN gradient set: %zu tensors, %zu floats (%.1f MB), fused, mean; %d calls x %d trials\n",
+                sizes.size(), total, total * 4 / 1e6, calls, trials);
+    std::printf("%-44s %10s %14s %10s\n", "fused ring", "ms", "MPI_Allreduce", "ring/MPI");
+    std::printf("%-44s %10.2f %14.2f %9.2fx (goal <= 1.10x)\n", "zero copy (every step after the first)",
+                t0 * 1e3, m0 * 1e3, t0 / m0);
+    std::printf("%-44s %10.2f %14.2f %9.2fx\n", "copy in (first step)", t1 * 1e3, m1 * 1e3, t1 / m1);
+    std::printf("%-44s %10.2f %14.2f %9.2fx\n", "copy in + copy out (the earlier design)", t2 * 1e3, m2 * 1e3,
+                t2 / m2);
   }
   return 0;
 }

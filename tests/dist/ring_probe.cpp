@@ -45,6 +45,17 @@ void check_size(MpiCommunicator& comm, size_t count, size_t salt) {
     if (ours[i] != theirs[i]) ++bad;
   check(bad == 0, "ring != MPI_Allreduce for count " + std::to_string(count) + " (" +
                       std::to_string(bad) + " elements differ)", comm.rank());
+
+  // The mean: the ring scales each exact sum once, so it equals MPI's sum times 1/N bit for bit.
+  std::vector<float> mean(count);
+  fill(mean, comm.rank(), salt);
+  comm.allreduce_mean(mean.data(), count);
+  const float scale = 1.0f / static_cast<float>(comm.size());
+  bad = 0;
+  for (size_t i = 0; i < count; ++i)
+    if (mean[i] != theirs[i] * scale) ++bad;
+  check(bad == 0, "ring mean != MPI_Allreduce / N for count " + std::to_string(count) + " (" +
+                      std::to_string(bad) + " elements differ)", comm.rank());
 }
 
 }  // namespace

@@ -88,8 +88,13 @@ int main() {
     for (size_t i = 0; i < src.size(); ++i) dst[i].copy_(src[i]);
   }
 
+  // Grads reset to undefined before each step (always the copy path), then zeroed in place by
+  // Optimizer::zero_grad() as the trainer does (zero copy once every .grad is its slot).
+  for (bool zero_in_place : {false, true})
   for (size_t threshold : {size_t{256}, dist::kDefaultFusionThresholdBytes}) {
     dist::GradientSynchronizer sync(*comm, net->parameters(), threshold);
+    torch::optim::SGD zeroing(net->parameters(), torch::optim::SGDOptions(0.0));
+    for (auto& p : net->parameters()) p.mutable_grad() = torch::Tensor();
     for (int step = 0; step < 3; ++step) {
       for (auto& p : ref->parameters()) p.mutable_grad() = torch::Tensor();
       std::vector<torch::Tensor> expected;
@@ -97,7 +102,10 @@ int main() {
       for (auto& p : ref->parameters())
         expected.push_back(p.grad().defined() ? p.grad() / n : torch::Tensor());
 
-      for (auto& p : net->parameters()) p.mutable_grad() = torch::Tensor();
+      if (zero_in_place)
+        zeroing.zero_grad();
+      else
+        for (auto& p : net->parameters()) p.mutable_grad() = torch::Tensor();
       sync.prepare();
       loss_of(net, batch_of(rank, step)).backward();
       sync.wait();
@@ -109,7 +117,14 @@ int main() {
                       ? g.defined() && max_abs(g - expected[i]) <= 1e-5 * (1 + max_abs(expected[i]))
                       : !g.defined();
         check(ok, "grad " + std::to_string(i) + " threshold " + std::to_string(threshold) +
-                      " step " + std::to_string(step), rank);
+                      " step " + std::to_string(step) + (zero_in_place ? " (zero copy)" : ""), rank);
+      }
+      if (n > 1) {
+        const size_t copied = sync.last_step_stats().copied_gradients;
+        if (zero_in_place && step > 0)
+          check(copied == 0, "zero copy: no gradient copied at step " + std::to_string(step), rank);
+        else
+          check(copied > 0, "undefined grads are copied into the fusion buffer", rank);
       }
       if (n > 1 && threshold == 256)
         check(sync.last_step_stats().fused_allreduces > 1, "small threshold splits the buffer", rank);

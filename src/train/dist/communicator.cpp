@@ -10,6 +10,13 @@
 
 namespace lane::dist {
 
+void Communicator::allreduce_mean(float* data, size_t count) {
+  allreduce_sum(data, count);
+  if (size() == 1) return;
+  const float scale = 1.0f / static_cast<float>(size());
+  for (size_t i = 0; i < count; ++i) data[i] *= scale;
+}
+
 void Communicator::allreduce_sum_f64(double*, size_t) {
   if (size() != 1) throw Error("allreduce_sum_f64 is not implemented by this communicator");
 }

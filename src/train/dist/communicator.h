@@ -14,6 +14,8 @@ class Communicator {
   virtual int size() const = 0;
   // In place sum over all ranks (our pipelined ring). Every rank passes the same count.
   virtual void allreduce_sum(float* data, size_t count) = 0;
+  // In place mean over all ranks; the ring folds the 1/N into its last reduction step.
+  virtual void allreduce_mean(float* data, size_t count);
   virtual void broadcast(void* data, size_t bytes, int root) = 0;
   virtual void barrier() = 0;
 

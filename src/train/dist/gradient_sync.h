@@ -32,6 +32,8 @@ class GradientSynchronizer {
   struct StepStats {
     size_t fused_allreduces = 0;   // ring calls in the last step
     double exposed_wait_ms = 0;    // time wait() blocked
+    size_t copied_gradients = 0;   // gradients copied into the fusion buffer (0 once every
+                                   // .grad is its slot: from the second step on)
   };
   StepStats last_step_stats() const;
 

@@ -47,6 +47,9 @@ void MpiCommunicator::set_timeout_seconds(double seconds) {
 }
 
 void MpiCommunicator::allreduce_sum(float* data, size_t count) { ring_.allreduce_sum(data, count); }
+void MpiCommunicator::allreduce_mean(float* data, size_t count) {
+  ring_.allreduce(data, count, 1.0f / static_cast<float>(size_));
+}
 
 void MpiCommunicator::mpi_allreduce_sum(float* data, size_t count) {
   MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(count), MPI_FLOAT, MPI_SUM, ring_comm_);

@@ -19,6 +19,7 @@ class MpiCommunicator final : public Communicator {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   void allreduce_sum(float* data, size_t count) override;
+  void allreduce_mean(float* data, size_t count) override;
   void broadcast(void* data, size_t bytes, int root) override;
   void barrier() override;
   void allreduce_sum_f64(double* data, size_t count) override;

@@ -18,6 +18,11 @@ void add_into(float* __restrict dst, const float* __restrict src, size_t n) {
   for (size_t i = 0; i < n; ++i) dst[i] += src[i];
 }
 
+// The last reduce-scatter step: the chunk's sum is complete here, so scale it on the way.
+void add_scaled_into(float* __restrict dst, const float* __restrict src, size_t n, float scale) {
+  for (size_t i = 0; i < n; ++i) dst[i] = (dst[i] + src[i]) * scale;
+}
+
 int mod(int a, int n) { return ((a % n) + n) % n; }
 
 }  // namespace
@@ -69,8 +74,8 @@ void RingAllreduce::plan(size_t count) {
   planned_count_ = count;
 }
 
-void RingAllreduce::allreduce_sum(float* data, size_t count) {
-  if (size_ == 1 || count == 0) return;
+void RingAllreduce::allreduce(float* data, size_t count, float scale) {
+  if (size_ == 1 || count == 0) return;  // one rank: the sum, and the mean, is the data
   plan(count);
   const int n = size_;
   const size_t n0 = send_req_.size() - items_.size();  // step-0 sends (our own segment)
@@ -132,8 +137,13 @@ void RingAllreduce::allreduce_sum(float* data, size_t count) {
         abort_job(rank_, msg);
       }
     }
-    if (it.step < n - 1)
-      add_into(data + it.offset, scratch_.data() + (q % window) * chunk_elems_, it.count);
+    if (it.step < n - 1) {
+      const float* incoming = scratch_.data() + (q % window) * chunk_elems_;
+      if (it.step == n - 2 && scale != 1.0f)
+        add_scaled_into(data + it.offset, incoming, it.count, scale);
+      else
+        add_into(data + it.offset, incoming, it.count);
+    }
     // Pipelining: this chunk is final for this step, so it goes out at once for the next.
     if (it.step + 1 < 2 * (n - 1))
       MPI_Isend(data + it.offset, static_cast<int>(it.count), MPI_FLOAT, right_, it.step + 1,

@@ -1,5 +1,5 @@
 #pragma once
-// Our ring allreduce (sum of floats, in place) over MPI point-to-point messages.
+// Our ring allreduce (sum or mean of floats, in place) over MPI point-to-point messages.
 //
 // Reduce-scatter then allgather, 2(N-1) steps, each rank sending 2(N-1)/N of the buffer.
 // Every segment is cut into chunks, and chunk k of step s+1 is sent as soon as chunk k of
@@ -22,7 +22,10 @@ class RingAllreduce {
   void attach(MPI_Comm comm, int rank, int size);
   void set_chunk_bytes(size_t bytes);
   void set_timeout_seconds(double s) { timeout_s_ = s; }
-  void allreduce_sum(float* data, size_t count);
+  void allreduce_sum(float* data, size_t count) { allreduce(data, count, 1.0f); }
+  // Sum times `scale`, applied in the last reduce-scatter step as each chunk's sum completes,
+  // so a mean (scale 1/N) costs no extra pass over the buffer.
+  void allreduce(float* data, size_t count, float scale);
 
  private:
   struct Item {  // one chunk received at one step

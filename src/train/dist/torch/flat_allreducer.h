@@ -12,8 +12,8 @@ namespace lane::dist {
 class FlatAllreducer {
  public:
   virtual ~FlatAllreducer() = default;
-  // In place sum over ranks of a contiguous float32 slice of the fusion buffer.
-  virtual void allreduce_sum(torch::Tensor slice) = 0;
+  // In place mean over ranks of a contiguous float32 slice of the fusion buffer.
+  virtual void allreduce_mean(torch::Tensor slice) = 0;
 };
 
 std::unique_ptr<FlatAllreducer> make_cpu_flat_allreducer(Communicator& comm);

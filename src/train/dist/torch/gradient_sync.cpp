@@ -2,17 +2,24 @@
 //
 // Parameters get fixed slots in one persistent fusion buffer, in reverse parameter order
 // (the order backward produces gradients). A post-hook on each parameter's AccumulateGrad node
-// copies the fresh gradient into its slot, already multiplied by 1/size (averaging folded into
-// the copy), and marks the slot ready. A communication thread, the only one touching the ring
-// during a step, repeatedly agrees with the other ranks on the ready prefix (one tiny MIN
-// allreduce: every rank then reduces the same range), reduces up to fusion_threshold bytes of
-// it in place with the ring, and copies the averages back into .grad — while backward goes on.
+// marks the slot ready. A communication thread, the only one touching the ring during a step,
+// repeatedly agrees with the other ranks on the ready prefix (one tiny MIN allreduce: every
+// rank then reduces the same range) and reduces up to fusion_threshold bytes of it in place to
+// the mean (the ring folds 1/N into its last reduction step) — while backward goes on.
+//
+// Zero copy: after a parameter's first reduction its .grad *is* its slot (a tensor over the
+// slot's memory, like PyTorch DDP's gradient_as_bucket_view). Optimizer::zero_grad() zeroes it
+// in place and AccumulateGrad adds into it in place, so gradients are fused where autograd
+// writes them and averaged where the optimizer reads them: no pack, no unpack. Should .grad be
+// anything else (the first step, or code that replaced it), the hook copies it into the slot
+// and the view is installed after the reduction.
 #include "train/dist/gradient_sync.h"
 
 #include <torch/csrc/autograd/function.h>
 #include <torch/csrc/autograd/function_hook.h>
 #include <torch/csrc/autograd/variable.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
@@ -30,8 +37,8 @@ namespace {
 class CpuFlatAllreducer final : public FlatAllreducer {
  public:
   explicit CpuFlatAllreducer(Communicator& comm) : comm_(comm) {}
-  void allreduce_sum(torch::Tensor slice) override {
-    comm_.allreduce_sum(slice.data_ptr<float>(), static_cast<size_t>(slice.numel()));
+  void allreduce_mean(torch::Tensor slice) override {
+    comm_.allreduce_mean(slice.data_ptr<float>(), static_cast<size_t>(slice.numel()));
   }
 
  private:
@@ -66,9 +73,10 @@ class GradientSynchronizer::Impl {
     for (size_t i = 0; i < n; ++i) offset_[i + 1] = offset_[i] + param_of(i).numel();
     flat_ = torch::zeros({static_cast<int64_t>(offset_[n])},
                          torch::TensorOptions().dtype(torch::kFloat32).device(device));
-    scale_ = torch::scalar_tensor(1.0 / comm_.size(), flat_.options());
     ready_.assign(n, 0);
     produced_.assign(n, 0);
+    copied_.assign(n, 0);
+    stash_.resize(n);
 
     if (device.is_cuda()) {
 #ifdef LANE_WITH_NCCL
@@ -107,6 +115,7 @@ class GradientSynchronizer::Impl {
     if (armed_) throw Error("GradientSynchronizer::prepare() called twice without wait()");
     std::fill(ready_.begin(), ready_.end(), 0);
     std::fill(produced_.begin(), produced_.end(), 0);
+    std::fill(copied_.begin(), copied_.end(), 0);
     ready_prefix_ = 0;
     done_ = 0;
     fused_ = 0;
@@ -119,9 +128,11 @@ class GradientSynchronizer::Impl {
     std::unique_lock<std::mutex> lock(mu_);
     if (!armed_) throw Error("GradientSynchronizer::wait() without prepare()");
     // backward() has returned: a slot still not ready belongs to a parameter that got no
-    // gradient this step. It takes part as zeros so that every rank reduces the same ranges.
+    // gradient this step. It takes part as zeros so that every rank reduces the same ranges;
+    // when the slot is that parameter's .grad, its contents are kept aside first.
     for (size_t i = 0; i < ready_.size(); ++i)
       if (!ready_[i]) {
+        if (grad_is_slot(i)) stash_[i] = slot(i).clone();
         slot(i).zero_();
         ready_[i] = true;
       }
@@ -135,12 +146,18 @@ class GradientSynchronizer::Impl {
     // one that no rank used keeps its .grad untouched, exactly as in single-process training.
     std::vector<double> producers(produced_.begin(), produced_.end());
     comm_.allreduce_sum_f64(producers.data(), producers.size());
-    for (size_t i = 0; i < produced_.size(); ++i)
-      if (!produced_[i] && producers[i] > 0) {
-        auto& p = param_of(i);
-        p.mutable_grad() = slot(i).view(p.sizes()).clone();
+    for (size_t i = 0; i < produced_.size(); ++i) {
+      if (produced_[i]) continue;
+      auto& p = param_of(i);
+      if (producers[i] > 0) {
+        if (!grad_is_slot(i)) p.mutable_grad() = slot(i).view(p.sizes()).clone();
+      } else if (stash_[i].defined()) {
+        slot(i).copy_(stash_[i]);  // no rank used it: .grad as it was
       }
+      stash_[i] = torch::Tensor();
+    }
     stats_.fused_allreduces = fused_;
+    stats_.copied_gradients = static_cast<size_t>(std::count(copied_.begin(), copied_.end(), 1));
     stats_.exposed_wait_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
@@ -168,18 +185,30 @@ class GradientSynchronizer::Impl {
     return flat_.narrow(0, static_cast<int64_t>(offset_[i]),
                         static_cast<int64_t>(offset_[i + 1] - offset_[i]));
   }
+  float* slot_data(size_t i) { return flat_.data_ptr<float>() + offset_[i]; }
+  // Whether parameter i's .grad is its slot (the zero-copy state).
+  bool grad_is_slot(size_t i) {
+    const auto& g = param_of(i).grad();
+    return g.defined() && g.data_ptr() == slot_data(i) && g.is_contiguous();
+  }
+  // A tensor over slot i's memory shaped like the parameter: not an autograd view of flat_,
+  // so Optimizer::zero_grad() may detach_() and zero_() it in place.
+  torch::Tensor grad_over_slot(size_t i) {
+    return torch::from_blob(slot_data(i), param_of(i).sizes(), flat_.options());
+  }
 
   void on_gradient_ready(size_t i) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (!armed_ || ready_[i]) return;  // a backward outside prepare()/wait() is not ours
     }
-    const auto& grad = param_of(i).grad();
-    auto dst = slot(i);
-    torch::mul_out(dst, grad.reshape({-1}), scale_);  // copy and average in one pass
+    // AccumulateGrad wrote straight into the slot when .grad is the slot; otherwise copy.
+    const bool copy = !grad_is_slot(i);
+    if (copy) slot(i).copy_(param_of(i).grad().reshape({-1}));
     std::lock_guard<std::mutex> lock(mu_);
     ready_[i] = true;
     produced_[i] = true;
+    copied_[i] = copy;
     advance_prefix();
     cv_.notify_all();
   }
@@ -204,12 +233,12 @@ class GradientSynchronizer::Impl {
         size_t end = begin + 1;  // one tensor larger than the threshold still goes alone
         while (end < agreed && (offset_[end + 1] - offset_[begin]) * sizeof(float) <= threshold_bytes_)
           ++end;
-        reducer_->allreduce_sum(flat_.narrow(0, static_cast<int64_t>(offset_[begin]),
-                                             static_cast<int64_t>(offset_[end] - offset_[begin])));
-        for (size_t i = begin; i < end; ++i) {
-          auto& p = param_of(i);
-          if (produced_[i]) p.mutable_grad().copy_(slot(i).view(p.sizes()));
-        }
+        reducer_->allreduce_mean(flat_.narrow(0, static_cast<int64_t>(offset_[begin]),
+                                              static_cast<int64_t>(offset_[end] - offset_[begin])));
+        // A copied gradient is replaced by its slot (backward is done with these parameters),
+        // which is the zero-copy state from the next step on.
+        for (size_t i = begin; i < end; ++i)
+          if (produced_[i] && copied_[i]) param_of(i).mutable_grad() = grad_over_slot(i);
         std::lock_guard<std::mutex> lock(mu_);
         done_ = end;
         ++fused_;
@@ -227,7 +256,6 @@ class GradientSynchronizer::Impl {
   std::vector<torch::Tensor> params_;
   std::vector<size_t> offset_;  // slot i spans flat_[offset_[i], offset_[i+1])
   torch::Tensor flat_;          // the persistent fusion buffer
-  torch::Tensor scale_;         // 1/size
   std::unique_ptr<FlatAllreducer> reducer_;
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;
   std::vector<uintptr_t> hook_keys_;
@@ -237,6 +265,8 @@ class GradientSynchronizer::Impl {
   std::condition_variable cv_;
   std::vector<char> ready_;     // slot filled this step (or zero-filled by wait())
   std::vector<char> produced_;  // slot got a real gradient this step
+  std::vector<char> copied_;    // ... by a copy (its .grad was not the slot)
+  std::vector<torch::Tensor> stash_;  // an unused parameter's .grad while its slot reduces zeros
   size_t ready_prefix_ = 0;     // slots [0, ready_prefix_) are all ready
   size_t done_ = 0;             // slots [0, done_) are reduced and copied back
   size_t fused_ = 0;

@@ -36,13 +36,13 @@ class NcclFlatAllreducer final : public FlatAllreducer {
     ncclCommDestroy(nccl_);
     cudaStreamDestroy(stream_);
   }
-  void allreduce_sum(torch::Tensor slice) override {
+  void allreduce_mean(torch::Tensor slice) override {
     check_cuda(cudaSetDevice(device_), "cudaSetDevice");
     // The hooks filled the slice on torch's stream; without ATen's CUDA headers (Debian's
     // libtorch is CPU-only) the portable way to order after it is a device synchronise.
     check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     float* p = slice.data_ptr<float>();
-    check_nccl(ncclAllReduce(p, p, static_cast<size_t>(slice.numel()), ncclFloat, ncclSum, nccl_,
+    check_nccl(ncclAllReduce(p, p, static_cast<size_t>(slice.numel()), ncclFloat, ncclAvg, nccl_,
                              stream_),
                "ncclAllReduce");
     check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
