@@ -21,8 +21,8 @@ struct GpuQuantity {
 };
 double gpu_value(const GpuQuantity& q);  // std::stod of the text (throws like it), or the number
 
-// Labels or annotations, in document order (a later duplicate replaces). Values that are not
-// strings are left out: the API server only stores string maps there.
+// Labels or annotations, looked up by key (order not significant; a later duplicate replaces).
+// Values that are not strings are left out: the API server only stores string maps there.
 using StringPairs = std::vector<std::pair<std::string, std::string>>;
 const std::string* find_value(const StringPairs& pairs, std::string_view key);
 void set_value(StringPairs& pairs, std::string key, std::string value);
