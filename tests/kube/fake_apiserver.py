@@ -309,6 +309,9 @@ class Server(ThreadingHTTPServer):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # TCP_NODELAY, as Go's net/http (the real API server) sets it: headers and body go out in
+    # separate writes, and with Nagle + the client's delayed ACK a small answer waits ~40 ms.
+    disable_nagle_algorithm = True
 
     def log_message(self, fmt, *args):  # quiet; the request log is at /_test/requests
         pass
