@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <limits>
 
 #include "common/error.h"
 #include "fake_server.h"
@@ -239,7 +240,9 @@ TEST_CASE("list page parse: missing and null fields take the defaults") {
               "template": {"spec": {"containers": []}}},
      "status": {"conditions": null, "startTime": null}},
     {"kind": "", "metadata": {"labels": {"a": 1, "b": "two"}},
-     "spec": {"template": {"spec": {"containers": [{"resources": {"limits": {"nvidia.com/gpu": null}}}]}}},
+     "slotsPerWorker": 4,
+     "spec": {"slotsPerWorker": 1e300, "mpiReplicaSpecs": {"Worker": {"replicas": 2.0}},
+              "template": {"spec": {"containers": [{"resources": {"limits": {"nvidia.com/gpu": null}}}]}}},
      "status": {"conditions": [{"type": "Failed"}]}}
   ]})";
   std::vector<WorkloadSummary> got;
@@ -259,6 +262,8 @@ TEST_CASE("list page parse: missing and null fields take the defaults") {
   CHECK_FALSE(got[1].job_template.has_container);  // no containers[0]
   CHECK(got[1].conditions.empty());
   CHECK(got[2].labels == StringPairs{{"b", "two"}});  // label values are strings; others are left out
+  CHECK(got[2].slots_per_worker == std::numeric_limits<int>::max());  // clamped, not undefined
+  CHECK(got[2].worker_replicas == 2);
   REQUIRE(got[2].job_template.first_gpu);
   CHECK(got[2].job_template.first_gpu->number == 0);
   REQUIRE(got[2].conditions.size() == 1);

@@ -116,8 +116,8 @@ class SummaryHandler {
   bool number(double v) {
     if (skip_depth_ > 0) return true;
     switch (value_role()) {
-      case At::kSlots: w_->slots_per_worker = static_cast<int>(v); break;
-      case At::kReplicas: w_->worker_replicas = static_cast<int>(v); break;
+      case At::kSlots: w_->slots_per_worker = count_value(v, w_->slots_per_worker); break;
+      case At::kReplicas: w_->worker_replicas = count_value(v, w_->worker_replicas); break;
       case At::kGpu: gpu(GpuQuantity{false, {}, v}); break;
       default: break;
     }

@@ -1,5 +1,9 @@
 #include "submit/kube/object_summary.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 #include "submit/kube/settings.h"
 
 namespace lane::submit::kube {
@@ -32,7 +36,7 @@ std::optional<GpuQuantity> gpu_limit(const Json& container) {
 
 int int_or(const Json* o, const char* key, int fallback) {
   const Json* v = o ? member(*o, key) : nullptr;
-  return v && v->is_number() ? v->get<int>() : fallback;
+  return v && v->is_number() ? count_value(v->get<double>(), fallback) : fallback;
 }
 
 PodTemplateSummary summarize_template(const Json* tmpl) {
@@ -64,6 +68,12 @@ void string_pairs(const Json* map, StringPairs& out, bool (*keep)(std::string_vi
 }
 
 }  // namespace
+
+int count_value(double number, int fallback) {
+  if (std::isnan(number)) return fallback;
+  return static_cast<int>(std::clamp(number, double(std::numeric_limits<int>::min()),
+                                     double(std::numeric_limits<int>::max())));
+}
 
 double gpu_value(const GpuQuantity& q) { return q.is_text ? std::stod(q.text) : q.number; }
 

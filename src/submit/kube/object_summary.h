@@ -21,6 +21,10 @@ struct GpuQuantity {
 };
 double gpu_value(const GpuQuantity& q);  // std::stod of the text (throws like it), or the number
 
+// A count field (replicas, slotsPerWorker) as an int, clamped to int's range (JSON numbers
+// may be anything); NaN gives `fallback`.
+int count_value(double number, int fallback);
+
 // Labels or annotations, looked up by key (order not significant; a later duplicate replaces).
 // Values that are not strings are left out: the API server only stores string maps there.
 using StringPairs = std::vector<std::pair<std::string, std::string>>;
