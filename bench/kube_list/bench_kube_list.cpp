@@ -1,13 +1,19 @@
 // bench_kube_list: how long does listing jobs take on a big project?
 // Loads 2,000 MPIJobs (1 launcher + 3 workers each = 8,000 Pods) into the test API server
-// (tests/kube/fake_apiserver.py), then times, median of N runs:
+// (tests/kube/fake_apiserver.py), then times, median of N runs (wall time, and the CPU time
+// of the client: this process, or the lanectl child):
 //   baseline  the raw paginated GETs (MPIJobs, Jobs, Pods; limit=500) with libcurl, no parsing
-//   parsed    KubeClient::list of the same three collections (GET + JSON parse)
-//   backend   KubeBackend::list_jobs (same GETs + JSON parsing + joining + status rules)
+//   summary   KubeClient::list_pages of the same three collections parsed into the summaries
+//             list reads (list_page_parse: SAX, no JSON trees)
+//   tree      KubeClient::list of the same (GET + nlohmann DOM parse; what other callers use)
+//   backend   KubeBackend::list_jobs (what `list` calls: summaries + join + status rules)
 //   lanectl   the `lanectl list -p bench` process end to end (if the binary is built)
+// It prints the machine (CPUs, model) and the load average before and after, since wall
+// times on a shared machine only compare within one run (hence the ratios to the baseline).
 // Usage: bench_kube_list [runs=5]
 #include <curl/curl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "submit/kube/kube_backend.h"
+#include "submit/kube/list_page_parse.h"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -68,6 +75,44 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
 }
+
+// CPU time (user + system) in ms of this process, or of its waited-for children.
+double cpu_ms(int who) {
+  rusage u{};
+  getrusage(who, &u);
+  auto ms = [](const timeval& t) { return t.tv_sec * 1e3 + t.tv_usec / 1e3; };
+  return ms(u.ru_utime) + ms(u.ru_stime);
+}
+
+// The value of the first "key : value" line of /proc/cpuinfo with that key.
+std::string cpuinfo(const std::string& key) {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string l; std::getline(in, l);) {
+    auto colon = l.find(':');
+    if (l.rfind(key, 0) == 0 && colon != std::string::npos) return l.substr(std::min(l.size(), colon + 2));
+  }
+  return "?";
+}
+
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c;
+  in >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
+// One timed row: wall ms and client CPU ms of each run.
+struct Row {
+  std::vector<double> wall, cpu;
+  template <class F>
+  void time(int who, F&& f) {
+    double c0 = cpu_ms(who);
+    auto a = Clock::now();
+    f();
+    wall.push_back(std::chrono::duration<double, std::milli>(Clock::now() - a).count());
+    cpu.push_back(cpu_ms(who) - c0);
+  }
+};
 
 }  // namespace
 
@@ -120,53 +165,73 @@ int main(int argc, char** argv) {
   auto client = std::make_shared<lane::kube::KubeClient>(conn);
   lane::submit::kube::KubeBackend backend(client, lane::submit::kube::KubeSettings{}, "bench");
 
-  std::vector<double> raw_ms, parsed_ms, backend_ms, cli_ms;
-  size_t bytes = 0, jobs_listed = 0;
+  const std::string load_before = load_average();
+  Row raw, summary, tree, backend_row, cli;
+  size_t bytes = 0, jobs_listed = 0, summarised = 0;
+  namespace res = lane::kube::resources;
   for (int i = 0; i < runs; ++i) {
-    auto a = Clock::now();
-    bytes = raw_list(c, base, "/apis/kubeflow.org/v2beta1/namespaces/runai-bench/mpijobs") +
-            raw_list(c, base, "/apis/batch/v1/namespaces/runai-bench/jobs") +
-            raw_list(c, base, "/api/v1/namespaces/runai-bench/pods");
-    raw_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - a).count());
-    a = Clock::now();
-    for (const auto* r : {&lane::kube::resources::kMpiJob, &lane::kube::resources::kJob, &lane::kube::resources::kPod}) {
-      client->list(*r, "runai-bench");
-    }
-    parsed_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - a).count());
-    a = Clock::now();
-    jobs_listed = backend.list_jobs(std::string("bench")).size();
-    backend_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - a).count());
+    raw.time(RUSAGE_SELF, [&] {
+      bytes = raw_list(c, base, "/apis/kubeflow.org/v2beta1/namespaces/runai-bench/mpijobs") +
+              raw_list(c, base, "/apis/batch/v1/namespaces/runai-bench/jobs") +
+              raw_list(c, base, "/api/v1/namespaces/runai-bench/pods");
+    });
+    summary.time(RUSAGE_SELF, [&] {
+      std::vector<lane::submit::kube::WorkloadSummary> workloads;
+      std::vector<lane::submit::kube::PodSummary> pods;
+      for (const auto* r : {&res::kMpiJob, &res::kJob}) {
+        client->list_pages(
+            *r, "runai-bench", {},
+            [&](const std::string& body) { return lane::submit::kube::parse_workload_page(body, r->kind, workloads); },
+            [&] { workloads.clear(); });
+      }
+      client->list_pages(
+          res::kPod, "runai-bench", {},
+          [&](const std::string& body) { return lane::submit::kube::parse_pod_page(body, pods); },
+          [&] { pods.clear(); });
+      summarised = workloads.size() + pods.size();
+    });
+    tree.time(RUSAGE_SELF, [&] {
+      for (const auto* r : {&res::kMpiJob, &res::kJob, &res::kPod}) client->list(*r, "runai-bench");
+    });
+    backend_row.time(RUSAGE_SELF, [&] { jobs_listed = backend.list_jobs(std::string("bench")).size(); });
     if (have_lanectl) {
-      a = Clock::now();
-      int rc = std::system(cmd.c_str());
-      cli_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - a).count());
+      int rc = 0;
+      cli.time(RUSAGE_CHILDREN, [&] { rc = std::system(cmd.c_str()); });
       if (rc != 0) {
         std::fprintf(stderr, "lanectl list failed (rc %d); its output is in %s\n", rc, (dir / "out.txt").c_str());
         have_lanectl = false;
-        cli_ms.clear();
+        cli = Row{};
       }
     }
   }
   size_t rows = 0;
-  if (!cli_ms.empty()) {
+  if (!cli.wall.empty()) {
     std::ifstream in(dir / "out.txt");
     for (std::string l; std::getline(in, l);) rows += l.rfind("bench-", 0) == 0;
   }
 
   std::printf("bench_kube_list: %d MPIJobs, %d Pods in one namespace, test API server (Python) on 127.0.0.1\n",
               kJobs, kJobs * kPodsPerJob);
-  std::printf("load: %.1f s; transferred per listing: %.1f MB; median of %d runs\n\n", load_s, bytes / 1e6, runs);
-  std::printf("%-44s %12s %10s\n", "what", "median ms", "vs raw");
-  std::printf("%-44s %12.1f %9.2fx\n", "baseline: raw paginated GETs (libcurl, no parse)", median(raw_ms), 1.0);
-  std::printf("%-44s %12.1f %9.2fx\n", "KubeClient::list x3 (GET + JSON parse)", median(parsed_ms),
-              median(parsed_ms) / median(raw_ms));
-  std::printf("%-44s %12.1f %9.2fx   (%zu jobs)\n", "KubeBackend::list_jobs (in process)", median(backend_ms),
-              median(backend_ms) / median(raw_ms), jobs_listed);
-  if (!cli_ms.empty()) {
-    std::printf("%-44s %12.1f %9.2fx   (%zu rows)\n", "lanectl list -p bench (process)", median(cli_ms),
-                median(cli_ms) / median(raw_ms), rows);
+  std::printf("machine: %ld CPUs (nproc), %s\n", sysconf(_SC_NPROCESSORS_ONLN),
+              cpuinfo("model name").c_str());
+  std::printf("load average (1/5/15 min): %s before, %s after\n", load_before.c_str(), load_average().c_str());
+  std::printf("bulk load into the server: %.1f s; transferred per listing: %.1f MB; median of %d runs; "
+              "CPU = client process only\n\n",
+              load_s, bytes / 1e6, runs);
+  const double base_ms = median(raw.wall);
+  auto print = [&](const char* what, const Row& r, const std::string& note) {
+    std::printf("%-52s %10.1f %9.2fx %9.1f%s\n", what, median(r.wall), median(r.wall) / base_ms, median(r.cpu),
+                note.c_str());
+  };
+  std::printf("%-52s %10s %10s %9s\n", "what", "wall ms", "vs raw", "CPU ms");
+  print("baseline: raw paginated GETs (libcurl, no parse)", raw, "");
+  print("client: list_pages x3 + summary parse (list's path)", summary, fmt::format("   ({} objects)", summarised));
+  print("client: KubeClient::list x3 (GET + DOM parse)", tree, "");
+  print("KubeBackend::list_jobs (in process)", backend_row, fmt::format("   ({} jobs)", jobs_listed));
+  if (!cli.wall.empty()) {
+    print("lanectl list -p bench (process)", cli, fmt::format("   ({} rows)", rows));
   } else {
-    std::printf("%-44s %12s\n", "lanectl list -p bench (process)", "not built");
+    std::printf("%-52s %10s\n", "lanectl list -p bench (process)", "not built");
   }
   curl_easy_cleanup(c);
   kill(pid, SIGTERM);

@@ -15,7 +15,8 @@ its workers, a VolumeSnapshot becomes readyToUse (or gets status.error when its 
 missing), a PVC becomes Bound.
 
 Test control endpoints under /_test/: faults (429 + Retry-After, 5xx, dropped connections
-before or after the write, watch expiry, slow log streams), logs, compact, bulk, requests.
+before or after the write, watch expiry, slow log streams, malformed JSON bodies), logs, compact,
+bulk, requests.
 
 Usage: fake_apiserver.py --schemas DIR [--cert C --key K] [--token T]; prints "PORT <n>".
 """
@@ -308,6 +309,9 @@ class Server(ThreadingHTTPServer):
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # TCP_NODELAY, as Go's net/http (the real API server) sets it: headers and body go out in
+    # separate writes, and with Nagle + the client's delayed ACK a small answer waits ~40 ms.
+    disable_nagle_algorithm = True
 
     def log_message(self, fmt, *args):  # quiet; the request log is at /_test/requests
         pass
@@ -401,6 +405,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self.send_status(status_obj(code, reason, "injected " + act), hdr)
             if act == "drop":
                 return self.drop()
+            if act == "malformed":  # a 200 whose JSON body breaks off (a proxy cut it short)
+                return self.send_raw(200, b'{"kind": "List", "metadata": {}, "items": [{"metadata": {"name": "x"}')
         try:
             self.route(method, url.path, q, body, fault)
         except ApiFailure as e:

@@ -11,67 +11,48 @@ namespace {
 
 using Json = nlohmann::json;
 
-bool condition_true(const Json& obj, const std::string& type) {
-  const Json* st = obj.contains("status") ? &obj["status"] : nullptr;
-  if (!st || !st->contains("conditions") || !(*st)["conditions"].is_array()) return false;
-  for (const auto& c : (*st)["conditions"]) {
-    if (c.value("type", "") == type && c.value("status", "") == "True") return true;
+bool condition_true(const WorkloadSummary& w, const std::string& type) {
+  for (const auto& c : w.conditions) {
+    if (c.type == type && c.status == "True") return true;
   }
   return false;
 }
 
-std::string condition_message(const Json& obj, const std::string& type) {
-  if (!obj.contains("status") || !obj["status"].contains("conditions")) return {};
-  for (const auto& c : obj["status"]["conditions"]) {
-    if (c.value("type", "") == type) return c.value("reason", "") + ": " + c.value("message", "");
+std::string condition_message(const WorkloadSummary& w, const std::string& type) {
+  for (const auto& c : w.conditions) {
+    if (c.type == type) return c.reason + ": " + c.message;
   }
   return {};
 }
 
-std::string pod_role(const Json& pod) {
-  const auto& labels = object_field(pod["metadata"], "labels");
-  std::string role = labels.value(kMpiJobRoleLabel, "");
-  return role.empty() ? "main" : role;
-}
-
 // A JobSpec for objects lanectl did not create (no spec annotation): what the object shows.
-JobSpec spec_from_workload(const KubeSettings& s, const Json& w) {
+JobSpec spec_from_workload(const KubeSettings& s, const WorkloadSummary& w) {
   JobSpec spec;
-  const auto& meta = w["metadata"];
-  spec.name = meta.value("name", "");
-  const auto& labels = object_field(meta, "labels");
-  spec.project = labels.value(s.queue_label, labels.value(kProjectLabel, ""));
+  spec.name = w.name;
+  const std::string* queue = find_value(w.labels, s.queue_label);
+  const std::string* project = find_value(w.labels, kProjectLabel);
+  spec.project = queue ? *queue : project ? *project : std::string();
   if (spec.project.empty()) {
-    std::string ns = meta.value("namespace", "");
-    spec.project = ns.rfind(s.namespace_prefix, 0) == 0 ? ns.substr(s.namespace_prefix.size()) : ns;
+    spec.project = w.ns.rfind(s.namespace_prefix, 0) == 0 ? w.ns.substr(s.namespace_prefix.size()) : w.ns;
   }
-  const auto& ann = object_field(meta, "annotations");
-  spec.user = ann.value(kUserAnnotation, labels.value("user", ""));
-  const Json* tmpl = nullptr;
-  if (w.value("kind", "") == "MPIJob") {
+  const std::string* user = find_value(w.annotations, kUserAnnotation);
+  const std::string* user_label = find_value(w.labels, "user");
+  spec.user = user ? *user : user_label ? *user_label : std::string();
+  const PodTemplateSummary* tmpl = nullptr;
+  if (w.kind == "MPIJob") {
     spec.type = JobType::kMpi;
-    const auto& worker = w["spec"]["mpiReplicaSpecs"]["Worker"];
-    spec.processes = worker.value("replicas", 1);
-    spec.slots_per_worker = w["spec"].value("slotsPerWorker", 1);
-    tmpl = &worker["template"];
+    spec.processes = w.worker_replicas;
+    spec.slots_per_worker = w.slots_per_worker;
+    tmpl = &w.worker_template;
   } else {
-    spec.type = labels.value(kPriorityLabel, "") == "build" ? JobType::kInteractive : JobType::kTrain;
-    tmpl = &w["spec"]["template"];
+    const std::string* priority = find_value(w.labels, kPriorityLabel);
+    spec.type = priority && *priority == "build" ? JobType::kInteractive : JobType::kTrain;
+    tmpl = &w.job_template;
   }
-  if (tmpl && tmpl->contains("spec")) {
-    const auto& c = (*tmpl)["spec"]["containers"][0];
-    spec.image = c.value("image", "");
-    if (c.contains("resources") && c["resources"].contains("limits")) {
-      const auto& lim = c["resources"]["limits"];
-      if (lim.contains("nvidia.com/gpu")) {
-        const auto& g = lim["nvidia.com/gpu"];
-        spec.gpu = g.is_string() ? std::stod(g.get<std::string>()) : g.get<double>();
-      }
-    }
-    static const Json kNoAnnotations = Json::object();
-    const auto& tann = (*tmpl).contains("metadata") ? object_field((*tmpl)["metadata"], "annotations")
-                                                     : kNoAnnotations;
-    if (tann.contains(kFractionAnnotation)) spec.gpu = std::stod(tann[kFractionAnnotation].get<std::string>());
+  if (tmpl->has_spec) {
+    if (tmpl->has_container) spec.image = tmpl->first_image;
+    if (tmpl->first_gpu) spec.gpu = gpu_value(*tmpl->first_gpu);
+    if (tmpl->fraction) spec.gpu = std::stod(*tmpl->fraction);
   }
   return spec;
 }
@@ -92,55 +73,43 @@ int64_t parse_time_ms(const std::string& text) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(t->time_since_epoch()).count();
 }
 
-double pod_gpus(const Json& pod) {
+double pod_gpus(const PodSummary& pod) {
   double total = 0;
-  const auto& spec = pod["spec"];
-  if (spec.contains("containers")) {
-    for (const auto& c : spec["containers"]) {
-      if (!c.contains("resources") || !c["resources"].contains("limits")) continue;
-      const auto& lim = c["resources"]["limits"];
-      if (!lim.contains("nvidia.com/gpu")) continue;
-      const auto& g = lim["nvidia.com/gpu"];
-      total += g.is_string() ? std::stod(g.get<std::string>()) : g.get<double>();
-    }
-  }
-  const auto& ann = object_field(pod["metadata"], "annotations");
-  if (ann.contains(kFractionAnnotation) && ann[kFractionAnnotation].is_string()) {
-    total += std::stod(ann[kFractionAnnotation].get<std::string>());
-  }
+  for (const auto& g : pod.gpus) total += gpu_value(g);
+  if (pod.fraction) total += std::stod(*pod.fraction);
   return total;
 }
 
-JobInfo job_info_from_objects(const KubeSettings& s, const Json& w, const std::vector<const Json*>& pods) {
+double pod_gpus(const Json& pod) { return pod_gpus(summarize_pod(pod)); }
+
+JobInfo job_info_from_summaries(const KubeSettings& s, const WorkloadSummary& w,
+                                const std::vector<const PodSummary*>& pods) {
   JobInfo info;
-  const auto& meta = w["metadata"];
-  const auto& ann = object_field(meta, "annotations");
   bool parsed = false;
-  if (ann.contains(kSpecAnnotation) && ann[kSpecAnnotation].is_string()) {
+  if (const std::string* spec_json = find_value(w.annotations, kSpecAnnotation)) {
     try {
-      info.spec = spec_from_json(Json::parse(ann[kSpecAnnotation].get<std::string>()));
+      info.spec = spec_from_json(Json::parse(*spec_json));
       parsed = true;
     } catch (const std::exception&) {
       parsed = false;  // edited by hand: fall back to what the object shows
     }
   }
   if (!parsed) info.spec = spec_from_workload(s, w);
-  info.created_unix_ms = parse_time_ms(meta.value("creationTimestamp", ""));
-  const Json& st = object_field(w, "status");
-  info.started_unix_ms = parse_time_ms(st.value("startTime", ""));
-  info.finished_unix_ms = parse_time_ms(st.value("completionTime", ""));
+  info.created_unix_ms = parse_time_ms(w.created);
+  info.started_unix_ms = parse_time_ms(w.start_time);
+  info.finished_unix_ms = parse_time_ms(w.completion_time);
 
   std::set<std::string> nodes;
   info.pods.reserve(pods.size());
-  for (const Json* p : pods) {
+  for (const PodSummary* p : pods) {
     PodInfo pi;
-    pi.name = (*p)["metadata"].value("name", "");
-    pi.status = object_field(*p, "status").value("phase", "Pending");
-    pi.role = pod_role(*p);
-    pi.node = (*p)["spec"].value("nodeName", "");
+    pi.name = p->name;
+    pi.status = p->phase;
+    pi.role = p->role.empty() ? "main" : p->role;
+    pi.node = p->node;
     double g = pod_gpus(*p);
     pi.gpu_share = g > 0 && g < 1 ? g : (g > 0 ? 1 : 0);
-    pi.created_unix_ms = parse_time_ms((*p)["metadata"].value("creationTimestamp", ""));
+    pi.created_unix_ms = parse_time_ms(p->created);
     if (pi.status == "Running") {
       ++info.pods_running;
       info.gpus_allocated += g;
@@ -156,7 +125,7 @@ JobInfo job_info_from_objects(const KubeSettings& s, const Json& w, const std::v
   });
   info.nodes.assign(nodes.begin(), nodes.end());
 
-  bool mpi = w.value("kind", "") == "MPIJob";
+  bool mpi = w.kind == "MPIJob";
   if (condition_true(w, mpi ? "Succeeded" : "Complete")) {
     info.status = JobStatus::kSucceeded;
   } else if (condition_true(w, "Failed")) {
@@ -171,6 +140,15 @@ JobInfo job_info_from_objects(const KubeSettings& s, const Json& w, const std::v
   }
   if (info.status == JobStatus::kSucceeded || info.status == JobStatus::kFailed) info.gpus_allocated = 0;
   return info;
+}
+
+JobInfo job_info_from_objects(const KubeSettings& s, const Json& w, const std::vector<const Json*>& pods) {
+  std::vector<PodSummary> summaries;
+  summaries.reserve(pods.size());
+  for (const Json* p : pods) summaries.push_back(summarize_pod(*p));
+  std::vector<const PodSummary*> ptrs;
+  for (const auto& p : summaries) ptrs.push_back(&p);
+  return job_info_from_summaries(s, summarize_workload(w), ptrs);
 }
 
 std::vector<JobEvent> events_from_objects(const std::vector<Json>& events) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "submit/core/workload.h"
+#include "submit/kube/object_summary.h"
 #include "submit/kube/settings.h"
 
 namespace lane::submit::kube {
@@ -17,11 +18,15 @@ namespace lane::submit::kube {
 const nlohmann::json& object_field(const nlohmann::json& o, const char* key);
 
 // The GPUs one pod holds: nvidia.com/gpu limits of its containers, or its gpu-fraction annotation.
+double pod_gpus(const PodSummary& pod);
 double pod_gpus(const nlohmann::json& pod);
 
 // `workload` is a batch/v1 Job or a kubeflow.org MPIJob; `pods` are the ones it owns.
 // Status: conditions decide Succeeded/Failed; otherwise Running when the pods run, demoted to
 // Pending when any pod is still Pending (runai's GetJobRealStatus rule, mpi-operator#1617).
+JobInfo job_info_from_summaries(const KubeSettings& s, const WorkloadSummary& workload,
+                                const std::vector<const PodSummary*>& pods);
+// The same for parsed objects (describe): summarised first, so both follow one set of rules.
 JobInfo job_info_from_objects(const KubeSettings& s, const nlohmann::json& workload,
                               const std::vector<const nlohmann::json*>& pods);
 

@@ -12,6 +12,7 @@
 #include "common/names.h"
 #include "storage/kube/csi_snapshot_store.h"
 #include "submit/kube/job_state.h"
+#include "submit/kube/list_page_parse.h"
 #include "submit/kube/mapping.h"
 
 namespace lane::submit::kube {
@@ -26,66 +27,43 @@ std::string text(const Json& o, const char* key) {
   return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-using PodsByJob = std::unordered_map<std::string, std::vector<const Json*>>;
+using PodsByJob = std::unordered_map<std::string, std::vector<const PodSummary*>>;
 
 // Pods grouped by the workload that owns them: batch Job pods carry job-name=<job>,
 // MPI pods training.kubeflow.org/job-name=<job>. Hashed by "<namespace>/<job>".
-PodsByJob pods_by_job(const std::vector<Json>& pods) {
+PodsByJob pods_by_job(const std::vector<PodSummary>& pods) {
   PodsByJob by;
   by.reserve(pods.size());
+  std::string key;
   for (const auto& p : pods) {
-    const auto& labels = object_field(p["metadata"], "labels");
-    std::string ns = text(p["metadata"], "namespace");
-    std::string mpi = text(labels, kMpiJobNameLabel);
-    std::string job = mpi.empty() ? text(labels, "job-name") : mpi;
-    if (!job.empty()) by[ns + "/" + job].push_back(&p);
+    const std::string& job = p.mpi_job_name.empty() ? p.job_name : p.mpi_job_name;
+    if (job.empty()) continue;
+    key.assign(p.ns).append("/").append(job);
+    by[key].push_back(&p);
   }
   return by;
 }
 
+// All pages of a workload collection, as summaries (no JSON trees: list reads few fields).
+void list_workloads(lane::kube::KubeClient& client, const lane::kube::Resource& r, const std::string& ns,
+                    std::vector<WorkloadSummary>& out) {
+  client.list_pages(
+      r, ns, ListOptions{},
+      [&](const std::string& body) { return parse_workload_page(body, r.kind, out); }, [&] { out.clear(); });
+}
+
+// All pages of the pods matching `selector`, appended to `out` as summaries.
+void list_pods(lane::kube::KubeClient& client, const std::string& ns, const std::string& selector,
+               std::vector<PodSummary>& out) {
+  ListOptions o;
+  o.label_selector = selector;
+  const size_t first = out.size();
+  client.list_pages(
+      res::kPod, ns, o, [&](const std::string& body) { return parse_pod_page(body, out); },
+      [&] { out.erase(out.begin() + static_cast<std::ptrdiff_t>(first), out.end()); });
+}
+
 // MPI launcher Jobs are created by the operator and owned by the MPIJob: not jobs of their own.
-// What list-style callers (jobs_in) never read: dropped while parsing, so thousands of
-// objects parse without building these subtrees. Keep in step with job_state.cpp.
-std::vector<lane::kube::JsonPath> unread_pod_fields() {
-  std::vector<lane::kube::JsonPath> d{{"items", "*", "metadata", "managedFields"},
-                                      {"items", "*", "metadata", "ownerReferences"},
-                                      {"items", "*", "status", "conditions"},
-                                      {"items", "*", "status", "containerStatuses"},
-                                      {"items", "*", "status", "initContainerStatuses"},
-                                      {"items", "*", "status", "ephemeralContainerStatuses"}};
-  for (const char* f : {"volumes", "initContainers", "ephemeralContainers", "tolerations", "affinity",
-                        "securityContext", "topologySpreadConstraints"}) {
-    d.push_back({"items", "*", "spec", f});
-  }
-  for (const char* f : {"env", "envFrom", "volumeMounts", "command", "args", "ports", "livenessProbe",
-                        "readinessProbe", "startupProbe", "securityContext"}) {
-    d.push_back({"items", "*", "spec", "containers", "*", f});
-  }
-  return d;
-}
-
-std::vector<lane::kube::JsonPath> unread_workload_fields() {
-  std::vector<lane::kube::JsonPath> d{{"items", "*", "metadata", "managedFields"}};
-  // Pod templates: batch Job spec.template, MPIJob spec.mpiReplicaSpecs.<role>.template.
-  const std::vector<lane::kube::JsonPath> templates{{"items", "*", "spec", "template"},
-                                                    {"items", "*", "spec", "mpiReplicaSpecs", "*", "template"}};
-  for (const auto& t : templates) {
-    for (const char* f : {"volumes", "initContainers", "tolerations", "affinity", "securityContext",
-                          "topologySpreadConstraints"}) {
-      auto p = t;
-      p.insert(p.end(), {"spec", f});
-      d.push_back(p);
-    }
-    for (const char* f : {"env", "envFrom", "volumeMounts", "command", "args", "ports", "livenessProbe",
-                          "readinessProbe", "startupProbe", "securityContext"}) {
-      auto p = t;
-      p.insert(p.end(), {"spec", "containers", "*", f});
-      d.push_back(p);
-    }
-  }
-  return d;
-}
-
 bool owned_by_mpijob(const Json& job) {
   for (const auto& o : object_field(job["metadata"], "ownerReferences")) {
     if (text(o, "kind") == "MPIJob") return true;
@@ -169,32 +147,29 @@ std::string KubeBackend::next_job_name(const std::string& project, const std::st
 }
 
 std::vector<JobInfo> KubeBackend::jobs_in(const std::string& ns) {
-  // Three lists (MPIJobs, Jobs, Pods) joined in memory; paginated by the client.
-  static const auto kUnreadPod = unread_pod_fields();
-  static const auto kUnreadWorkload = unread_workload_fields();
-  ListOptions wo, po;
-  wo.drop = kUnreadWorkload;
-  po.drop = kUnreadPod;
-  auto mpijobs = client_->list(res::kMpiJob, ns, wo);
-  auto jobs = client_->list(res::kJob, ns, wo);
+  // Three lists (MPIJobs, Jobs, Pods) parsed into summaries and joined in memory.
+  std::vector<WorkloadSummary> mpijobs, jobs;
+  std::vector<PodSummary> pods;
+  list_workloads(*client_, res::kMpiJob, ns, mpijobs);
+  list_workloads(*client_, res::kJob, ns, jobs);
   // Only workload pods (the ones pods_by_job can place), as two disjoint server-side selections:
   // MPI pods, then Job pods without the MPI label; other pods of the namespace never travel.
-  po.label_selector = kMpiJobNameLabel;
-  auto pods = client_->list(res::kPod, ns, po);
-  po.label_selector = fmt::format("job-name,!{}", kMpiJobNameLabel);
-  for (auto& p : client_->list(res::kPod, ns, po).items) pods.items.push_back(std::move(p));
-  auto by = pods_by_job(pods.items);
+  list_pods(*client_, ns, kMpiJobNameLabel, pods);
+  list_pods(*client_, ns, fmt::format("job-name,!{}", kMpiJobNameLabel), pods);
+  auto by = pods_by_job(pods);
   std::vector<JobInfo> out;
-  out.reserve(mpijobs.items.size() + jobs.items.size());
-  static const std::vector<const Json*> kNone;
-  auto add = [&](const Json& w) {
-    std::string key = text(w["metadata"], "namespace") + "/" + text(w["metadata"], "name");
+  out.reserve(mpijobs.size() + jobs.size());
+  static const std::vector<const PodSummary*> kNone;
+  std::string key;
+  auto add = [&](const WorkloadSummary& w) {
+    key.assign(w.ns).append("/").append(w.name);
     auto it = by.find(key);
-    out.push_back(job_info_from_objects(settings_, w, it == by.end() ? kNone : it->second));
+    out.push_back(job_info_from_summaries(settings_, w, it == by.end() ? kNone : it->second));
   };
-  for (const auto& m : mpijobs.items) add(m);
-  for (const auto& j : jobs.items) {
-    if (!owned_by_mpijob(j)) add(j);
+  for (const auto& m : mpijobs) add(m);
+  // MPI launcher Jobs are created by the operator and owned by the MPIJob: not jobs of their own.
+  for (const auto& j : jobs) {
+    if (!j.owned_by_mpijob) add(j);
   }
   return out;
 }

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "common/error.h"
+
 namespace lane::kube {
 namespace {
 
@@ -146,10 +148,29 @@ std::optional<Json> KubeClient::try_get(const Resource& r, const std::string& ns
   }
 }
 
-ListResult KubeClient::list(const Resource& r, const std::string& ns, const ListOptions& options) {
-  for (int restart = 0;; ++restart) {
-    ListResult result;
-    std::string cont;
+std::unique_ptr<HttpTransport> KubeClient::take_list_transport() {
+  {
+    std::lock_guard<std::mutex> lock(pool_mutex_);
+    if (!list_pool_.empty()) {
+      auto t = std::move(list_pool_.back());
+      list_pool_.pop_back();
+      return t;
+    }
+  }
+  return std::make_unique<HttpTransport>(connection_);
+}
+
+void KubeClient::give_back_list_transport(std::unique_ptr<HttpTransport> t) {
+  std::lock_guard<std::mutex> lock(pool_mutex_);
+  list_pool_.push_back(std::move(t));
+}
+
+std::string KubeClient::list_pages(const Resource& r, const std::string& ns, const ListOptions& options,
+                                   const ListPageParser& parse_page, const std::function<void()>& restart) {
+  const std::string context = "list " + r.plural + (ns.empty() ? "" : " in " + ns);
+  auto transport = take_list_transport();
+  for (int attempt = 0;; ++attempt) {
+    std::string cont, resource_version;
     try {
       do {
         auto params = selector_params(options);
@@ -157,11 +178,31 @@ ListResult KubeClient::list(const Resource& r, const std::string& ns, const List
         if (!cont.empty()) params.push_back("continue=" + url_encode(cont));
         HttpRequest req;
         req.path = r.collection_path(ns) + query_join(params);
-        std::string body;
-        {
-          std::lock_guard<std::mutex> lock(shared_mutex_);
-          body = execute(*shared_, req, "list " + r.plural + (ns.empty() ? "" : " in " + ns)).body;
+        HttpResponse resp = execute(*transport, std::move(req), context);
+        ListPageMeta meta;
+        try {
+          meta = parse_page(resp.body);
+        } catch (const nlohmann::json::exception& e) {
+          throw lane::Error(fmt::format("{}: the API server sent malformed JSON: {}", context, e.what()));
         }
+        cont = std::move(meta.continue_token);
+        resource_version = std::move(meta.resource_version);
+      } while (!cont.empty());
+      give_back_list_transport(std::move(transport));
+      return resource_version;
+    } catch (const ApiError& e) {
+      // The continue token expired (compaction): start over, as client-go's pager does.
+      if (!(e.gone() && !cont.empty() && attempt < 2)) throw;
+      if (restart) restart();
+    }
+  }
+}
+
+ListResult KubeClient::list(const Resource& r, const std::string& ns, const ListOptions& options) {
+  ListResult result;
+  result.resource_version = list_pages(
+      r, ns, options,
+      [&](const std::string& body) {
         Json page = parse_pruned(body, options.drop);
         auto& items = page["items"];
         if (items.is_array()) {
@@ -171,16 +212,16 @@ ListResult KubeClient::list(const Resource& r, const std::string& ns, const List
             result.items.push_back(std::move(it));
           }
         }
-        const auto& meta = page["metadata"];
-        cont = meta.is_object() ? meta.value("continue", "") : "";
-        if (meta.is_object()) result.resource_version = meta.value("resourceVersion", "");
-      } while (!cont.empty());
-      return result;
-    } catch (const ApiError& e) {
-      // The continue token expired (compaction): start over, as client-go's pager does.
-      if (!(e.gone() && !cont.empty() && restart < 2)) throw;
-    }
-  }
+        ListPageMeta meta;
+        const auto& m = page["metadata"];
+        if (m.is_object()) {
+          meta.continue_token = m.value("continue", "");
+          meta.resource_version = m.value("resourceVersion", "");
+        }
+        return meta;
+      },
+      [&] { result.items.clear(); });
+  return result;
 }
 
 Json KubeClient::create(const Resource& r, const std::string& ns, const Json& object) {

@@ -47,6 +47,17 @@ struct ListResult {
   std::string resource_version;  // of the list: the point a watch resumes from
 };
 
+// What list_pages() needs from each page: metadata.continue ("" on the last page) and
+// metadata.resourceVersion.
+struct ListPageMeta {
+  std::string continue_token;
+  std::string resource_version;
+};
+
+// Parses one list page's body (JSON text) into the caller's own structures; throws
+// nlohmann::json::exception on malformed JSON.
+using ListPageParser = std::function<ListPageMeta(const std::string& body)>;
+
 struct LogOptions {
   std::string container;
   bool follow = false;
@@ -76,6 +87,14 @@ class KubeClient {
   // them on list items, and callers (job_state's MPIJob vs Job rules) read `kind` from
   // listed, watched and fetched objects alike.
   ListResult list(const Resource& r, const std::string& ns, const ListOptions& options = {});
+  // The same paging without building JSON trees: each page's body goes to `parse_page`
+  // (for callers that read a few fields of thousands of objects, e.g. `lanectl list`).
+  // `restart` is called before a list starts over after a 410 on a continue token: the
+  // caller drops what it collected. Malformed JSON throws lane::Error naming the list.
+  // Safe to call from several threads at once: each call takes its own pooled connection.
+  // Returns the resourceVersion of the list.
+  std::string list_pages(const Resource& r, const std::string& ns, const ListOptions& options,
+                         const ListPageParser& parse_page, const std::function<void()>& restart);
   Json create(const Resource& r, const std::string& ns, const Json& object);
   Json create_idempotent(const Resource& r, const std::string& ns, Json object);
   Json replace(const Resource& r, const std::string& ns, const std::string& name, const Json& object);
@@ -109,6 +128,9 @@ class KubeClient {
 
  private:
   HttpResponse execute(HttpTransport& transport, HttpRequest req, const std::string& context);
+  // Connections for list_pages(): kept open between calls (keep-alive), one per concurrent list.
+  std::unique_ptr<HttpTransport> take_list_transport();
+  void give_back_list_transport(std::unique_ptr<HttpTransport> t);
   std::chrono::milliseconds backoff(int attempt, const HttpResponse* response) const;
 
   Connection connection_;
@@ -116,6 +138,8 @@ class KubeClient {
   CredentialSource credentials_;
   std::mutex shared_mutex_;
   std::unique_ptr<HttpTransport> shared_;  // reused connection for ordinary requests
+  std::mutex pool_mutex_;
+  std::vector<std::unique_ptr<HttpTransport>> list_pool_;  // idle list_pages() connections
   std::atomic<int> requests_sent_{0};
 };
 
