@@ -39,7 +39,7 @@ void RingAllreduce::attach(MPI_Comm comm, int rank, int size) {
 void RingAllreduce::set_chunk_bytes(size_t bytes) {
   if (bytes < sizeof(float) || bytes > (size_t{1} << 30))
     throw UsageError("ring chunk size " + std::to_string(bytes) +
-                     " B is out of range; use 4 B .. 1 GiB (default 256 KiB)");
+                     " B is out of range; use 4 B .. 1 GiB (default 512 KiB)");
   chunk_elems_ = bytes / sizeof(float);
   scratch_.assign(kScratchBuffers * chunk_elems_, 0.0f);  // allocated and touched once
   planned_count_ = static_cast<size_t>(-1);

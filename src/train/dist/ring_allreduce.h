@@ -16,7 +16,7 @@ namespace lane::dist {
 
 class RingAllreduce {
  public:
-  static constexpr size_t kDefaultChunkBytes = 256 * 1024;
+  static constexpr size_t kDefaultChunkBytes = 512 * 1024;  // measured best of 128 KiB..1 MiB (docs/BENCHMARKS.md)
   static constexpr int kScratchBuffers = 4;
 
   void attach(MPI_Comm comm, int rank, int size);
