@@ -71,7 +71,7 @@ TEST_CASE("batches have the documented shapes, types and targets") {
   CHECK(batches == 2);
 }
 
-TEST_CASE("no drop_last keeps the short last batch; 4 slots give 5 classes") {
+TEST_CASE("no drop_last keeps the short last batch, and 4 slots give 5 classes") {
   auto o = options();
   o.drop_last = false;
   o.lane_slots = 4;

@@ -72,7 +72,7 @@ TEST_CASE("ego lanes take the middle slots in both slot layouts") {
   CHECK(slots[3].points.front() == cv::Point(700, 400));
 }
 
-TEST_CASE("further lanes fill outer slots in angle order; short lanes are not drawn") {
+TEST_CASE("further lanes fill outer slots in angle order, and short lanes are not drawn") {
   auto label = two_lane_label();
   std::vector<int> far_left, far_right, short_right(label.h_samples.size(), data::kNoPoint);
   for (int y : label.h_samples) {

@@ -21,13 +21,16 @@ bulk, requests.
 Usage: fake_apiserver.py --schemas DIR [--cert C --key K] [--token T]; prints "PORT <n>".
 """
 import argparse
+import base64
 import copy
+import hashlib
 import datetime
 import json
 import os
 import random
 import re
 import ssl
+import struct
 import sys
 import threading
 import time
@@ -289,6 +292,7 @@ class Server(ThreadingHTTPServer):
         self.snapshot_delay = 0.2
         self.snapshot_error = ""  # non-empty: the next snapshots fail with this status.error
         self.pods_per_job_running = True
+        self.exec_protocols = ["v5.channel.k8s.io", "v4.channel.k8s.io"]  # what pods/exec accepts
 
     def handle_error(self, request, client_address):
         pass  # dropped connections and failed TLS handshakes are expected in the tests
@@ -444,6 +448,8 @@ class Handler(BaseHTTPRequestHandler):
                 srv.token = data["token"]
             if "snapshot_error" in data:
                 srv.snapshot_error = data["snapshot_error"]
+            if "exec_protocols" in data:
+                srv.exec_protocols = data["exec_protocols"]
             return self.send_json(200, {"ok": True})
         if path == "/_test/object":  # set an object (incl. status) as a controller would
             key = KIND_TO_RESOURCE[data["kind"]]
@@ -527,6 +533,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_raw(200, self.list(key, kind, ns, q, fault))
         if method == "GET" and sub == "log":
             return self.logs(ns, name, q, fault)
+        if method == "GET" and key == ("", "v1", "pods") and sub == "exec":
+            return self.exec_websocket(ns, name)
         if method == "GET":
             return self.send_json(200, self.get(key, kind, ns, name))
         if method == "POST" and name is None:
@@ -546,6 +554,78 @@ class Handler(BaseHTTPRequestHandler):
             policy = q.get("propagationPolicy") or opts.get("propagationPolicy", "Background")
             return self.send_json(200, self.delete(key, kind, ns, name, policy))
         raise ApiFailure(405, "MethodNotAllowed", "method not allowed")
+
+    # -- pods/exec over a WebSocket (RFC 6455, channel protocol v5/v4) -----------------------
+    def exec_websocket(self, ns, pod_name):
+        with self.server.store.cond:
+            pod = self.server.store.objects.get((("", "v1", "pods"), ns, pod_name))
+        if pod is None:
+            raise ApiFailure(404, "NotFound", 'pods "%s" not found' % pod_name)
+        phase = (pod.get("status") or {}).get("phase", "Pending")
+        if phase != "Running":
+            raise ApiFailure(400, "BadRequest", "pod %s is not running (phase %s): unable to upgrade "
+                             "connection" % (pod_name, phase))
+        if self.headers.get("Upgrade", "").lower() != "websocket":
+            raise ApiFailure(400, "BadRequest", "Upgrade request required")
+        offered = [p.strip() for p in self.headers.get("Sec-WebSocket-Protocol", "").split(",") if p.strip()]
+        chosen = next((p for p in offered if p in self.server.exec_protocols), None)
+        if chosen is None:
+            raise ApiFailure(400, "BadRequest", "none of the subprotocols %s is supported" % offered)
+        accept = base64.b64encode(hashlib.sha1(
+            (self.headers["Sec-WebSocket-Key"] + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").encode()).digest())
+        self.send_response(101)
+        self.send_header("Upgrade", "websocket")
+        self.send_header("Connection", "Upgrade")
+        self.send_header("Sec-WebSocket-Accept", accept.decode())
+        self.send_header("Sec-WebSocket-Protocol", chosen)
+        self.end_headers()
+        self.wfile.flush()
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+        command = query.get("command", [])
+        tty = query.get("tty", ["false"])[0] == "true"
+        self.close_connection = True
+        try:
+            FakeContainer(self, chosen, tty).run(command)
+        except (BrokenPipeError, ConnectionResetError, WsProtocolError):
+            pass
+
+    def ws_send(self, opcode, payload):
+        n = len(payload)
+        if n < 126:
+            head = struct.pack("!BB", 0x80 | opcode, n)
+        elif n < 65536:
+            head = struct.pack("!BBH", 0x80 | opcode, 126, n)
+        else:
+            head = struct.pack("!BBQ", 0x80 | opcode, 127, n)
+        self.wfile.write(head + payload)
+        self.wfile.flush()
+
+    def ws_receive(self):
+        """The next complete message as (opcode, payload); None when the client went away."""
+        message, first_op = b"", None
+        while True:
+            head = self.rfile.read(2)
+            if len(head) < 2:
+                return None
+            fin, op, masked, n = head[0] & 0x80, head[0] & 0x0F, head[1] & 0x80, head[1] & 0x7F
+            if n == 126:
+                n = struct.unpack("!H", self.rfile.read(2))[0]
+            elif n == 127:
+                n = struct.unpack("!Q", self.rfile.read(8))[0]
+            if not masked:  # RFC 6455 5.1: a server must close on an unmasked client frame
+                self.ws_send(8, struct.pack("!H", 1002) + b"client frames must be masked")
+                raise WsProtocolError()
+            key = self.rfile.read(4)
+            data = bytes(b ^ key[i % 4] for i, b in enumerate(self.rfile.read(n)))
+            if op >= 8:
+                if op == 9:
+                    self.ws_send(10, data)
+                    continue
+                return op, data
+            first_op = first_op if op == 0 else op
+            message += data
+            if fin:
+                return first_op, message
 
     def get(self, key, kind, ns, name):
         with self.server.store.cond:
@@ -864,6 +944,95 @@ class Handler(BaseHTTPRequestHandler):
                                 "boundVolumeSnapshotContentName": "snapcontent-" + vs["metadata"]["uid"],
                                 "restoreSize": pvc["spec"]["resources"]["requests"]["storage"]}
             store.put(key, ns, vs, "MODIFIED")
+
+
+class WsProtocolError(Exception):
+    pass
+
+
+class FakeContainer:
+    """What a container does with an exec, deterministically and without running anything on
+    the host: echo, cat (stdin back to stdout), sh -c 'echo X; echo Y >&2; exit N', an
+    interactive /bin/bash on a tty (echoes lines, reports terminal resizes, ends on 'exit')."""
+
+    STDIN, STDOUT, STDERR, ERROR, RESIZE, CLOSE = 0, 1, 2, 3, 4, 255
+
+    def __init__(self, handler, protocol, tty):
+        self.h, self.v5, self.tty = handler, protocol == "v5.channel.k8s.io", tty
+
+    def out(self, text, channel=1):
+        self.h.ws_send(2, bytes([channel]) + text.encode())
+
+    def finish(self, code=0, failure=None):
+        if failure:
+            status = {"metadata": {}, "status": "Failure", "message": failure, "reason": "InternalError"}
+        elif code:
+            status = {"metadata": {}, "status": "Failure", "reason": "NonZeroExitCode",
+                      "message": "command terminated with non-zero exit code: exit status %d" % code,
+                      "details": {"causes": [{"reason": "ExitCode", "message": str(code)}]}}
+        else:
+            status = {"metadata": {}, "status": "Success"}
+        self.h.ws_send(2, bytes([self.ERROR]) + json.dumps(status).encode())
+        self.h.ws_send(8, struct.pack("!H", 1000))
+        self.h.ws_receive()  # the client's close
+
+    def stdin_chunks(self):
+        """Yields ("data", bytes) and ("resize", dict) until stdin is closed or the client leaves."""
+        while True:
+            msg = self.h.ws_receive()
+            if msg is None or msg[0] == 8:
+                return
+            payload = msg[1]
+            if not payload:
+                continue
+            if payload[0] == self.STDIN:
+                yield "data", payload[1:]
+            elif payload[0] == self.RESIZE:
+                yield "resize", json.loads(payload[1:])
+            elif payload[0] == self.CLOSE and payload[1:2] == bytes([self.STDIN]):
+                return
+
+    def run(self, command):
+        if not command:
+            return self.finish(failure="you must specify at least one command for the container")
+        name, args = command[0], command[1:]
+        if name == "echo":
+            self.out(" ".join(args) + "\n")
+            return self.finish()
+        if name == "cat":
+            for kind, data in self.stdin_chunks():
+                if kind == "data":
+                    self.out(data.decode(errors="replace"))
+            return self.finish()
+        if name in ("sh", "/bin/sh", "bash", "/bin/bash") and args[:1] == ["-c"] and len(args) >= 2:
+            code = 0
+            for statement in (s.strip() for s in args[1].split(";")):
+                if statement.startswith("echo "):
+                    text = statement[5:]
+                    if text.endswith(">&2"):
+                        self.out(text[:-3].strip() + "\n", self.STDERR)
+                    else:
+                        self.out(text + "\n")
+                elif statement.startswith("exit"):
+                    code = int(statement[4:].strip() or 0)
+                    break
+            return self.finish(code)
+        if name in ("bash", "/bin/bash") and not args:
+            line = ""
+            for kind, data in self.stdin_chunks():
+                if kind == "resize":
+                    self.out("[resize %dx%d]\r\n" % (data["Width"], data["Height"]))
+                    continue
+                for ch in data.decode(errors="replace"):
+                    if ch not in "\r\n":
+                        line += ch
+                        continue
+                    if line == "exit":
+                        return self.finish()
+                    self.out("$ %s%s\r\n" % (line, " (tty)" if self.tty else ""))
+                    line = ""
+            return self.finish()
+        return self.finish(failure='exec: "%s": executable file not found in $PATH: unknown' % name)
 
 
 def owner(obj):

@@ -1,6 +1,10 @@
 #include "submit/kube/kube_backend.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <iostream>
 #include <map>
 #include <set>
@@ -306,12 +310,34 @@ int KubeBackend::exec(const std::string& name, const std::string& project, const
   const std::string ns = ns_of(project);
   auto w = find_workload(ns, name);
   if (!w) throw lane::Error(fmt::format("job '{}' does not exist in project {}", name, project));
-  std::string target = pod.empty() ? chief_pod(ns, *w) : pod;
-  std::string cmd;
-  for (const auto& a : argv) cmd += " " + a;
-  throw lane::Error(fmt::format("exec over the pods/exec WebSocket protocol is not implemented in lanectl yet; run: "
-                                "kubectl exec {}-n {} {} --{}",
-                                tty ? "-it " : "", ns, target, cmd));
+  const std::string target = pod.empty() ? chief_pod(ns, *w) : pod;
+  auto is_running = [](const Json& p) { return text(p["status"], "phase") == "Running"; };
+  auto now = client_->try_get(res::kPod, ns, target);
+  if (!now) throw lane::Error(fmt::format("pod {} of job '{}' does not exist in {}", target, name, ns));
+  // As `runai bash`: a pod that is still starting gets up to 30 s to run.
+  if (!is_running(*now) && !client_->wait_for(res::kPod, ns, target, is_running, std::chrono::seconds(30))) {
+    now = client_->try_get(res::kPod, ns, target);
+    throw lane::Error(fmt::format("pod {} of job '{}' is {} after 30 s; exec needs a Running pod (see "
+                                  "'lanectl describe job {}')",
+                                  target, name, now ? text((*now)["status"], "phase") : "gone", name));
+  }
+  lane::kube::PodExecRequest request;
+  request.ns = ns;
+  request.pod = target;
+  request.command = argv;
+  request.tty = tty;
+  request.stdin = tty || !::isatty(STDIN_FILENO);  // -i is implied by a pipe or a file on stdin
+  lane::kube::PodExecIo io;
+  io.in_fd = STDIN_FILENO;
+  io.out = [](std::string_view d) {
+    std::fwrite(d.data(), 1, d.size(), stdout);
+    std::fflush(stdout);
+  };
+  io.err = [](std::string_view d) {
+    std::fwrite(d.data(), 1, d.size(), stderr);
+    std::fflush(stderr);
+  };
+  return client_->exec(request, io);
 }
 
 void KubeBackend::create_project(const ProjectSpec& spec) {

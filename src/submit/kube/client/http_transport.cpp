@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "common/error.h"
+#include "submit/kube/client/curl_tls.h"
 
 namespace lane::kube {
 namespace {
@@ -81,23 +82,7 @@ HttpOutcome HttpTransport::perform(const HttpRequest& request, const Credential&
   curl_easy_setopt(c, CURLOPT_TIMEOUT, request.timeout_s);
   curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  // TLS: verification stays on unless the kubeconfig explicitly turned it off.
-  bool verify = !connection_.insecure_skip_tls_verify;
-  curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, verify ? 1L : 0L);
-  curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, verify ? 2L : 0L);
-  curl_blob ca{}, cert{}, key{};
-  if (!connection_.ca_pem.empty()) {
-    ca = {const_cast<char*>(connection_.ca_pem.data()), connection_.ca_pem.size(), CURL_BLOB_COPY};
-    curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &ca);
-  }
-  if (!credential.client_cert_pem.empty()) {
-    cert = {const_cast<char*>(credential.client_cert_pem.data()), credential.client_cert_pem.size(), CURL_BLOB_COPY};
-    key = {const_cast<char*>(credential.client_key_pem.data()), credential.client_key_pem.size(), CURL_BLOB_COPY};
-    curl_easy_setopt(c, CURLOPT_SSLCERTTYPE, "PEM");
-    curl_easy_setopt(c, CURLOPT_SSLCERT_BLOB, &cert);
-    curl_easy_setopt(c, CURLOPT_SSLKEYTYPE, "PEM");
-    curl_easy_setopt(c, CURLOPT_SSLKEY_BLOB, &key);
-  }
+  apply_tls(c, connection_, credential);
   curl_slist* headers = nullptr;
   headers = curl_slist_append(headers, "Accept: application/json");
   headers = curl_slist_append(headers, "User-Agent: lanectl");

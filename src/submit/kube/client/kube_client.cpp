@@ -428,4 +428,21 @@ void KubeClient::stream_logs(const std::string& ns, const std::string& pod, cons
   }
 }
 
+int KubeClient::exec(const PodExecRequest& request, PodExecIo& io) {
+  const std::string context = "exec in pod " + request.ns + "/" + request.pod;
+  auto open = [&] {
+    return std::make_unique<WebSocket>(connection_, credentials_.current(), pod_exec_path(request),
+                                       pod_exec_protocols(), context);
+  };
+  std::unique_ptr<WebSocket> socket;
+  try {
+    socket = open();
+  } catch (const ApiError& e) {
+    if (!e.unauthorized() || !credentials_.invalidate()) throw;
+    socket = open();  // an expired token: the source fetched a fresh one
+  }
+  ++requests_sent_;
+  return run_pod_exec(*socket, request, io);
+}
+
 }  // namespace lane::kube

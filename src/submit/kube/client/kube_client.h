@@ -19,6 +19,7 @@
 #include "submit/kube/client/credentials.h"
 #include "submit/kube/client/http_transport.h"
 #include "submit/kube/client/kubeconfig.h"
+#include "submit/kube/client/pod_exec.h"
 #include "submit/kube/client/pruned_parse.h"
 #include "submit/kube/client/resource.h"
 
@@ -119,6 +120,9 @@ class KubeClient {
   // Streams a pod's log to `sink` as it arrives.
   void stream_logs(const std::string& ns, const std::string& pod, const LogOptions& options,
                    const std::function<void(std::string_view)>& sink);
+
+  // Runs a command in a pod over the pods/exec WebSocket; returns its exit code.
+  int exec(const PodExecRequest& request, PodExecIo& io);
 
   // Low level: one request with the retry policy; throws ApiError for non-2xx answers.
   HttpResponse request(const std::string& method, const std::string& path, const std::string& body = "",
