@@ -145,7 +145,7 @@ WebSocket::WebSocket(const Connection& connection, const Credential& credential,
   curl_global_init(CURL_GLOBAL_DEFAULT);
   CURL* c = curl_easy_init();
   if (!c) throw Error("libcurl: cannot create a handle");
-  curl_ = c;
+  curl_.reset(c);
   const auto [authority, prefix] = split_server(connection.server);
   const std::string url = connection.server;
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
@@ -155,8 +155,6 @@ WebSocket::WebSocket(const Connection& connection, const Credential& credential,
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
   apply_tls(c, connection, credential);
   if (CURLcode rc = curl_easy_perform(c); rc != CURLE_OK) {
-    curl_easy_cleanup(c);
-    curl_ = nullptr;
     throw TransportError(fmt::format("{}: cannot connect to {}: {}", context, connection.server,
                                      curl_easy_strerror(rc)),
                          false);
@@ -222,14 +220,14 @@ WebSocket::WebSocket(const Connection& connection, const Credential& credential,
   decoder_.feed(rest);
 }
 
-WebSocket::~WebSocket() {
-  if (curl_) curl_easy_cleanup(static_cast<CURL*>(curl_));
-}
+void WebSocket::CurlCleanup::operator()(void* curl) const { curl_easy_cleanup(static_cast<CURL*>(curl)); }
+
+WebSocket::~WebSocket() = default;
 
 void WebSocket::send_raw(std::string_view bytes) {
   while (!bytes.empty()) {
     size_t sent = 0;
-    const CURLcode rc = curl_easy_send(static_cast<CURL*>(curl_), bytes.data(), bytes.size(), &sent);
+    const CURLcode rc = curl_easy_send(static_cast<CURL*>(curl_.get()), bytes.data(), bytes.size(), &sent);
     if (rc == CURLE_AGAIN) {
       wait_socket(fd_, POLLOUT, 1000);
       continue;
@@ -241,7 +239,7 @@ void WebSocket::send_raw(std::string_view bytes) {
 
 size_t WebSocket::recv_some(char* buf, size_t size) {
   size_t got = 0;
-  const CURLcode rc = curl_easy_recv(static_cast<CURL*>(curl_), buf, size, &got);
+  const CURLcode rc = curl_easy_recv(static_cast<CURL*>(curl_.get()), buf, size, &got);
   if (rc == CURLE_AGAIN) return 0;
   if (rc != CURLE_OK || got == 0) {
     closed_ = true;

@@ -4,6 +4,7 @@
 // and the same TLS and credentials as every other request) and the upgrade and the framing
 // are done here. Client frames are always masked, as the RFC requires.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -67,7 +68,11 @@ class WebSocket {
   void send_raw(std::string_view bytes);
   size_t recv_some(char* buf, size_t size);  // 0: nothing now (or end of stream: closed_)
 
-  void* curl_ = nullptr;  // CURL*
+  struct CurlCleanup {
+    void operator()(void* curl) const;
+  };
+  // Owned by a member, so a constructor that throws (a refused upgrade) still cleans it up.
+  std::unique_ptr<void, CurlCleanup> curl_;  // CURL*
   int fd_ = -1;
   std::string protocol_;
   std::string context_;
