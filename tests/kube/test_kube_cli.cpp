@@ -6,38 +6,13 @@
 #include <fstream>
 
 #include "fake_server.h"
+#include "lanectl_runner.h"
 #include "submit/kube/client/kube_client.h"
 #include "test_paths.h"
 
 namespace {
 
-struct CliResult {
-  int rc;
-  std::string out;
-};
-
-struct Cli {
-  lane::test::TempDir dir;
-  std::string env;
-  explicit Cli(const lane::test::FakeApiServer& server) {
-    std::ofstream(dir.path / "kubeconfig") << "apiVersion: v1\nkind: Config\ncurrent-context: aks\nclusters:\n"
-                                              "- name: aks\n  cluster: {server: '"
-                                           << server.url()
-                                           << "'}\ncontexts:\n- name: aks\n  context: {cluster: aks}\n";
-    env = "LANECTL_HOME='" + (dir.path / "home").string() + "' LANECTL_BACKEND=kubernetes KUBECONFIG='" +
-          (dir.path / "kubeconfig").string() + "' ";
-  }
-  CliResult run(const std::string& args) {
-    std::string cmd = env + "'" + (lane::test::bin_dir() / "lanectl").string() + "' " + args + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    std::string out;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    int status = pclose(p);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-  }
-};
+using Cli = lane::test::LanectlRunner;
 
 }  // namespace
 

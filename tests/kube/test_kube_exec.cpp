@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "fake_server.h"
+#include "lanectl_runner.h"
 #include "submit/kube/client/kube_client.h"
 #include "submit/kube/client/websocket.h"
 #include "test_paths.h"
@@ -27,37 +28,7 @@ std::string bytes(std::initializer_list<int> values) {
   return s;
 }
 
-struct CliResult {
-  int rc;
-  std::string out;
-};
-
-// lanectl with the kubernetes backend; `token` goes into the kubeconfig's user.
-struct Cli {
-  lane::test::TempDir dir;
-  std::string env;
-  Cli(const lane::test::FakeApiServer& server, const std::string& token = "") {
-    std::ofstream(dir.path / "kubeconfig")
-        << "apiVersion: v1\nkind: Config\ncurrent-context: aks\nclusters:\n- name: aks\n  cluster: {server: '"
-        << server.url() << "'}\nusers:\n- name: u\n  user: {" << (token.empty() ? "" : "token: " + token)
-        << "}\ncontexts:\n- name: aks\n  context: {cluster: aks, user: u}\n";
-    env = "LANECTL_HOME='" + (dir.path / "home").string() + "' LANECTL_BACKEND=kubernetes KUBECONFIG='" +
-          (dir.path / "kubeconfig").string() + "' ";
-  }
-  // `input` (if any) is piped to stdin; otherwise stdin is /dev/null.
-  CliResult run(const std::string& args, const std::string& input = "") {
-    std::string cmd = (input.empty() ? "" : "printf '" + input + "' | ") + env + "'" +
-                      (lane::test::bin_dir() / "lanectl").string() + "' " + args +
-                      (input.empty() ? " </dev/null" : "") + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    std::string out;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    int status = pclose(p);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-  }
-};
+using Cli = lane::test::LanectlRunner;
 
 // A project with one running Train job ("work").
 void submit_job(Cli& cli) {
