@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "submit/kube/client/api_error.h"
 #include "submit/kube/client/resource.h"
 
 namespace lane::kube {
@@ -151,20 +152,28 @@ int run_pod_exec(WebSocket& socket, const PodExecRequest& request, PodExecIo& io
     if (winch) fds[2].fd = winch->fd();
     if (::poll(fds, 3, 1000) < 0 && errno != EINTR) throw Error("exec: poll failed");
 
-    if (fds[2].revents & POLLIN) {
-      while (::read(winch->fd(), buf, sizeof buf) > 0) {
+    // A send can fail because the command just ended and the server closed: its Status is
+    // then already on the way, so stop sending and let the top of the loop read it.
+    try {
+      if (fds[2].revents & POLLIN) {
+        while (::read(winch->fd(), buf, sizeof buf) > 0) {
+        }
+        send_size(socket, io.in_fd);
       }
-      send_size(socket, io.in_fd);
-    }
-    if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
-      const ssize_t n = ::read(io.in_fd, buf + 1, sizeof buf - 1);
-      if (n > 0) {
-        buf[0] = static_cast<char>(kStdin);
-        socket.send(WsOpcode::kBinary, std::string_view(buf, static_cast<size_t>(n) + 1));
-      } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-        stdin_open = false;  // end of input: v5 tells the command; v4 has no way to
-        if (v5) socket.send(WsOpcode::kBinary, std::string{static_cast<char>(kCloseStream), static_cast<char>(kStdin)});
+      if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+        const ssize_t n = ::read(io.in_fd, buf + 1, sizeof buf - 1);
+        if (n > 0) {
+          buf[0] = static_cast<char>(kStdin);
+          socket.send(WsOpcode::kBinary, std::string_view(buf, static_cast<size_t>(n) + 1));
+        } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+          stdin_open = false;  // end of input: v5 tells the command; v4 has no way to
+          if (v5)
+            socket.send(WsOpcode::kBinary, std::string{static_cast<char>(kCloseStream), static_cast<char>(kStdin)});
+        }
       }
+    } catch (const TransportError&) {
+      stdin_open = false;
+      winch.reset();
     }
   }
 }
