@@ -999,6 +999,10 @@ class FakeContainer:
         if name == "echo":
             self.out(" ".join(args) + "\n")
             return self.finish()
+        if name == "drop-connection":  # the network fails mid-command: no Status, no close
+            self.out("partial output\n")
+            self.h.connection.shutdown(2)
+            return
         if name == "cat":
             for kind, data in self.stdin_chunks():
                 if kind == "data":

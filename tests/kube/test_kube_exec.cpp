@@ -131,6 +131,13 @@ TEST_CASE("kube exec: stdout, stdin, stderr and exit codes through lanectl") {
   CHECK(r.rc == 1);
   CHECK(r.out.find("executable file not found") != std::string::npos);
 
+  // A connection that ends without the Status is an error, never a silent success.
+  r = cli.run("exec work -p exec-p -- drop-connection");
+  INFO(r.out);
+  CHECK(r.rc == 1);
+  CHECK(r.out.find("partial output") != std::string::npos);
+  CHECK(r.out.find("ended before the command's exit status") != std::string::npos);
+
   r = cli.run("exec missing-job -p exec-p -- echo x");
   INFO(r.out);
   CHECK(r.rc == 1);

@@ -145,7 +145,12 @@ int run_pod_exec(WebSocket& socket, const PodExecRequest& request, PodExecIo& io
         return code;
       }
     }
-    if (socket.closed()) return 0;
+    // A close frame without a Status is success (as kubectl); a connection that just ends is not.
+    if (socket.closed())
+      throw TransportError(fmt::format("exec in {}: the connection ended before the command's exit status "
+                                       "arrived; the command may still be running",
+                                       where),
+                           true);
 
     pollfd fds[3] = {{socket.socket(), POLLIN, 0}, {-1, POLLIN, 0}, {-1, POLLIN, 0}};
     if (stdin_open) fds[1].fd = io.in_fd;
