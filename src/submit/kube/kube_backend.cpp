@@ -327,16 +327,16 @@ int KubeBackend::exec(const std::string& name, const std::string& project, const
   request.command = argv;
   request.tty = tty;
   request.stdin = tty || !::isatty(STDIN_FILENO);  // -i is implied by a pipe or a file on stdin
+  auto unbuffered = [](std::FILE* stream) {
+    return [stream](std::string_view d) {
+      std::fwrite(d.data(), 1, d.size(), stream);
+      std::fflush(stream);
+    };
+  };
   lane::kube::PodExecIo io;
   io.in_fd = STDIN_FILENO;
-  io.out = [](std::string_view d) {
-    std::fwrite(d.data(), 1, d.size(), stdout);
-    std::fflush(stdout);
-  };
-  io.err = [](std::string_view d) {
-    std::fwrite(d.data(), 1, d.size(), stderr);
-    std::fflush(stderr);
-  };
+  io.out = unbuffered(stdout);
+  io.err = unbuffered(stderr);
   return client_->exec(request, io);
 }
 

@@ -3,7 +3,6 @@
 #ifdef LANE_WITH_MPI
 
 #include <algorithm>
-#include <chrono>
 #include <string>
 
 #include "common/error.h"

@@ -46,7 +46,6 @@ class ScnnImpl : public torch::nn::Module {
   // in data-parallel training, so only frozen BN makes N ranks × batch B train exactly like
   // one rank × batch N·B (and small per-rank batches stop being noisy).
   void set_batch_norm_frozen(bool frozen);
-  bool batch_norm_frozen() const { return bn_frozen_; }
   void train(bool on = true) override;
 
  private:

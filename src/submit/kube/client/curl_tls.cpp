@@ -2,7 +2,14 @@
 
 #include <curl/curl.h>
 
+#include <mutex>
+
 namespace lane::kube {
+
+void init_curl_once() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
 
 void apply_tls(void* handle, const Connection& connection, const Credential& credential) {
   CURL* c = static_cast<CURL*>(handle);

@@ -3,7 +3,7 @@
 #include <curl/curl.h>
 
 #include <algorithm>
-#include <mutex>
+#include <cctype>
 
 #include "common/error.h"
 #include "submit/kube/client/curl_tls.h"
@@ -21,16 +21,8 @@ struct Transfer {
 
 size_t on_header(char* data, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
-  std::string line(data, size * n);
-  auto colon = line.find(':');
-  if (colon != std::string::npos) {
-    std::string name = line.substr(0, colon);
-    std::transform(name.begin(), name.end(), name.begin(), ::tolower);
-    std::string value = line.substr(colon + 1);
-    while (!value.empty() && (value.front() == ' ')) value.erase(value.begin());
-    while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) value.pop_back();
-    t->outcome->response.headers[name] = value;
-  }
+  if (auto header = parse_header_line(std::string_view(data, size * n)))
+    t->outcome->response.headers[header->first] = std::move(header->second);
   return size * n;
 }
 
@@ -55,15 +47,23 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
   return len;
 }
 
-void global_init() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
 }  // namespace
 
+std::optional<std::pair<std::string, std::string>> parse_header_line(std::string_view line) {
+  const auto colon = line.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  auto trim = [](std::string_view v) {
+    const auto b = v.find_first_not_of(" \t\r\n");
+    if (b == std::string_view::npos) return std::string();
+    return std::string(v.substr(b, v.find_last_not_of(" \t\r\n") - b + 1));
+  };
+  std::string name = trim(line.substr(0, colon));
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return std::make_pair(std::move(name), trim(line.substr(colon + 1)));
+}
+
 HttpTransport::HttpTransport(const Connection& connection) : connection_(connection) {
-  global_init();
+  init_curl_once();
   curl_ = curl_easy_init();
   if (!curl_) throw lane::Error("libcurl: cannot create a handle");
 }

@@ -5,8 +5,10 @@
 // Not thread-safe: KubeClient serialises use of its shared handle and gives each stream its own.
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "submit/kube/client/credentials.h"
 #include "submit/kube/client/kubeconfig.h"
@@ -44,6 +46,10 @@ struct HttpOutcome {
   bool streamed_any = false;      // on_data saw part of the body: a retry would repeat it
   std::string error;              // curl's message for transport failures
 };
+
+// One "Name: value" header line: the name lower-cased, the value without surrounding
+// whitespace; nullopt for a line that is not a header (the status line, the blank line).
+std::optional<std::pair<std::string, std::string>> parse_header_line(std::string_view line);
 
 class HttpTransport {
  public:

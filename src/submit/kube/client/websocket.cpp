@@ -7,7 +7,7 @@
 #include <poll.h>
 
 #include <algorithm>
-#include <cctype>
+#include <cstdlib>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -15,6 +15,7 @@
 #include "common/error.h"
 #include "submit/kube/client/api_error.h"
 #include "submit/kube/client/curl_tls.h"
+#include "submit/kube/client/http_transport.h"
 
 namespace lane::kube {
 namespace {
@@ -26,17 +27,6 @@ std::string base64(const unsigned char* data, size_t n) {
   const int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data, static_cast<int>(n));
   out.resize(static_cast<size_t>(written));
   return out;
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
 }
 
 // "https://host:443/prefix" -> {"host:443", "/prefix"}.
@@ -142,13 +132,12 @@ std::optional<WsMessage> WsFrameDecoder::next() {
 WebSocket::WebSocket(const Connection& connection, const Credential& credential, const std::string& path,
                      const std::vector<std::string>& protocols, const std::string& context)
     : context_(context) {
-  curl_global_init(CURL_GLOBAL_DEFAULT);
+  init_curl_once();
   CURL* c = curl_easy_init();
   if (!c) throw Error("libcurl: cannot create a handle");
   curl_.reset(c);
   const auto [authority, prefix] = split_server(connection.server);
-  const std::string url = connection.server;
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_URL, connection.server.c_str());
   curl_easy_setopt(c, CURLOPT_CONNECT_ONLY, 1L);
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
@@ -192,27 +181,25 @@ WebSocket::WebSocket(const Connection& connection, const Credential& credential,
   int code = 0;
   if (std::sscanf(head.c_str(), "HTTP/%*s %d", &code) != 1)
     throw TransportError(context + ": the server's answer to the WebSocket upgrade is not HTTP", true);
-  std::string accept, length;
-  size_t line = head.find("\r\n");
-  while (line != std::string::npos) {
+  HttpResponse answer;  // the headers after the status line
+  for (size_t line = head.find("\r\n"); line != std::string::npos;) {
     const size_t next = head.find("\r\n", line + 2);
-    const std::string h = head.substr(line + 2, next == std::string::npos ? std::string::npos : next - line - 2);
-    const auto colon = h.find(':');
-    if (colon != std::string::npos) {
-      const std::string name = lower(trim(h.substr(0, colon))), value = trim(h.substr(colon + 1));
-      if (name == "sec-websocket-accept") accept = value;
-      else if (name == "sec-websocket-protocol") protocol_ = value;
-      else if (name == "content-length") length = value;
-    }
+    const auto text = std::string_view(head).substr(line + 2, next == std::string::npos ? next : next - line - 2);
+    if (auto header = parse_header_line(text)) answer.headers.insert(std::move(*header));
     line = next;
   }
+  const std::string length = answer.header("content-length");
+  protocol_ = answer.header("sec-websocket-protocol");
   if (code != 101) {
     // A refusal carries a Status: read the body (Content-Length, else until the server closes).
-    const size_t want = length.empty() ? std::string::npos : std::stoul(length);
+    size_t want = std::string::npos;  // a missing or malformed length: until the server closes
+    char* end_of_number = nullptr;
+    const unsigned long long declared = std::strtoull(length.c_str(), &end_of_number, 10);
+    if (!length.empty() && *end_of_number == '\0') want = static_cast<size_t>(declared);
     while (rest.size() < want && !closed_ && wait_socket(fd_, POLLIN, 10000)) rest.append(buf, recv_some(buf, sizeof buf));
     throw api_error_from_response(code, rest, context);
   }
-  if (accept != websocket_accept(key))
+  if (answer.header("sec-websocket-accept") != websocket_accept(key))
     throw Error(context + ": the server's Sec-WebSocket-Accept does not match our key (not a WebSocket server?)");
   if (std::find(protocols.begin(), protocols.end(), protocol_) == protocols.end())
     throw Error(fmt::format("{}: the server chose the subprotocol '{}', which lanectl did not offer ({})", context,

@@ -150,7 +150,7 @@ class GradientSynchronizer::Impl {
       if (produced_[i]) continue;
       auto& p = param_of(i);
       if (producers[i] > 0) {
-        if (!grad_is_slot(i)) p.mutable_grad() = slot(i).view(p.sizes()).clone();
+        if (!grad_is_slot(i)) p.mutable_grad() = grad_over_slot(i);  // the mean, zero copy from now on
       } else if (stash_[i].defined()) {
         slot(i).copy_(stash_[i]);  // no rank used it: .grad as it was
       }
