@@ -104,3 +104,22 @@ TEST_CASE("poly schedule with linear warm-up") {
   CHECK(s.at(54) == Approx(0.1 * std::pow(0.5, 0.9)));
   CHECK(s.at(104) == Approx(0.0));
 }
+
+TEST_CASE("the dropout and freeze-bn flags reach the config, and a bad dropout names the flag") {
+  auto f = with_data();
+  auto defaults = resolve_train_config(f, env_of({}));
+  CHECK(defaults.model.dropout == 0.1);
+  CHECK_FALSE(defaults.freeze_bn);
+  f.dropout = "0";
+  f.freeze_bn = true;
+  auto exact = resolve_train_config(f, env_of({}));
+  CHECK(exact.model.dropout == 0.0);
+  CHECK(exact.freeze_bn);
+
+  for (const char* bad : {"1", "1.5", "-0.1"}) {
+    f.dropout = bad;
+    CHECK_THAT(error_of(f, {}), Catch::Contains("--dropout") && Catch::Contains(bad) && Catch::Contains("[0, 1)"));
+  }
+  f.dropout = "abc";
+  CHECK_THAT(error_of(f, {}), Catch::Contains("--dropout") && Catch::Contains("abc"));
+}

@@ -110,7 +110,11 @@ TrainConfig resolve_train_config(const TrainFlags& f, const EnvLookup& env) {
     else if (*f.scnn_edge == "pad") c.model.update_first_slice = false;
     else throw UsageError(fmt::format("--scnn-edge: '{}' is not 'orig' or 'pad'", *f.scnn_edge));
   }
-  if (f.dropout) c.model.dropout = parse_double(*f.dropout, "--dropout");
+  if (f.dropout) {
+    c.model.dropout = parse_double(*f.dropout, "--dropout");
+    if (!(c.model.dropout >= 0.0 && c.model.dropout < 1.0))
+      throw UsageError(fmt::format("--dropout: {} is outside [0, 1); use 0 to turn dropout off", *f.dropout));
+  }
   model::validate(c.model);
   int_setting(f.crop_top, "--crop-top", "", 0, c.crop_top);
   if (c.crop_top >= 700) throw UsageError("--crop-top: must leave rows of the 720-row frame (< 700)");
