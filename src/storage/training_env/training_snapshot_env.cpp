@@ -1,6 +1,9 @@
 #include "storage/training_env/training_snapshot_env.h"
 
+#include <cstdlib>
+
 #include "submit/factory/factory.h"
+#include "submit/local/job_api.h"
 #include "storage/training/training_snapshot.h"
 
 namespace lane::storage {
@@ -10,6 +13,16 @@ std::optional<std::string> snapshot_after_training_from_env(const std::filesyste
                                                             std::ostream& log) {
   auto request = training_snapshot_request_from_env(output_dir, code_version);
   if (!request) return std::nullopt;
+  if (const char* api = std::getenv("LANECTL_JOB_API"); api && *api) {
+    // Inside a local job, which does not see the backend's state: its supervisor takes the
+    // snapshot for it (submit/local/job_api.h).
+    auto reply = submit::local::job_api_call(
+        api, {{"op", "snapshot"}, {"pvc", request->pvc},
+              {"outputDir", std::filesystem::absolute(output_dir).lexically_normal().string()},
+              {"codeVersion", code_version}});
+    log << reply.value("log", std::string()) << std::flush;
+    return reply.value("snapshot", std::string());
+  }
   auto backend = submit::open_backend(submit::load_backend_config());
   std::optional<submit::JobSpec> spec;
   if (auto job = backend->describe_job(request->job, request->project)) spec = job->spec;

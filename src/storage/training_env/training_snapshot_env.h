@@ -1,7 +1,8 @@
 #pragma once
 // What scnn-train calls at the end of training (rank 0): reads ENABLE_SNAPSHOT / PVC_NAME and
 // the job identity from the environment, opens the backend the job runs under (LANECTL_BACKEND,
-// LANECTL_HOME, passed in by lanectl) and snapshots the claim. Returns the snapshot name, or
+// LANECTL_HOME) and snapshots the claim; inside a local job (LANECTL_JOB_API set) it asks the
+// job's supervisor instead, as jobs do not see the backend's state. Returns the snapshot name, or
 // nullopt when ENABLE_SNAPSHOT is not set. Throws lane::Error when the snapshot fails.
 #include <filesystem>
 #include <iosfwd>

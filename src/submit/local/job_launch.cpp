@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <sys/sysinfo.h>
 
 #include <fmt/format.h>
@@ -58,20 +59,34 @@ std::string gpu_list(const nlohmann::json& pod) {
 
 }  // namespace
 
+namespace {
+
+// An absolute path under `from` moved under `to` (the host's binary directory as the job sees it).
+std::string relocate(const std::string& path, const std::string& from, const std::string& to) {
+  if (from.empty() || path.rfind(from + "/", 0) != 0) return path;
+  return to + path.substr(from.size());
+}
+
+}  // namespace
+
 LaunchPlan make_launch_plan(const JobSpec& spec, const nlohmann::json& placement,
                             const std::vector<std::string>& volume_paths,
                             const std::string& lanectl_home, const std::string& lanectl_exe) {
+  namespace fs = std::filesystem;
   LaunchPlan plan;
+  plan.bin_dir = fs::path(lanectl_exe).parent_path().string();
   std::vector<std::string> command = job_command(spec);
-  plan.env.emplace_back("LANECTL_HOME", lanectl_home);
+  for (auto& word : command) word = relocate(word, plan.bin_dir, kJobBinDir);
+  // Only what the job spec says, plus what a process needs: never the submitter's environment.
+  plan.env.emplace_back("PATH", std::string(kJobBinDir) + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+  plan.env.emplace_back("HOME", "/tmp");
+  plan.env.emplace_back("TMPDIR", "/tmp");
+  plan.env.emplace_back("LANG", "C.UTF-8");
   plan.env.emplace_back("LANECTL_BACKEND", "local");
   plan.env.emplace_back("LANECTL_JOB_NAME", spec.name);
   plan.env.emplace_back("LANECTL_PROJECT", spec.project);
-  if (auto image = resolve_local_image(spec.image)) {
-    const char* path = std::getenv("PATH");
-    plan.env.emplace_back("PATH", image->bin_dir.string() + ":" + (path ? path : "/usr/bin:/bin"));
-    plan.env.insert(plan.env.end(), image->env.begin(), image->env.end());
-  }
+  plan.env.emplace_back("LANECTL_JOB_API", std::string(kJobApiDir) + "/api.sock");
+  if (auto image = resolve_local_image(spec.image)) plan.env.insert(plan.env.end(), image->env.begin(), image->env.end());
   for (const auto& e : spec.env) plan.env.emplace_back(e.name, e.value);  // -e wins over image ENV
 
   if (spec.type == JobType::kMpi) {
@@ -81,12 +96,11 @@ LaunchPlan make_launch_plan(const JobSpec& spec, const nlohmann::json& placement
     for (size_t i = 0; i < placement.size(); ++i) rank_gpus += (i ? ";" : "") + gpu_list(placement[i]);
     plan.argv = {"mpirun", "-np", std::to_string(spec.processes), "--tag-output", "--oversubscribe",
                  "--bind-to", "none"};
-    if (geteuid() == 0) plan.argv.push_back("--allow-run-as-root");
     for (const auto& [name, value] : plan.env) {
       plan.argv.push_back("-x");
       plan.argv.push_back(name);
     }
-    plan.argv.insert(plan.argv.end(), {lanectl_exe, "__rank", rank_gpus, "--"});
+    plan.argv.insert(plan.argv.end(), {relocate(lanectl_exe, plan.bin_dir, kJobBinDir), "__rank", rank_gpus, "--"});
     plan.argv.insert(plan.argv.end(), command.begin(), command.end());
   } else {
     plan.argv = command;
@@ -96,9 +110,19 @@ LaunchPlan make_launch_plan(const JobSpec& spec, const nlohmann::json& placement
 
   for (size_t i = 0; i < spec.pvcs.size() && i < volume_paths.size(); ++i)
     plan.mounts.push_back({volume_paths[i], spec.pvcs[i].mount_path, spec.pvcs[i].read_only});
-  for (const auto& v : spec.volumes) plan.mounts.push_back({v.host_path, v.container_path, v.read_only});
+  std::error_code ec;
+  const fs::path home = fs::weakly_canonical(fs::absolute(lanectl_home), ec);
+  for (const auto& v : spec.volumes) {
+    plan.mounts.push_back({v.host_path, v.container_path, v.read_only});
+    // A host directory above LANECTL_HOME (e.g. -v $PWD/out:/out with the state in out/home):
+    // the state directory inside it is covered with an empty tmpfs.
+    fs::path host = fs::weakly_canonical(fs::absolute(v.host_path), ec);
+    std::string rel = home.lexically_relative(host).generic_string();
+    if (!rel.empty() && rel != "." && rel.rfind("..", 0) != 0)
+      plan.masks.push_back((fs::path(v.container_path) / rel).lexically_normal().string());
+  }
   plan.shm_bytes = shm_size_bytes(spec);
-  plan.working_dir = spec.working_dir;
+  if (!spec.working_dir.empty()) plan.working_dir = spec.working_dir;
   return plan;
 }
 

@@ -1,7 +1,12 @@
 #pragma once
 // How a local job becomes a process: the argv (image entrypoint or --command, wrapped in
-// `mpirun` for MPI jobs), its environment, and the mounts its private mount namespace gets.
+// `mpirun` for MPI jobs), its whole environment, and what its root file system shows: the
+// system's /usr (+ /bin, /lib* links), a few files of /etc, the project's binaries at
+// kJobBinDir, its volumes at their mount paths, private /tmp and /dev/shm, /proc of its own PID
+// namespace, a minimal /dev, and nothing else of the host (docs/local-backend.md, "Isolation").
 // Building the plan is pure (testable, also used for --dry-run); executing it is sandbox.cpp.
+#include <sys/types.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,12 +23,24 @@ struct BindMount {
   bool read_only = false;
 };
 
+// Where the project's own binaries (lanectl, scnn-train: the "image") appear inside a job.
+inline constexpr const char* kJobBinDir = "/opt/lanectl/bin";
+// Where the job API socket's directory appears inside a job (LANECTL_JOB_API names the socket).
+inline constexpr const char* kJobApiDir = "/run/lanectl";
+
 struct LaunchPlan {
-  std::vector<std::string> argv;                          // argv[0] resolved by execvp
-  std::vector<std::pair<std::string, std::string>> env;   // added to the supervisor's environment
-  std::vector<BindMount> mounts;
+  std::vector<std::string> argv;                          // argv[0] looked up in the job's PATH
+  std::vector<std::pair<std::string, std::string>> env;   // the job's whole environment
+  std::vector<BindMount> mounts;                          // volumes (--pvc, then -v)
+  std::vector<std::string> masks;                         // paths inside the job hidden by an empty tmpfs
+  std::string bin_dir;                                    // host directory mounted at kJobBinDir
   uint64_t shm_bytes = 64ull << 20;                       // tmpfs /dev/shm size
-  std::string working_dir;
+  std::string working_dir = "/tmp";
+  // Filled in by the supervisor: the job's uid/gid, the job API directory (host), and the
+  // generated /etc/passwd and /etc/group that name the job's user.
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::string api_dir, passwd_file, group_file;
 };
 
 // The command a job runs before MPI wrapping: --command replaces the entrypoint; otherwise the
@@ -32,7 +49,8 @@ struct LaunchPlan {
 std::vector<std::string> job_command(const JobSpec& spec);
 
 // `placement` is the stored JSON placement (one entry per pod); `volume_paths` the host directory
-// of each spec.pvcs entry, in order.
+// of each spec.pvcs entry, in order. A -v host directory that contains `lanectl_home` gets the
+// state directory masked. `lanectl_exe`'s directory is what kJobBinDir shows.
 LaunchPlan make_launch_plan(const JobSpec& spec, const nlohmann::json& placement,
                             const std::vector<std::string>& volume_paths,
                             const std::string& lanectl_home, const std::string& lanectl_exe);

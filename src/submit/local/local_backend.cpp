@@ -17,6 +17,8 @@
 #include "storage/local/local_snapshot_store.h"
 #include "submit/core/workload_json.h"
 #include "submit/local/job_launch.h"
+#include "submit/local/job_user.h"
+#include "submit/local/sandbox.h"
 #include "submit/local/log_files.h"
 #include "submit/local/process_identity.h"
 
@@ -40,11 +42,31 @@ std::string claim_for(const JobSpec& spec, size_t index) {
 
 bool is_whole(double g) { return std::floor(g) == g; }
 
+// True when `path` is `root` or lies below it (both made absolute and normalised, symlinks
+// resolved where they exist).
+bool path_within(const std::string& path, const std::string& root) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::absolute(path), ec);
+  fs::path r = fs::weakly_canonical(fs::absolute(root), ec);
+  std::string rel = p.lexically_relative(r).generic_string();
+  return !rel.empty() && rel != ".." && rel.rfind("../", 0) != 0;
+}
+
 }  // namespace
 
 LocalBackend::LocalBackend(const fs::path& home)
     : paths_(prepare_home(home)), db_(paths_.db()), volumes_(db_, paths_) {
   ensure_schema(db_);
+  // A restored claim belongs to the project of the claim its snapshot was taken of (as a
+  // Kubernetes restore creates the PVC in the snapshot's namespace); "runai-<project>" of the
+  // snapshot when that claim is gone.
+  volumes_.set_owner_resolver([this](const std::string& created_by) -> std::string {
+    if (created_by.rfind("restore:", 0) != 0) return "";
+    storage::SnapshotInfo info = snapshots().describe(created_by.substr(8));
+    if (volumes_.find(info.volume))
+      if (std::string p = volumes_.owner(info.volume); !p.empty()) return p;
+    return info.ns.rfind("runai-", 0) == 0 ? info.ns.substr(6) : "";
+  });
   check_supervisors();
 }
 
@@ -99,12 +121,23 @@ void LocalBackend::validate(const JobSpec& spec) {
     if (!p.create && !volumes_.find(p.claim))
       throw UsageError("--pvc: volume '" + p.claim + "' does not exist; create it with `--pvc :SIZE:" +
                        p.mount_path + "` in an earlier job or restore a snapshot into it");
+    if (p.create) continue;
+    std::string owner = volumes_.owner(p.claim);
+    if (!owner.empty() && owner != spec.project)
+      throw UsageError(fmt::format(
+          "--pvc {}:{}: claim '{}' belongs to project '{}'; a job of project '{}' can mount only its own "
+          "project's claims (as a PVC belongs to its namespace). Submit the job in project '{}' (-p {}), "
+          "or give it a claim of project '{}' (`--pvc :SIZE:{}` creates one)",
+          p.claim, p.mount_path, p.claim, owner, spec.project, owner, owner, spec.project, p.mount_path));
   }
   for (const auto& v : spec.volumes) {
     if (v.container_path.empty() || v.container_path[0] != '/')
       throw UsageError("-v container path '" + v.container_path + "' must be absolute");
     if (!fs::is_directory(v.host_path))
       throw UsageError("-v host path '" + v.host_path + "' is not an existing directory");
+    if (path_within(v.host_path, paths_.home.string()))
+      throw UsageError("-v host path '" + v.host_path + "' is inside LANECTL_HOME (" + paths_.home.string() +
+                       "), the backend's state, which jobs never see; mount claims with --pvc CLAIM:PATH instead");
   }
   shm_size_bytes(spec);
   job_command(spec);  // throws when the command is unknown
@@ -177,6 +210,12 @@ JobInfo LocalBackend::submit(const JobSpec& input) {
         volumes_.create_in_transaction(p.claim, p.size, p.storage_class, owner);
       }
     }
+    std::vector<std::string> adopted;
+    for (const auto& p : spec.pvcs)
+      if (!p.create && volumes_.owner(p.claim).empty()) {
+        volumes_.adopt(p.claim, spec.project);
+        adopted.push_back(p.claim);
+      }
     int64_t now = now_ms();
     db_.prepare("INSERT INTO jobs(project, name, type, image, user, gpu, pods, spec, status, reason, created_ms) "
                 "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,'Pending','waiting for the scheduler',?9)")
@@ -184,8 +223,13 @@ JobInfo LocalBackend::submit(const JobSpec& input) {
         .bind(4, spec.image).bind(5, spec.user).bind(6, spec.gpu)
         .bind(7, static_cast<int64_t>(spec.type == JobType::kMpi ? spec.processes : 1))
         .bind(8, spec_to_json(spec).dump()).bind(9, now).run();
-    add_event(db_, db_.last_insert_id(), "job/" + spec.name, "Normal", "Submitted",
+    const int64_t job_id = db_.last_insert_id();
+    add_event(db_, job_id, "job/" + spec.name, "Normal", "Submitted",
               fmt::format("job submitted by {}", spec.user.empty() ? "unknown user" : spec.user));
+    for (const auto& claim : adopted)
+      add_event(db_, job_id, "pvc/" + claim, "Normal", "ClaimAdopted",
+                "claim " + claim + " had no project (recorded by an earlier version); it now belongs to project " +
+                    spec.project);
     effects = run_scheduling_pass(db_, paths_);
     tx.commit();
   }
@@ -295,25 +339,30 @@ int LocalBackend::exec(const std::string& name, const std::string& project, cons
   if (row->status != "Running" || !process_alive(row->child_pgid, row->child_start))
     throw Error("job '" + name + "' is " + row->status + ", not running; exec needs a running job");
   JobSpec spec = spec_from_json(json::parse(row->spec_json));
-  std::string ns_path = fmt::format("/proc/{}/ns/mnt", row->child_pgid);
+  // The job's environment and user, as its own processes have them (no LANECTL_HOME).
+  std::vector<std::string> volume_paths;
+  for (const auto& p : spec.pvcs) volume_paths.push_back((paths_.volumes_dir() / p.claim).string());
+  LaunchPlan plan = make_launch_plan(spec, row->placement, volume_paths, paths_.home.string(), self_executable());
+  JobUser user;
+  {
+    WriteTransaction tx(db_);
+    user = job_user_for_project(db_, spec.project);
+    tx.commit();
+  }
+  plan.uid = user.uid;
+  plan.gid = user.gid;
+  pid_t target = job_namespace_process(row->child_pgid);
   pid_t child = fork();
   if (child == 0) {
-    int fd = open(ns_path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || setns(fd, CLONE_NEWNS) != 0) {
-      fprintf(stderr, "lanectl: cannot enter the job's mount namespace (%s): %s\n", ns_path.c_str(), strerror(errno));
-      _exit(126);
+    for (const char* ns : {"pid", "mnt"}) {
+      std::string path = fmt::format("/proc/{}/ns/{}", target, ns);
+      int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0 || setns(fd, 0) != 0) {
+        fprintf(stderr, "lanectl: cannot enter the job's namespaces (%s): %s\n", path.c_str(), strerror(errno));
+        _exit(126);
+      }
     }
-    setenv("LANECTL_HOME", paths_.home.c_str(), 1);
-    setenv("LANECTL_BACKEND", "local", 1);
-    setenv("LANECTL_JOB_NAME", spec.name.c_str(), 1);
-    setenv("LANECTL_PROJECT", spec.project.c_str(), 1);
-    for (const auto& e : spec.env) setenv(e.name.c_str(), e.value.c_str(), 1);
-    std::vector<char*> cargv;
-    for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-    cargv.push_back(nullptr);
-    execvp(cargv[0], cargv.data());
-    fprintf(stderr, "lanectl: exec %s: %s\n", cargv[0], strerror(errno));
-    _exit(127);
+    exec_in_job(plan, argv);  // forks into the PID namespace; never returns
   }
   int status = 0;
   waitpid(child, &status, 0);

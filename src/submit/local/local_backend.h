@@ -44,6 +44,7 @@ class LocalBackend : public Backend {
   std::vector<NodeStatus> list_nodes() override;
 
   storage::Volumes& volumes() override { return volumes_; }
+  LocalVolumes& local_volumes() { return volumes_; }
   storage::SnapshotStore& snapshots() override;
 
  private:

@@ -59,10 +59,10 @@ storage::VolumeInfo LocalVolumes::create_in_transaction(const std::string& name,
                               "request a smaller size or free space",
                               name, size, *bytes, free_bytes, paths_.volumes_dir().string()));
   }
-  db_.prepare("INSERT INTO volumes(name, size, size_bytes, storage_class, created_by, created_ms) "
-              "VALUES(?1,?2,?3,?4,?5,?6)")
+  db_.prepare("INSERT INTO volumes(name, size, size_bytes, storage_class, created_by, created_ms, project) "
+              "VALUES(?1,?2,?3,?4,?5,?6,?7)")
       .bind(1, name).bind(2, size).bind(3, static_cast<int64_t>(*bytes)).bind(4, storage_class)
-      .bind(5, created_by).bind(6, now_ms()).run();
+      .bind(5, created_by).bind(6, now_ms()).bind(7, project_of_creator(created_by)).run();
   fs::create_directories(paths_.volumes_dir() / name);
   return *find(name);
 }
@@ -73,6 +73,34 @@ storage::VolumeInfo LocalVolumes::create(const std::string& name, const std::str
   auto info = create_in_transaction(name, size, storage_class, created_by);
   tx.commit();
   return info;
+}
+
+std::string LocalVolumes::project_of_creator(const std::string& created_by) {
+  if (created_by.rfind("job/", 0) == 0) {
+    auto slash = created_by.find('/', 4);
+    if (slash != std::string::npos) return created_by.substr(4, slash - 4);
+  }
+  if (!resolver_ || resolving_ > 8) return "";
+  ++resolving_;
+  std::string project;
+  try {
+    project = resolver_(created_by);
+  } catch (...) {
+  }
+  --resolving_;
+  return project;
+}
+
+std::string LocalVolumes::owner(const std::string& name) {
+  auto st = db_.prepare("SELECT project, created_by FROM volumes WHERE name = ?1");
+  st.bind(1, name);
+  if (!st.step()) return "";
+  std::string project = st.text(0), created_by = st.text(1);
+  return project.empty() ? project_of_creator(created_by) : project;
+}
+
+void LocalVolumes::adopt(const std::string& name, const std::string& project) {
+  db_.prepare("UPDATE volumes SET project = ?1 WHERE name = ?2 AND project = ''").bind(1, project).bind(2, name).run();
 }
 
 void LocalVolumes::remove(const std::string& name) {

@@ -60,6 +60,7 @@ SpawnedProcess spawn_detached(const std::vector<std::string>& argv, const std::s
       dup2(null_fd, 0);
       dup2(log_fd, 1);
       dup2(log_fd, 2);
+      close_range(3, ~0U, 0);  // nothing of the caller's (its pipes, its files) stays open
       execv(cargv[0], cargv.data());
       _exit(127);
     }

@@ -42,8 +42,33 @@ void ensure_schema(Database& db) {
     CREATE INDEX IF NOT EXISTS events_job ON events(job_id);
     CREATE TABLE IF NOT EXISTS volumes(
       name TEXT PRIMARY KEY, size TEXT NOT NULL, size_bytes INTEGER NOT NULL,
-      storage_class TEXT NOT NULL, created_by TEXT NOT NULL, created_ms INTEGER NOT NULL);
+      storage_class TEXT NOT NULL, created_by TEXT NOT NULL, created_ms INTEGER NOT NULL,
+      project TEXT NOT NULL DEFAULT '');
+    CREATE TABLE IF NOT EXISTS project_uids(project TEXT PRIMARY KEY, uid INTEGER NOT NULL UNIQUE);
   )sql");
+  migrate_volume_projects(db);
+}
+
+namespace {
+
+bool has_column(Database& db, const std::string& table, const std::string& column) {
+  auto st = db.prepare("SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2");
+  st.bind(1, table).bind(2, column);
+  return st.step();
+}
+
+}  // namespace
+
+void migrate_volume_projects(Database& db) {
+  if (has_column(db, "volumes", "project")) return;
+  WriteTransaction tx(db);
+  if (has_column(db, "volumes", "project")) return;  // another process migrated meanwhile
+  db.exec("ALTER TABLE volumes ADD COLUMN project TEXT NOT NULL DEFAULT ''");
+  // Claims a job created ("job/<project>/<job>") belong to that job's project; the others
+  // (restored ones, "user") are resolved on first use (LocalVolumes::owner).
+  db.exec("UPDATE volumes SET project = substr(created_by, 5, instr(substr(created_by, 5), '/') - 1) "
+          "WHERE project = '' AND created_by LIKE 'job/%/%'");
+  tx.commit();
 }
 
 namespace {

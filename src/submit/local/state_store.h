@@ -47,8 +47,13 @@ struct JobRow {
 
 int64_t now_ms();
 
-// Creates the schema when missing (idempotent, safe under concurrency).
+// Creates the schema when missing (idempotent, safe under concurrency), and migrates a state
+// database written by an earlier version (see migrate_volume_projects).
 void ensure_schema(Database& db);
+
+// Earlier versions kept no project per claim: adds volumes.project and fills it from
+// created_by ("job/<project>/<job>"). Idempotent; takes the write lock only when needed.
+void migrate_volume_projects(Database& db);
 
 std::vector<JobRow> load_job_rows(Database& db, const std::optional<std::string>& project,
                                   bool with_spec, bool active_only = false);

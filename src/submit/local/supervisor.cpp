@@ -16,7 +16,10 @@
 
 #include "common/error.h"
 #include "submit/core/workload_json.h"
+#include "submit/local/job_api.h"
+#include "submit/local/job_api_snapshot.h"
 #include "submit/local/job_launch.h"
+#include "submit/local/job_user.h"
 #include "submit/local/log_files.h"
 #include "submit/local/process_identity.h"
 #include "submit/local/sandbox.h"
@@ -82,49 +85,55 @@ int supervise_job(const fs::path& home, int64_t id, int attempt) {
   int sig_fd = signalfd(-1, &mask, SFD_CLOEXEC);
 
   JobRow row;
+  JobUser user;
   {
     WriteTransaction tx(db);  // waits until the pass that started us has committed
     auto r = load_job_row_by_id(db, id, true);
     if (!r || r->attempt != attempt || r->status != "Running") return 0;
     row = *r;
+    user = job_user_for_project(db, row.project);
     tx.commit();
   }
   JobSpec spec = spec_from_json(nlohmann::json::parse(row.spec_json));
-  fs::create_directories(paths.job_dir(id));
+  const fs::path job_dir = paths.job_dir(id);
+  fs::create_directories(job_dir);
 
   LaunchPlan plan;
+  int api_fd = -1;
   try {
     std::vector<std::string> volume_paths;
     for (const auto& pvc : spec.pvcs) volume_paths.push_back((paths.volumes_dir() / pvc.claim).string());
     plan = make_launch_plan(spec, row.placement, volume_paths, home.string(), self_executable());
+    plan.uid = user.uid;
+    plan.gid = user.gid;
+    write_account_files(job_dir / "etc", user);
+    plan.passwd_file = (job_dir / "etc" / "passwd").string();
+    plan.group_file = (job_dir / "etc" / "group").string();
+    plan.api_dir = (job_dir / "api").string();
+    fs::create_directories(plan.api_dir);
+    api_fd = job_api_listen(fs::path(plan.api_dir) / "api.sock", user.uid, user.gid);
+    hand_volumes_to(volume_paths, user);
   } catch (const std::exception& e) {
     finish_attempt(db, paths, id, attempt, {127, std::string("cannot start: ") + e.what()});
     return 0;
   }
 
-  TimestampedLogWriter log(paths.job_dir(id) / "output.log");
+  TimestampedLogWriter log(job_dir / "output.log");
   int out_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0) {
     finish_attempt(db, paths, id, attempt, {127, "cannot start: pipe() failed"});
     return 0;
   }
-  pid_t child = fork();
-  if (child == 0) {
-    setpgid(0, 0);
-    int null_fd = open("/dev/null", O_RDONLY);
-    dup2(null_fd, 0);
-    dup2(out_pipe[1], 1);
-    dup2(out_pipe[1], 2);
-    sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-    signal(SIGPIPE, SIG_DFL);
-    exec_in_sandbox(plan);
-  }
-  close(out_pipe[1]);
-  if (child < 0) {
-    finish_attempt(db, paths, id, attempt, {127, "cannot start: fork() failed"});
+  SandboxedJob job;
+  try {
+    job = start_sandboxed(plan, out_pipe[1], old_mask);
+  } catch (const std::exception& e) {
+    close(out_pipe[1]);
+    finish_attempt(db, paths, id, attempt, {127, e.what()});
     return 0;
   }
-  setpgid(child, child);
+  close(out_pipe[1]);
+  const pid_t child = job.pid;
 
   bool stop_requested = false;
   {
@@ -141,39 +150,48 @@ int supervise_job(const fs::path& home, int64_t id, int attempt) {
   int status = 0;
   bool child_done = false, pipe_open = true, killed = false;
   std::optional<Clock::time_point> kill_at, drain_until;
+  std::vector<pid_t> api_handlers;
   auto request_stop = [&] {
     if (kill_at) return;
     kill(-child, SIGTERM);
     kill_at = Clock::now() + std::chrono::seconds(grace_seconds());
   };
   if (stop_requested) request_stop();
+  auto answer = [&](const nlohmann::json& request, pid_t peer) { return answer_job_api(home, id, request, peer); };
 
   char buf[65536];
   while (true) {
-    pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {sig_fd, POLLIN, 0}};
-    poll(pipe_open ? fds : fds + 1, pipe_open ? 2 : 1, 100);
-    if (pipe_open && (fds[0].revents & (POLLIN | POLLHUP))) {
+    pollfd fds[3] = {{sig_fd, POLLIN, 0}, {api_fd, POLLIN, 0}, {out_pipe[0], POLLIN, 0}};
+    poll(fds, pipe_open ? 3 : 2, 100);
+    if (pipe_open && (fds[2].revents & (POLLIN | POLLHUP))) {
       ssize_t n = read(out_pipe[0], buf, sizeof buf);
       if (n > 0) log.write(buf, static_cast<size_t>(n));
       else pipe_open = false;
     }
-    if (fds[1].revents & POLLIN) {
+    if (fds[0].revents & POLLIN) {
       signalfd_siginfo info;
       ssize_t ignored = read(sig_fd, &info, sizeof info);
       (void)ignored;
       request_stop();
     }
+    if (fds[1].revents & POLLIN)
+      if (pid_t h = job_api_serve_one(api_fd, answer); h > 0) api_handlers.push_back(h);
+    for (auto it = api_handlers.begin(); it != api_handlers.end();)
+      it = waitpid(*it, nullptr, WNOHANG) == 0 ? it + 1 : api_handlers.erase(it);
     if (kill_at && !killed && Clock::now() >= *kill_at) {
       kill(-child, SIGKILL);
       killed = true;
     }
     if (!child_done && waitpid(child, &status, WNOHANG) == child) {
       child_done = true;
+      status = sandboxed_wait_status(job, status);
       drain_until = Clock::now() + std::chrono::seconds(1);  // daemons left in the group may hold the pipe
     }
     if (child_done && (!pipe_open || Clock::now() >= *drain_until)) break;
   }
-  kill(-child, SIGKILL);  // nothing of the job outlives its attempt
+  kill(-child, SIGKILL);  // nothing of the job outlives its attempt (its PID namespace is gone already)
+  close(api_fd);
+  for (pid_t h : api_handlers) waitpid(h, nullptr, 0);
   log.flush_partial();
   finish_attempt(db, paths, id, attempt, outcome_of(status));
   return 0;

@@ -1,0 +1,69 @@
+#include "submit/local/job_api_snapshot.h"
+
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/names.h"
+#include "storage/training/training_snapshot.h"
+#include "submit/core/workload_json.h"
+#include "submit/local/local_backend.h"
+
+namespace lane::submit::local {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// The host path of `in_job` (a path as the job sees it): through the claim mounted above it,
+// else through the job's root as /proc shows it.
+fs::path host_path(const JobSpec& spec, const Paths& paths, const fs::path& in_job, pid_t peer) {
+  size_t best = 0;
+  fs::path host;
+  for (const auto& p : spec.pvcs) {
+    std::string rel = in_job.lexically_relative(fs::path(p.mount_path).lexically_normal()).generic_string();
+    if (rel.empty() || rel.rfind("..", 0) == 0 || p.mount_path.size() < best) continue;
+    best = p.mount_path.size();
+    host = (paths.volumes_dir() / p.claim / rel).lexically_normal();
+  }
+  if (!host.empty()) return host;
+  return fs::path(fmt::format("/proc/{}/root", peer)) / in_job.relative_path();
+}
+
+}  // namespace
+
+json answer_job_api(const fs::path& home, int64_t job_id, const json& request, pid_t peer) {
+  if (request.value("op", "") != "snapshot")
+    throw UsageError("job API: unknown op '" + request.value("op", "") + "' (known: snapshot)");
+  Paths paths{home};
+  std::optional<JobRow> row;
+  {
+    Database db(paths.db());
+    row = load_job_row_by_id(db, job_id, true);
+  }
+  if (!row) throw Error("job API: the job no longer exists");
+  JobSpec spec = spec_from_json(json::parse(row->spec_json));
+  LocalBackend backend(home);
+
+  storage::TrainingSnapshotRequest req;
+  req.pvc = request.value("pvc", "");
+  require_dns1123_label(req.pvc, "PVC_NAME");
+  if (!backend.local_volumes().find(req.pvc))
+    throw Error(fmt::format("PVC_NAME '{}' is not a volume of this backend; cannot snapshot it", req.pvc));
+  std::string owner = backend.local_volumes().owner(req.pvc);
+  if (owner != spec.project)
+    throw Error(fmt::format("PVC_NAME '{}' belongs to project '{}'; a job of project '{}' can snapshot only "
+                            "its own project's claims", req.pvc, owner.empty() ? "<none>" : owner, spec.project));
+  fs::path out = request.value("outputDir", "");
+  if (!out.is_absolute()) throw UsageError("job API: outputDir must be an absolute path");
+  req.output_dir = host_path(spec, paths, out.lexically_normal(), peer);
+  req.job = spec.name;
+  req.project = spec.project;
+  req.code_version = request.value("codeVersion", "");
+  std::ostringstream log;
+  auto result = storage::snapshot_after_training(backend.snapshots(), backend.volumes(), req, spec, log);
+  return {{"snapshot", result.snapshot}, {"log", log.str()}};
+}
+
+}  // namespace lane::submit::local
