@@ -1,0 +1,275 @@
+// The escapes of issue 15 (items 1 and 2), each tried from inside a real job, with both sandbox
+// mechanisms: another project's volume without --pvc, LANECTL_HOME/state.db (read, and a quota
+// raised with sqlite3), another project's claim by name, the submitter's environment, running
+// as root, the host's directories, and processes that leave the job's session (setsid) surviving
+// delete or a SIGKILL of the supervisor. Every check looks at the host side (files, quota,
+// processes), not only at what the job printed.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "cli/lanectl_runner.h"
+
+using lane::test::Lanectl;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool bwrap_works() { return std::system("bwrap --ro-bind / / true > /dev/null 2>&1") == 0; }
+
+// The sandbox mechanisms this host can run: unshare needs root, bwrap needs bubblewrap.
+std::vector<std::string> modes() {
+  std::vector<std::string> out;
+  if (geteuid() == 0) out.push_back("unshare");
+  if (bwrap_works()) out.push_back("bwrap");
+  if (out.size() < 2) WARN("only these sandbox mechanisms can run here: " << out.size());
+  return out;
+}
+
+std::string ended(Lanectl& l, const std::string& job, const std::string& project = "default") {
+  return l.wait_status(job, {"Succeeded", "Failed"}, project).value("status", "");
+}
+
+double gpu_quota(Lanectl& l, const std::string& project) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open((l.home() / "state.db").c_str(), &db) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(db, "SELECT gpu_quota FROM projects WHERE name = ?1", -1, &st, nullptr);
+  sqlite3_bind_text(st, 1, project.c_str(), -1, SQLITE_TRANSIENT);
+  double q = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_double(st, 0) : -1;
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return q;
+}
+
+int64_t job_integer(Lanectl& l, const std::string& job, const std::string& column) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open((l.home() / "state.db").c_str(), &db) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(db, ("SELECT " + column + " FROM jobs WHERE name = ?1").c_str(), -1, &st, nullptr);
+  sqlite3_bind_text(st, 1, job.c_str(), -1, SQLITE_TRANSIENT);
+  int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return v;
+}
+
+// Processes on the host whose command line is exactly `cmdline` (e.g. "sleep 77").
+int count_processes(const std::string& cmdline) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    std::string name = e.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string raw = lane::test::slurp(e.path() / "cmdline");
+    for (auto& c : raw)
+      if (c == '\0') c = ' ';
+    if (!raw.empty() && raw.back() == ' ') raw.pop_back();
+    std::string stat = lane::test::slurp(e.path() / "stat");
+    if (raw == cmdline && stat.find(") Z ") == std::string::npos) ++n;
+  }
+  return n;
+}
+
+bool wait_until(const std::function<bool()>& cond, double seconds) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int>(seconds * 1000));
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (cond()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return cond();
+}
+
+// Project b with a claim holding a file; project a exists too.
+void two_projects(Lanectl& l) {
+  for (const char* p : {"a", "b"}) {
+    REQUIRE(l.run({"project", "create", p, "--gpu-quota", "1"}).code == 0);
+    l.track_project(p);
+  }
+  REQUIRE(l.run({"submit", "bjob", "-p", "b", "-i", "x", "--pvc", ":1Mi:/data", "--command", "--", "/bin/sh", "-c",
+                 "echo b-data > /data/secret"}).code == 0);
+  REQUIRE(ended(l, "bjob", "b") == "Succeeded");
+  REQUIRE(lane::test::slurp(l.home() / "volumes" / "pvc-bjob-0" / "secret") == "b-data\n");
+}
+
+}  // namespace
+
+TEST_CASE("a job cannot mount another project's claim by name (exit 2 naming the claim, its project and the fix)") {
+  Lanectl l;
+  two_projects(l);
+  auto r = l.run({"submit", "ajob", "-p", "a", "-i", "x", "--pvc", "pvc-bjob-0:/data", "--command", "--", "/bin/cat",
+                  "/data/secret"});
+  INFO(r.err);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("claim 'pvc-bjob-0' belongs to project 'b'") != std::string::npos);
+  CHECK(r.err.find("-p b") != std::string::npos);
+  CHECK(l.job("ajob", "a").empty());  // nothing was submitted
+  auto dry = l.run({"submit", "ajob", "-p", "a", "-i", "x", "--pvc", "pvc-bjob-0:/data", "--dry-run", "--command",
+                    "--", "/bin/true"});
+  CHECK(dry.code == 2);
+  // The owner's jobs still mount it.
+  REQUIRE(l.run({"submit", "bjob2", "-p", "b", "-i", "x", "--pvc", "pvc-bjob-0:/data:ro", "--command", "--",
+                 "/bin/cat", "/data/secret"}).code == 0);
+  CHECK(ended(l, "bjob2", "b") == "Succeeded");
+  CHECK(l.run({"logs", "bjob2", "-p", "b"}).out == "b-data\n");
+}
+
+TEST_CASE("a job sees neither other projects' volumes nor LANECTL_HOME: no read, no write, no quota change") {
+  Lanectl l;
+  two_projects(l);
+  const std::string home = l.home().string();
+  const std::string secret = home + "/volumes/pvc-bjob-0/secret";
+  for (const auto& mode : modes()) {
+    l.set_env("LANECTL_SANDBOX", mode);
+    const std::string job = "escape-" + mode;
+    REQUIRE(l.run({"submit", job, "-p", "a", "-i", "x", "--command", "--", "/bin/sh", "-c",
+                   "cat " + secret + "; echo overwritten > " + secret + "; ls " + home + "; cat " + home +
+                       "/state.db | head -c 16; sqlite3 " + home +
+                       "/state.db \"update projects set gpu_quota = 100 where name = 'a'\"; echo done"}).code == 0);
+    REQUIRE(ended(l, job, "a") == "Succeeded");
+    auto logs = l.run({"logs", job, "-p", "a"}).out;
+    INFO(mode << ": " << logs);
+    CHECK(lane::test::slurp(secret) == "b-data\n");  // not overwritten
+    CHECK(gpu_quota(l, "a") == 1);                     // not raised
+    CHECK(logs.find("b-data") == std::string::npos);   // not read
+    CHECK(logs.find("SQLite format") == std::string::npos);
+    CHECK(logs.find("No such file or directory") != std::string::npos);
+    CHECK(logs.find("done") != std::string::npos);
+  }
+}
+
+TEST_CASE("a job's environment holds only what the spec says: no LANECTL_HOME, nothing of the submitter's") {
+  Lanectl l;
+  l.set_env("SUBMITTERS_SECRET", "do-not-leak");
+  for (const auto& mode : modes()) {
+    l.set_env("LANECTL_SANDBOX", mode);
+    const std::string job = "env-" + mode;
+    REQUIRE(l.run({"submit", job, "-i", "x", "-e", "FROM_SPEC=yes", "--command", "--", "/usr/bin/env"}).code == 0);
+    REQUIRE(ended(l, job) == "Succeeded");
+    auto logs = l.run({"logs", job}).out;
+    INFO(mode << ": " << logs);
+    CHECK(logs.find("FROM_SPEC=yes") != std::string::npos);
+    CHECK(logs.find("LANECTL_JOB_NAME=" + job) != std::string::npos);
+    CHECK(logs.find("LANECTL_HOME") == std::string::npos);
+    CHECK(logs.find(l.home().string()) == std::string::npos);
+    CHECK(logs.find("do-not-leak") == std::string::npos);
+    CHECK(logs.find("OMPI_ALLOW_RUN_AS_ROOT") == std::string::npos);
+  }
+}
+
+TEST_CASE("a job runs as an unprivileged user on a read-only minimal root with private /tmp, /dev/shm and /proc") {
+  Lanectl l;
+  for (const auto& mode : modes()) {
+    l.set_env("LANECTL_SANDBOX", mode);
+    const std::string job = "view-" + mode;
+    REQUIRE(l.run({"submit", job, "-i", "x", "--pvc", ":1Mi:/data", "--shm-size", "8Mi", "--command", "--", "/bin/sh", "-c",
+                   "echo uid=$(id -u); ls -d /root /home /work /var " + l.home().string() +
+                       " 2>&1 | sed 's/^/seen:/'; touch /usr/x /etc/x /x 2>&1 | grep -c 'Read-only' | sed 's/^/ro=/';"
+                       " echo t > /tmp/t && echo tmp-ok; echo d > /data/d && echo data-ok;"
+                       " df -k /dev/shm | tail -1 | awk '{print \"shm=\" $2}'; ls -d /proc/[0-9]* | wc -l | sed 's/^/procs=/'"})
+                .code == 0);
+    REQUIRE(ended(l, job) == "Succeeded");
+    auto logs = l.run({"logs", job}).out;
+    INFO(mode << ": " << logs);
+    if (geteuid() == 0) CHECK(logs.find("uid=0\n") == std::string::npos);
+    CHECK(logs.find("uid=") != std::string::npos);
+    for (const std::string& dir : std::vector<std::string>{"/root", "/home", "/work", "/var", l.home().string()})
+      CHECK(logs.find("seen:ls: cannot access '" + dir + "': No such file or directory") != std::string::npos);
+    CHECK(logs.find("ro=3") != std::string::npos);
+    CHECK(logs.find("tmp-ok") != std::string::npos);
+    CHECK(logs.find("data-ok") != std::string::npos);
+    CHECK(logs.find("shm=8192") != std::string::npos);
+    // Only the job's own processes: init, sh, ls (and bwrap's monitor).
+    auto pos = logs.find("procs=");
+    REQUIRE(pos != std::string::npos);
+    CHECK(std::stoi(logs.substr(pos + 6)) <= 5);
+  }
+}
+
+TEST_CASE("processes that leave the job's session (setsid) do not survive delete or a SIGKILL of the supervisor") {
+  Lanectl l;
+  int n = 0;
+  for (const auto& mode : modes()) {
+    l.set_env("LANECTL_SANDBOX", mode);
+    for (const std::string how : {"delete", "kill-supervisor"}) {
+      // A duration no other process on the machine uses, so that the count below is ours.
+      const std::string survivor = "sleep " + std::to_string(7700 + getpid() % 1000 * 10 + n++);
+      const std::string job = how + "-" + mode;
+      REQUIRE(l.run({"submit", job, "-i", "x", "--command", "--", "/bin/sh", "-c", "setsid " + survivor + " & sleep 40"})
+                  .code == 0);
+      INFO(mode << " " << how << " " << survivor);
+      REQUIRE(wait_until([&] { return count_processes(survivor) == 1; }, 10));
+      if (how == "delete") {
+        REQUIRE(l.run({"delete", job}).code == 0);
+      } else {
+        auto doc = l.job(job);
+        REQUIRE(doc.value("status", "") == "Running");
+        pid_t sup = static_cast<pid_t>(job_integer(l, job, "sup_pid"));
+        REQUIRE(sup > 0);
+        REQUIRE(kill(sup, SIGKILL) == 0);
+        // Any command notices the lost supervisor and frees the job's GPUs: reality and the
+        // scheduler's view agree.
+        CHECK(wait_until([&] { return l.job(job).value("status", "") == "Failed"; }, 5));
+      }
+      CHECK(wait_until([&] { return count_processes(survivor) == 0; }, 5));
+    }
+  }
+}
+
+TEST_CASE("a state database of the previous version keeps working: claims get their project, unknown ones are adopted") {
+  Lanectl l;
+  {
+    // The volumes table as the previous version wrote it (no project column).
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open((l.home() / "state.db").c_str(), &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db,
+                         "CREATE TABLE volumes(name TEXT PRIMARY KEY, size TEXT NOT NULL, size_bytes INTEGER NOT NULL,"
+                         " storage_class TEXT NOT NULL, created_by TEXT NOT NULL, created_ms INTEGER NOT NULL);"
+                         "INSERT INTO volumes VALUES('pvc-old-0','1Mi',1048576,'','job/b/old',1);"
+                         "INSERT INTO volumes VALUES('shared-data','1Mi',1048576,'','user',1);",
+                         nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+    for (const char* v : {"pvc-old-0", "shared-data"}) fs::create_directories(l.home() / "volumes" / v);
+  }
+  for (const char* p : {"a", "b"}) {
+    REQUIRE(l.run({"project", "create", p, "--gpu-quota", "1"}).code == 0);
+    l.track_project(p);
+  }
+  // A claim a job of project b created belongs to b.
+  auto r = l.run({"submit", "j1", "-p", "a", "-i", "x", "--pvc", "pvc-old-0:/data", "--command", "--", "/bin/true"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("belongs to project 'b'") != std::string::npos);
+  REQUIRE(l.run({"submit", "j2", "-p", "b", "-i", "x", "--pvc", "pvc-old-0:/data", "--command", "--", "/bin/true"}).code == 0);
+  CHECK(ended(l, "j2", "b") == "Succeeded");
+  // A claim of unknown origin is adopted by the first project that mounts it, then kept.
+  REQUIRE(l.run({"submit", "j3", "-p", "a", "-i", "x", "--pvc", "shared-data:/data", "--command", "--", "/bin/true"}).code == 0);
+  CHECK(ended(l, "j3", "a") == "Succeeded");
+  auto events = l.job("j3", "a")["events"];
+  bool adopted = false;
+  for (const auto& e : events) adopted = adopted || e.value("reason", "") == "ClaimAdopted";
+  CHECK(adopted);
+  auto r4 = l.run({"submit", "j4", "-p", "b", "-i", "x", "--pvc", "shared-data:/data", "--command", "--", "/bin/true"});
+  CHECK(r4.code == 2);
+  CHECK(r4.err.find("belongs to project 'a'") != std::string::npos);
+}
+
+TEST_CASE("-v never shows LANECTL_HOME: inside it is refused, a directory above it gets it masked") {
+  Lanectl l;
+  auto inside = l.run({"submit", "v1", "-i", "x", "-v", l.home().string() + ":/state", "--command", "--", "/bin/true"});
+  CHECK(inside.code == 2);
+  CHECK(inside.err.find("inside LANECTL_HOME") != std::string::npos);
+  // /tmp holds the test's LANECTL_HOME (/tmp/lanectl-test-XXXXXX).
+  const std::string name = l.home().filename().string();
+  REQUIRE(l.run({"submit", "v2", "-i", "x", "-v", l.home().parent_path().string() + ":/host-tmp:ro", "--command", "--",
+                 "/bin/sh", "-c", "ls -A /host-tmp/" + name + " | wc -l; ls /host-tmp/" + name + "/state.db; true"})
+              .code == 0);
+  REQUIRE(ended(l, "v2") == "Succeeded");
+  auto logs = l.run({"logs", "v2"}).out;
+  INFO(logs);
+  CHECK(logs.rfind("0\n", 0) == 0);
+  CHECK(logs.find("No such file or directory") != std::string::npos);
+}
