@@ -1,7 +1,7 @@
 // The escapes of issue 15 (items 1 and 2), each tried from inside a real job, with both sandbox
 // mechanisms: another project's volume without --pvc, LANECTL_HOME/state.db (read, and a quota
 // raised with sqlite3), another project's claim by name, the submitter's environment, running
-// as root, the host's directories, and processes that leave the job's session (setsid) surviving
+// as root, the host's directories (the checkout included), and processes that leave the job's session (setsid) surviving
 // delete or a SIGKILL of the supervisor. Every check looks at the host side (files, quota,
 // processes), not only at what the job printed.
 #include <catch2/catch.hpp>
@@ -142,13 +142,15 @@ TEST_CASE("a job sees neither other projects' volumes nor LANECTL_HOME: no read,
   }
 }
 
-TEST_CASE("a job's environment holds only what the spec says: no LANECTL_HOME, nothing of the submitter's") {
+TEST_CASE("a job's environment holds only what the spec says: no LANECTL_HOME, nothing of the submitter's, no inherited files") {
   Lanectl l;
   l.set_env("SUBMITTERS_SECRET", "do-not-leak");
   for (const auto& mode : modes()) {
     l.set_env("LANECTL_SANDBOX", mode);
     const std::string job = "env-" + mode;
-    REQUIRE(l.run({"submit", job, "-i", "x", "-e", "FROM_SPEC=yes", "--command", "--", "/usr/bin/env"}).code == 0);
+    // Also what reaches the job besides its environment: open descriptors, PID 1's command line.
+    REQUIRE(l.run({"submit", job, "-i", "x", "-e", "FROM_SPEC=yes", "--command", "--", "/bin/sh", "-c",
+                   "env; readlink /proc/$$/fd/*; tr '\\0' ' ' < /proc/1/cmdline; echo"}).code == 0);
     REQUIRE(ended(l, job) == "Succeeded");
     auto logs = l.run({"logs", job}).out;
     INFO(mode << ": " << logs);
@@ -158,6 +160,8 @@ TEST_CASE("a job's environment holds only what the spec says: no LANECTL_HOME, n
     CHECK(logs.find(l.home().string()) == std::string::npos);
     CHECK(logs.find("do-not-leak") == std::string::npos);
     CHECK(logs.find("OMPI_ALLOW_RUN_AS_ROOT") == std::string::npos);
+    CHECK(logs.find("supervisor.log") == std::string::npos);
+    CHECK(logs.find("state.db") == std::string::npos);
   }
 }
 
@@ -167,8 +171,9 @@ TEST_CASE("a job runs as an unprivileged user on a read-only minimal root with p
     l.set_env("LANECTL_SANDBOX", mode);
     const std::string job = "view-" + mode;
     REQUIRE(l.run({"submit", job, "-i", "x", "--pvc", ":1Mi:/data", "--shm-size", "8Mi", "--command", "--", "/bin/sh", "-c",
-                   "echo uid=$(id -u); ls -d /root /home /work /var " + l.home().string() +
-                       " 2>&1 | sed 's/^/seen:/'; touch /usr/x /etc/x /x 2>&1 | grep -c 'Read-only' | sed 's/^/ro=/';"
+                   "echo uid=$(id -u); ls -d /root /home /var " + lane::test::source_dir().string() + " " + l.home().string() +
+                       " 2>&1 | sed 's/^/seen:/'; touch /usr/x /etc/x /x 2>&1 | grep -cE 'Read-only|Permission denied' | sed 's/^/ro=/';"
+                       " awk '$5 == \"/\" || $5 == \"/usr\" {print \"mnt:\" $5 \":\" substr($6, 1, 2)}' /proc/self/mountinfo;"
                        " echo t > /tmp/t && echo tmp-ok; echo d > /data/d && echo data-ok;"
                        " df -k /dev/shm | tail -1 | awk '{print \"shm=\" $2}'; ls -d /proc/[0-9]* | wc -l | sed 's/^/procs=/'"})
                 .code == 0);
@@ -177,9 +182,12 @@ TEST_CASE("a job runs as an unprivileged user on a read-only minimal root with p
     INFO(mode << ": " << logs);
     if (geteuid() == 0) CHECK(logs.find("uid=0\n") == std::string::npos);
     CHECK(logs.find("uid=") != std::string::npos);
-    for (const std::string& dir : std::vector<std::string>{"/root", "/home", "/work", "/var", l.home().string()})
+    for (const std::string& dir : std::vector<std::string>{"/root", "/home", "/var", lane::test::source_dir().string(), l.home().string()})
       CHECK(logs.find("seen:ls: cannot access '" + dir + "': No such file or directory") != std::string::npos);
-    CHECK(logs.find("ro=3") != std::string::npos);
+    CHECK(logs.find("ro=3") != std::string::npos);  // nothing written to /usr, /etc, /
+    CHECK(logs.find("mnt:/:ro") != std::string::npos);
+    CHECK(logs.find("mnt:/usr:ro") != std::string::npos);
+    CHECK(logs.find("mnt:/:rw") == std::string::npos);
     CHECK(logs.find("tmp-ok") != std::string::npos);
     CHECK(logs.find("data-ok") != std::string::npos);
     CHECK(logs.find("shm=8192") != std::string::npos);
@@ -257,7 +265,7 @@ TEST_CASE("a state database of the previous version keeps working: claims get th
   CHECK(r4.err.find("belongs to project 'a'") != std::string::npos);
 }
 
-TEST_CASE("-v never shows LANECTL_HOME: inside it is refused, a directory above it gets it masked") {
+TEST_CASE("a -v host directory never shows LANECTL_HOME: inside it is refused, above it the state is masked") {
   Lanectl l;
   auto inside = l.run({"submit", "v1", "-i", "x", "-v", l.home().string() + ":/state", "--command", "--", "/bin/true"});
   CHECK(inside.code == 2);
@@ -272,4 +280,48 @@ TEST_CASE("-v never shows LANECTL_HOME: inside it is refused, a directory above 
   INFO(logs);
   CHECK(logs.rfind("0\n", 0) == 0);
   CHECK(logs.find("No such file or directory") != std::string::npos);
+}
+
+TEST_CASE("run by a non-root user, a job runs as that user in the same confined view (bubblewrap)") {
+  if (geteuid() != 0 || !bwrap_works()) {
+    WARN("skipped: needs root (to become another user) and bubblewrap; as a non-root user the other cases cover it");
+    return;
+  }
+  char tmpl[] = "/tmp/lanectl-nobody-XXXXXX";
+  REQUIRE(mkdtemp(tmpl));
+  const fs::path dir = tmpl;
+  REQUIRE(chown(dir.c_str(), 65534, 65534) == 0);
+  const std::string lanectl = (lane::test::bin_dir() / "lanectl").string();
+  const std::string as_nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups env -i PATH=/usr/bin:/bin LANECTL_HOME=" +
+                                (dir / "home").string() + " " + lanectl + " ";
+  auto run = [&](const std::string& args) {
+    std::string out;
+    if (FILE* p = popen((as_nobody + args + " 2>&1").c_str(), "r")) {
+      char buf[4096];
+      for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+      pclose(p);
+    }
+    return out;
+  };
+  if (std::system((as_nobody + "--help > /dev/null 2>&1").c_str()) != 0) {
+    WARN("skipped: user nobody cannot run " << lanectl << " (the checkout is not readable by others)");
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    return;
+  }
+  const std::string survivor = "sleep " + std::to_string(8800 + getpid() % 1000);
+  run("submit n1 -i x --pvc :1Mi:/data --command -- sh -c 'id -u; touch /data/f && echo data-ok; ls /root " +
+      dir.string() + " 2>&1; setsid " + survivor + " & sleep 30'");
+  CHECK(wait_until([&] { return count_processes(survivor) == 1; }, 10));
+  auto logs = run("logs n1");
+  INFO(logs);
+  CHECK(logs.rfind("65534\n", 0) == 0);
+  CHECK(logs.find("data-ok") != std::string::npos);
+  CHECK(logs.find("cannot access '/root'") != std::string::npos);
+  CHECK(logs.find("cannot access '" + dir.string() + "'") != std::string::npos);
+  run("delete n1");
+  CHECK(wait_until([&] { return count_processes(survivor) == 0; }, 5));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the supervisor closes the database
+  std::error_code ec;
+  fs::remove_all(dir, ec);
 }

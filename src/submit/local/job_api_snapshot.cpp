@@ -8,6 +8,7 @@
 #include "common/names.h"
 #include "storage/training/training_snapshot.h"
 #include "submit/core/workload_json.h"
+#include "submit/local/job_launch.h"
 #include "submit/local/local_backend.h"
 
 namespace lane::submit::local {
@@ -22,10 +23,10 @@ fs::path host_path(const JobSpec& spec, const Paths& paths, const fs::path& in_j
   size_t best = 0;
   fs::path host;
   for (const auto& p : spec.pvcs) {
-    std::string rel = in_job.lexically_relative(fs::path(p.mount_path).lexically_normal()).generic_string();
-    if (rel.empty() || rel.rfind("..", 0) == 0 || p.mount_path.size() < best) continue;
+    auto rel = relative_within(in_job, p.mount_path);
+    if (!rel || p.mount_path.size() < best) continue;
     best = p.mount_path.size();
-    host = (paths.volumes_dir() / p.claim / rel).lexically_normal();
+    host = (paths.volumes_dir() / p.claim / *rel).lexically_normal();
   }
   if (!host.empty()) return host;
   return fs::path(fmt::format("/proc/{}/root", peer)) / in_job.relative_path();

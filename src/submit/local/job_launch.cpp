@@ -59,6 +59,14 @@ std::string gpu_list(const nlohmann::json& pod) {
 
 }  // namespace
 
+std::optional<std::filesystem::path> relative_within(const std::filesystem::path& path,
+                                                     const std::filesystem::path& root) {
+  std::filesystem::path rel = path.lexically_normal().lexically_relative(root.lexically_normal());
+  std::string s = rel.generic_string();
+  if (s.empty() || s == ".." || s.rfind("../", 0) == 0) return std::nullopt;
+  return rel;
+}
+
 namespace {
 
 // An absolute path under `from` moved under `to` (the host's binary directory as the job sees it).
@@ -117,9 +125,8 @@ LaunchPlan make_launch_plan(const JobSpec& spec, const nlohmann::json& placement
     // A host directory above LANECTL_HOME (e.g. -v $PWD/out:/out with the state in out/home):
     // the state directory inside it is covered with an empty tmpfs.
     fs::path host = fs::weakly_canonical(fs::absolute(v.host_path), ec);
-    std::string rel = home.lexically_relative(host).generic_string();
-    if (!rel.empty() && rel != "." && rel.rfind("..", 0) != 0)
-      plan.masks.push_back((fs::path(v.container_path) / rel).lexically_normal().string());
+    if (auto rel = relative_within(home, host); rel && *rel != ".")
+      plan.masks.push_back((fs::path(v.container_path) / *rel).lexically_normal().string());
   }
   plan.shm_bytes = shm_size_bytes(spec);
   if (!spec.working_dir.empty()) plan.working_dir = spec.working_dir;

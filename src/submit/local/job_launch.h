@@ -8,6 +8,8 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +56,11 @@ std::vector<std::string> job_command(const JobSpec& spec);
 LaunchPlan make_launch_plan(const JobSpec& spec, const nlohmann::json& placement,
                             const std::vector<std::string>& volume_paths,
                             const std::string& lanectl_home, const std::string& lanectl_exe);
+
+// `path` relative to `root` when it is `root` (".") or lies below it; nullopt otherwise.
+// Lexical: make both absolute and canonical first where symlinks matter.
+std::optional<std::filesystem::path> relative_within(const std::filesystem::path& path,
+                                                     const std::filesystem::path& root);
 
 // Size of /dev/shm: spec.shm_size when set; with --large-shm half the machine's memory; else 64 MiB.
 uint64_t shm_size_bytes(const JobSpec& spec);

@@ -42,14 +42,11 @@ std::string claim_for(const JobSpec& spec, size_t index) {
 
 bool is_whole(double g) { return std::floor(g) == g; }
 
-// True when `path` is `root` or lies below it (both made absolute and normalised, symlinks
-// resolved where they exist).
+// True when `path` is `root` or lies below it, symlinks resolved where they exist.
 bool path_within(const std::string& path, const std::string& root) {
   std::error_code ec;
-  fs::path p = fs::weakly_canonical(fs::absolute(path), ec);
-  fs::path r = fs::weakly_canonical(fs::absolute(root), ec);
-  std::string rel = p.lexically_relative(r).generic_string();
-  return !rel.empty() && rel != ".." && rel.rfind("../", 0) != 0;
+  return relative_within(fs::weakly_canonical(fs::absolute(path), ec), fs::weakly_canonical(fs::absolute(root), ec))
+      .has_value();
 }
 
 }  // namespace
@@ -340,9 +337,8 @@ int LocalBackend::exec(const std::string& name, const std::string& project, cons
     throw Error("job '" + name + "' is " + row->status + ", not running; exec needs a running job");
   JobSpec spec = spec_from_json(json::parse(row->spec_json));
   // The job's environment and user, as its own processes have them (no LANECTL_HOME).
-  std::vector<std::string> volume_paths;
-  for (const auto& p : spec.pvcs) volume_paths.push_back((paths_.volumes_dir() / p.claim).string());
-  LaunchPlan plan = make_launch_plan(spec, row->placement, volume_paths, paths_.home.string(), self_executable());
+  LaunchPlan plan =
+      make_launch_plan(spec, row->placement, paths_.claim_dirs(spec), paths_.home.string(), self_executable());
   JobUser user;
   {
     WriteTransaction tx(db_);

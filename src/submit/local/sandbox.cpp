@@ -213,7 +213,7 @@ SandboxedJob start_sandboxed(const LaunchPlan& plan, int out_fd, const sigset_t&
     // job API socket, whatever the submitter left open) reaches the job.
     int status_fd = -1;
     if (!bwrap) {
-      status_fd = dup3(status_pipe[1], 3, O_CLOEXEC);
+      status_fd = status_pipe[1] == 3 ? 3 : dup3(status_pipe[1], 3, O_CLOEXEC);
       if (status_fd < 0) die(std::string("dup3: ") + std::strerror(errno));
     }
     close_range(bwrap ? 3 : 4, ~0U, 0);

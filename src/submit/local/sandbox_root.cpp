@@ -73,7 +73,7 @@ std::string fmt_mode(unsigned mode) {
 // there hides what is below it, in this namespace only).
 std::string pick_build_dir(const LaunchPlan& plan) {
   auto holds = [](const std::string& dir, const std::string& path) {
-    return path == dir || path.rfind(dir + "/", 0) == 0;
+    return !path.empty() && relative_within(path, dir).has_value();
   };
   for (const char* dir : {"/mnt", "/srv", "/media", "/opt", "/var/tmp", "/tmp", "/run", "/home"}) {
     if (!fs::is_directory(dir)) continue;

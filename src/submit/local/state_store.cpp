@@ -10,6 +10,12 @@
 namespace lane::submit::local {
 using nlohmann::json;
 
+std::vector<std::string> Paths::claim_dirs(const JobSpec& spec) const {
+  std::vector<std::string> dirs;
+  for (const auto& p : spec.pvcs) dirs.push_back((volumes_dir() / p.claim).string());
+  return dirs;
+}
+
 int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch()).count();

@@ -23,6 +23,8 @@ struct Paths {
   std::filesystem::path db() const { return home / "state.db"; }
   std::filesystem::path job_dir(int64_t id) const { return home / "jobs" / std::to_string(id); }
   std::filesystem::path volumes_dir() const { return home / "volumes"; }
+  // The host directory of each of the job's claims, in spec.pvcs order.
+  std::vector<std::string> claim_dirs(const JobSpec& spec) const;
 };
 
 // A job as stored. `placement` is a JSON array of {node, gpus:[..], share} (one per pod).

@@ -101,8 +101,7 @@ int supervise_job(const fs::path& home, int64_t id, int attempt) {
   LaunchPlan plan;
   int api_fd = -1;
   try {
-    std::vector<std::string> volume_paths;
-    for (const auto& pvc : spec.pvcs) volume_paths.push_back((paths.volumes_dir() / pvc.claim).string());
+    const std::vector<std::string> volume_paths = paths.claim_dirs(spec);
     plan = make_launch_plan(spec, row.placement, volume_paths, home.string(), self_executable());
     plan.uid = user.uid;
     plan.gid = user.gid;
