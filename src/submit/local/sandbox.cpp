@@ -138,6 +138,19 @@ void hide_command_line() {
   }
 }
 
+bool bwrap_installed() {
+  const char* path = std::getenv("PATH");
+  std::string dirs = std::string(path ? path : "") + ":/usr/bin:/bin";
+  for (size_t start = 0; start <= dirs.size();) {
+    size_t colon = dirs.find(':', start);
+    std::string dir = dirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    if (!dir.empty() && access((dir + "/bwrap").c_str(), X_OK) == 0) return true;
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  return false;
+}
+
 bool is_standard_dev(const ViewEntry& e) {
   static const std::set<std::string> bwrap_dev = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
                                                    "/dev/urandom", "/dev/tty", "/dev/fd", "/dev/stdin",
@@ -197,6 +210,10 @@ std::vector<std::string> bwrap_argv(const LaunchPlan& plan) {
 SandboxedJob start_sandboxed(const LaunchPlan& plan, int out_fd, const sigset_t& child_mask) {
   if (plan.argv.empty()) throw Error("cannot start the job: empty command");
   const bool bwrap = sandbox_mode() == "bwrap";
+  if (bwrap && !bwrap_installed())
+    throw Error(std::string("cannot start the job: bubblewrap (bwrap) is needed to isolate jobs") +
+                (geteuid() == 0 ? " with LANECTL_SANDBOX=bwrap" : " of a non-root user") +
+                " and was not found in PATH; install the Debian package bubblewrap (jobs never run unconfined)");
   int status_pipe[2] = {-1, -1};
   if (!bwrap && pipe2(status_pipe, O_CLOEXEC) != 0) throw Error("cannot start the job: pipe() failed");
   pid_t pid = bwrap ? fork()
