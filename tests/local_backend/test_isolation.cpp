@@ -325,3 +325,28 @@ TEST_CASE("run by a non-root user, a job runs as that user in the same confined 
   std::error_code ec;
   fs::remove_all(dir, ec);
 }
+
+TEST_CASE("lanectl exec runs inside the job's namespaces as the job's user with the job's environment") {
+  if (geteuid() != 0) {
+    WARN("skipped: exec into a job needs root");
+    return;
+  }
+  Lanectl l;
+  for (const auto& mode : modes()) {
+    l.set_env("LANECTL_SANDBOX", mode);
+    const std::string job = "exec-" + mode;
+    REQUIRE(l.run({"submit", job, "-i", "x", "-e", "FROM_SPEC=yes", "--command", "--", "/bin/sleep", "30"}).code == 0);
+    REQUIRE(l.wait_status(job, {"Running"}).value("status", "") == "Running");
+    // The job's init records its pid just after the start; exec needs it.
+    REQUIRE(wait_until([&] { return job_integer(l, job, "child_pgid") > 0; }, 5));
+    auto r = l.run({"exec", job, "--", "/bin/sh", "-c",
+                    "echo uid=$(id -u) spec=$FROM_SPEC home=${LANECTL_HOME-unset}; ls -d /proc/[0-9]* | wc -l; "
+                    "ls -d /root 2>&1; exit 7"});
+    INFO(mode << ": " << r.out << r.err);
+    CHECK(r.code == 7);  // the command's exit status
+    CHECK(r.out.find("uid=0 ") == std::string::npos);
+    CHECK(r.out.find("spec=yes home=unset") != std::string::npos);
+    CHECK(r.out.find("cannot access '/root'") != std::string::npos);
+    REQUIRE(l.run({"delete", job}).code == 0);
+  }
+}
