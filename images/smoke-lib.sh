@@ -14,10 +14,20 @@ declare -A smoke_volumes=()
 fail() { echo "smoke: FAIL: $*" >&2; exit 1; }
 ok() { echo "smoke: ok: $*"; }
 
+# Stop the background commands started so far. They run in their own process group (set -m):
+# the whole group is stopped.
+smoke_cleanup_background() {
+  local pid
+  for pid in "${smoke_pids[@]}"; do
+    kill -- "-$pid" 2>/dev/null || kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  smoke_pids=()
+}
+
 smoke_cleanup() {
-  local pid ctr
-  # Background commands run in their own process group (set -m): stop the whole group.
-  for pid in "${smoke_pids[@]}"; do kill -- "-$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  local ctr dir
+  smoke_cleanup_background
   for ctr in "${smoke_instances[@]}"; do
     if [ "$smoke_runner" = podman ]; then podman rm -f "$ctr" >/dev/null 2>&1 || true
     else buildah rm "$ctr" >/dev/null 2>&1 || true; fi
@@ -26,12 +36,12 @@ smoke_cleanup() {
 }
 trap smoke_cleanup EXIT
 
-# A scratch folder removed on exit.
+# scratch_dir VAR NAME: a new scratch folder (removed on exit); its path goes into VAR.
 scratch_dir() {
   local d
-  d=$(mktemp -d "/var/tmp/lane-smoke-$1.XXXXXX")
+  d=$(mktemp -d "/var/tmp/lane-smoke-$2.XXXXXX")
   smoke_dirs+=("$d")
-  echo "$d"
+  printf -v "$1" '%s' "$d"
 }
 
 # Decide once how instances run: podman run where it works, buildah otherwise.
@@ -84,4 +94,45 @@ in_background() {
 entrypoint_of() {
   podman image inspect --format '{{json .Config.Entrypoint}}' "$1" |
     python3 -c 'import json, sys; print("\n".join(json.load(sys.stdin)))'
+}
+
+# host_background CMD...: a process on this machine (a test server), stopped on exit.
+host_background() {
+  set -m
+  "$@" &
+  smoke_pids+=("$!")
+  set +m
+}
+
+# wait_for CHECK...: retry a check for up to 30 s.
+wait_for() {
+  local i
+  for i in $(seq 60); do "$@" && return 0; sleep 0.5; done
+  return 1
+}
+
+# check_hygiene IMAGE INSTANCE TITLE BINARY...: what every image must pass: OCI labels with
+# the commit, no compiler, assembler or linker, no missing shared library of its binaries.
+check_hygiene() {
+  local image=$1 ctr=$2 name=$3
+  shift 3
+  local revision
+  revision=$(podman image inspect --format '{{index .Labels "org.opencontainers.image.revision"}}' "$image")
+  [[ "$revision" =~ ^[0-9a-f]{40}$ ]] || fail "label org.opencontainers.image.revision is '$revision', not a commit"
+  [ "$(podman image inspect --format '{{index .Labels "org.opencontainers.image.title"}}' "$image")" = "$name" ] ||
+    fail "label org.opencontainers.image.title is not $name"
+  ok "OCI labels (revision $revision)"
+  in_instance "$ctr" -- sh -c 'found=""
+    for c in gcc cc c++ g++ cpp clang x86_64-linux-gnu-gcc-12 x86_64-linux-gnu-g++-12 ld as; do
+      command -v "$c" >/dev/null 2>&1 && found="$found $c"
+    done
+    ls /usr/lib/gcc/x86_64-linux-gnu/*/cc1* >/dev/null 2>&1 && found="$found cc1"
+    [ -z "$found" ] || { echo "compilers in the runtime image:$found" >&2; exit 1; }' ||
+    fail "the runtime image carries a compiler or linker"
+  ok "no compiler, assembler or linker in the image"
+  local bin
+  for bin in "$@"; do
+    in_instance "$ctr" -- sh -c "! ldd $bin | grep 'not found'" || fail "$bin misses shared libraries"
+  done
+  ok "every shared library of $* is in the image"
 }
