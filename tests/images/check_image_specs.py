@@ -8,6 +8,7 @@ repository, /usr/local/bin is the stand-in's folder) with the final stage's ENV,
 entrypoint with its env, as the local backend runs it (the program found beside lanectl). For
 each case (no arguments, extra arguments, overridden variables) the recorded command lines and
 the environment defaults must be equal. The mutation cases check that a drift is reported.
+The images' build stages must also be the same instructions (one shared compile).
 
     check_image_specs.py REPO_ROOT
 """
@@ -131,9 +132,28 @@ CASES = {
 }
 
 
+def build_stage(text):
+    """The instructions of the stage named build (the compile both images share)."""
+    out, inside = [], False
+    for keyword, rest in instructions(text):
+        if keyword == "FROM":
+            inside = rest.split()[-1] == "build"
+        if inside:
+            out.append((keyword, rest))
+    return out
+
+
 def main():
     repo = sys.argv[1]
     failures = 0
+    # The images share one compile only while their build stages are the same instructions
+    # (Dockerfiles cannot include each other, so each carries a copy).
+    stages = {name: build_stage(open(os.path.join(repo, "images", name, "Dockerfile")).read()) for name in CASES}
+    first = next(iter(stages.values()))
+    for name, stage in stages.items():
+        if not stage or stage != first:
+            print("FAIL %s: its build stage differs from the other images' (keep them identical)" % name)
+            failures += 1
     for name, cases in CASES.items():
         with open(os.path.join(repo, "images", name, "Dockerfile")) as f:
             dockerfile = f.read()
