@@ -3,19 +3,36 @@
 #   worker   -> run sshd in the foreground; the launcher's mpirun starts ranks over ssh
 #   launcher -> mpirun one rank per worker slot (hostfile from the operator), then exit
 #   (unset)  -> a single process: `lanectl submit --image ... -- train ...` or local runs
-# Arguments after the image name (`lanectl submit-mpi ... -- ARGS`) are passed to scnn-train;
-# without arguments it runs `scnn-train train`.
+# Arguments after the image name (`lanectl submit-mpi ... -- ARGS`) go to `scnn-train train`,
+# as with the local backend's image (images/scnn-train/image.json; tests/images checks that the
+# two agree). Other verbs (predict, eval, ...) run with --command, which replaces the entrypoint.
 set -eu  # a failed mpirun fails the launcher (no snapshot of a broken run)
-[ "$#" -gt 0 ] || set -- train
+
+# The settings scnn-train reads from the environment. Ranks started over ssh do not inherit the
+# launcher's environment, so mpirun forwards each one that is set (-x). The end-of-training
+# snapshot is the launcher's (below, with the pod's service account), so the ranks get
+# ENABLE_SNAPSHOT=false: rank 0 on a worker pod has no backend to snapshot with.
+forwarded="DATA_DIR OUTPUT_DIR USE_WORKERS NUM_WORKERS BATCH_SIZE USE_VAL VAL_BATCH_SIZE EPOCHS
+  OMP_NUM_THREADS LANECTL_JOB_NAME LANECTL_PROJECT LANE_DIST_TIMEOUT_S"
+
 case "${K_MPI_JOB_ROLE:-}" in
   worker)
-    exec /usr/sbin/sshd -De
+    if [ "$(id -u)" -eq 0 ]; then
+      # No host keys are baked into the image: each worker makes its own.
+      ssh-keygen -A >/dev/null
+      exec /usr/sbin/sshd -De
+    fi
+    # Non-root (runAsUser with sshAuthMountPath: $HOME/.ssh): the job's key is the host key.
+    exec /usr/sbin/sshd -De -f "${HOME:-/home/mpiuser}/.sshd_config"
     ;;
   launcher)
-    mpirun --allow-run-as-root -np "${RUNAI_MPI_NUM_WORKERS:-1}" --bind-to none \
-      -x DATA_DIR -x OUTPUT_DIR -x USE_WORKERS -x NUM_WORKERS -x BATCH_SIZE -x USE_VAL \
-      -x VAL_BATCH_SIZE -x ENABLE_SNAPSHOT -x PVC_NAME -x LANECTL_JOB_NAME -x LANECTL_PROJECT \
-      /usr/local/bin/scnn-train "$@"
+    export_flags="-x ENABLE_SNAPSHOT=false"
+    for name in $forwarded; do
+      if eval "[ -n \"\${$name+set}\" ]"; then export_flags="$export_flags -x $name"; fi
+    done
+    # shellcheck disable=SC2086  # the flags are words without blanks
+    mpirun --allow-run-as-root -np "${RUNAI_MPI_NUM_WORKERS:-1}" --bind-to none $export_flags \
+      /usr/local/bin/scnn-train train "$@"
     # End-of-training snapshot of data + model (the seed's ENABLE_SNAPSHOT), taken with the
     # pod's service account: lanectl finds no kubeconfig and uses the in-cluster config.
     if [ "${ENABLE_SNAPSHOT:-false}" = "true" ] && [ -n "${PVC_NAME:-}" ]; then
@@ -23,6 +40,6 @@ case "${K_MPI_JOB_ROLE:-}" in
     fi
     ;;
   *)
-    exec /usr/local/bin/scnn-train "$@"
+    exec /usr/local/bin/scnn-train train "$@"
     ;;
 esac
