@@ -12,9 +12,15 @@ case "${K_MPI_JOB_ROLE:-}" in
     exec /usr/sbin/sshd -De
     ;;
   launcher)
+    # Device settings reach the ranks only when set (-x of an unset variable is an mpirun error).
+    device_env=""
+    for v in DEVICE PRECISION LANE_ALLOW_GPU_SHARING NCCL_DEBUG; do
+      eval "[ -n \"\${$v+set}\" ]" && device_env="$device_env -x $v"
+    done
+    # shellcheck disable=SC2086 # device_env is a list of words
     mpirun --allow-run-as-root -np "${RUNAI_MPI_NUM_WORKERS:-1}" --bind-to none \
       -x DATA_DIR -x OUTPUT_DIR -x USE_WORKERS -x NUM_WORKERS -x BATCH_SIZE -x USE_VAL \
-      -x VAL_BATCH_SIZE -x ENABLE_SNAPSHOT -x PVC_NAME -x LANECTL_JOB_NAME -x LANECTL_PROJECT \
+      -x VAL_BATCH_SIZE -x ENABLE_SNAPSHOT -x PVC_NAME -x LANECTL_JOB_NAME -x LANECTL_PROJECT $device_env \
       /usr/local/bin/scnn-train "$@"
     # End-of-training snapshot of data + model (the seed's ENABLE_SNAPSHOT), taken with the
     # pod's service account: lanectl finds no kubeconfig and uses the in-cluster config.
