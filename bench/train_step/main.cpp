@@ -8,6 +8,7 @@
 //   with the loss after the timed steps on one fixed batch; --largest-batch (CUDA) also finds the
 //   largest batch that fits by doubling and times it.
 #include <sys/resource.h>
+#include <time.h>
 
 #include <chrono>
 #include <cstdio>
@@ -66,8 +67,15 @@ double time_message_passing(lane::model::MessagePassing& mp, int batch, int h, i
 }
 
 struct StepResult {
-  double seconds = 0, loss = 0;
+  double seconds = 0, cpu_seconds = 0, loss = 0;
 };
+
+// CPU time of the whole process: steadier than wall time on a shared, loaded machine.
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
 
 void sync_device(const torch::Device& d) {
   if (d.is_cuda()) torch::cuda::synchronize(d.index());
@@ -101,10 +109,12 @@ StepResult time_precision_step(const lane::model::ScnnConfig& c, torch::Device d
   step();
   sync_device(device);
   const auto t0 = Clock::now();
+  const double c0 = process_cpu_seconds();
   for (int i = 0; i < steps; ++i) step();
   sync_device(device);
   StepResult r;
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count() / steps;
+  r.cpu_seconds = (process_cpu_seconds() - c0) / steps;
   r.loss = last.total.item<double>();
   return r;
 }
@@ -123,8 +133,8 @@ int precision_mode(const std::string& device_text, const std::string& precisions
   }
   std::printf("SCNN (width %.3g) train_step on %s, %d timed step(s) after 2 warm-up, %s; baseline: fp32 in this run\n",
               width_mult, device_text.c_str(), steps, channels_last ? "channels_last" : "contiguous (NCHW)");
-  std::printf("%-9s %-6s %6s %12s %10s %10s %12s\n", "input", "prec", "batch", "s/step", "img/s", "vs fp32",
-              "loss@end");
+  std::printf("%-9s %-6s %6s %12s %10s %12s %10s %12s\n", "input", "prec", "batch", "s/step", "img/s", "CPU-s/step",
+              "vs fp32", "loss@end");
   std::stringstream size_list(sizes);
   for (std::string size; std::getline(size_list, size, ',');) {
     lane::model::ScnnConfig c;
@@ -153,9 +163,11 @@ int precision_mode(const std::string& device_text, const std::string& precisions
                                                                        : lane::train::DeviceChoice{},
                                                       true);
         const auto r = time_precision_step(c, device, p, b, steps, channels_last);
-        if (p == lane::train::Precision::kFp32) fp32_s = r.seconds;
-        std::printf("%-9s %-6s %6d %12.4f %10.2f %9.3fx %12.5f\n", size.c_str(), name.c_str(), b, r.seconds,
-                    b / r.seconds, fp32_s > 0 ? fp32_s / r.seconds : 0.0, r.loss);
+        // The ratio is of CPU time on the CPU (load-independent), of wall time on a GPU.
+        const double t = device.is_cuda() ? r.seconds : r.cpu_seconds;
+        if (p == lane::train::Precision::kFp32) fp32_s = t;
+        std::printf("%-9s %-6s %6d %12.4f %10.2f %12.4f %9.3fx %12.5f\n", size.c_str(), name.c_str(), b, r.seconds,
+                    b / r.seconds, r.cpu_seconds, fp32_s > 0 ? fp32_s / t : 0.0, r.loss);
       }
     }
   }

@@ -32,16 +32,6 @@ void require_gpus(int n, const char* test) {
   std::exit(4);
 }
 
-std::vector<double> logged_losses(const fs::path& metrics) {
-  std::vector<double> out;
-  std::ifstream in(metrics);
-  for (std::string line; std::getline(in, line);) {
-    auto j = nlohmann::json::parse(line);
-    if (j["kind"] == "train") out.push_back(j["loss"].get<double>());
-  }
-  return out;
-}
-
 double max_difference(model::Scnn& a, model::Scnn& b) {
   auto pb = b->named_parameters();
   double worst = 0;
@@ -111,7 +101,7 @@ TEST_CASE("bf16 and fp16 training on the GPU lower the loss on the real frames")
     config.warmup_steps = 0;
     config.lr = 0.02;
     const auto r = train::run_training(config);
-    const auto losses = logged_losses(r.metrics_file);
+    const auto losses = test::logged_train_losses(r.metrics_file);
     REQUIRE(losses.size() == 6);
     INFO("epoch losses " << losses[0] << " ... " << losses[5]);
     CHECK(losses[5] < 0.9 * losses[0]);

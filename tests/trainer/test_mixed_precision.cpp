@@ -25,16 +25,6 @@ using train::Precision;
 
 namespace {
 
-std::vector<double> logged_losses(const std::filesystem::path& metrics) {
-  std::vector<double> out;
-  std::ifstream in(metrics);
-  for (std::string line; std::getline(in, line);) {
-    auto j = nlohmann::json::parse(line);
-    if (j["kind"] == "train") out.push_back(j["loss"].get<double>());
-  }
-  return out;
-}
-
 // A tiny regression problem whose gradients are known.
 struct Tiny {
   torch::nn::Linear fc{4, 2};
@@ -140,7 +130,7 @@ TEST_CASE("bf16 training on the CPU lowers the loss on the real frames, and its 
   config.lr = 0.02;
   const auto r = train::run_training(config);
   REQUIRE(r.steps == 18);
-  const auto losses = logged_losses(r.metrics_file);
+  const auto losses = test::logged_train_losses(r.metrics_file);
   REQUIRE(losses.size() == 6);
   INFO("epoch losses " << losses[0] << " ... " << losses[5]);
   CHECK(std::isfinite(losses[5]));
