@@ -98,11 +98,12 @@ TEST_CASE("no visible GPU, more ranks than GPUs, and malformed values are usage 
   }
 }
 
-TEST_CASE("precision defaults: bf16 on GPUs that have it, fp16 on older GPUs, the measured default on CPU") {
+TEST_CASE("precision defaults: bf16 where the device has it, else fp16 on GPUs and fp32 on CPUs") {
   const DeviceChoice cpu, gpu{DeviceKind::kCuda, 0};
   CHECK(resolve_precision("", "--precision", gpu, true) == Precision::kBf16);
   CHECK(resolve_precision("", "--precision", gpu, false) == Precision::kFp16);
-  CHECK(resolve_precision("", "--precision", cpu, false) == kCpuDefaultPrecision);
+  CHECK(resolve_precision("", "--precision", cpu, true) == Precision::kBf16);
+  CHECK(resolve_precision("", "--precision", cpu, false) == Precision::kFp32);
   CHECK(resolve_precision("fp32", "--precision", gpu, true) == Precision::kFp32);
   CHECK(resolve_precision("bf16", "--precision", cpu, false) == Precision::kBf16);
   CHECK(resolve_precision("fp16", "--precision", gpu, true) == Precision::kFp16);
@@ -122,4 +123,12 @@ TEST_CASE("impossible precisions are usage errors naming the fix") {
   CHECK_THAT(error("fp16", cpu, false), Catch::Contains("fp16 needs a GPU") && Catch::Contains("bf16 or fp32"));
   CHECK_THAT(error("bf16", gpu, false), Catch::Contains("no bf16 support") && Catch::Contains("use fp16"));
   CHECK_THAT(error("half", gpu, true), Catch::Contains("not a precision"));
+}
+
+TEST_CASE("native bf16 is read from the cpuinfo flags lines") {
+  CHECK(cpu_flags_have_bf16("processor\t: 0\nflags\t\t: fpu sse2 avx512f avx512_bf16 vaes\n"));
+  CHECK(cpu_flags_have_bf16("flags\t\t: fpu amx_tile amx_bf16"));
+  CHECK_FALSE(cpu_flags_have_bf16("flags\t\t: fpu sse2 avx512f avx512_vnni\n"));
+  CHECK_FALSE(cpu_flags_have_bf16("model name\t: avx512_bf16 lookalike\nflags\t\t: fpu\n"));
+  CHECK_FALSE(cpu_flags_have_bf16(""));
 }

@@ -9,9 +9,6 @@
 
 namespace lane::train {
 
-// Measured on the 2-vCPU AMD EPYC (avx512_bf16) of docs/BENCHMARKS.md, issue 12.
-const Precision kCpuDefaultPrecision = Precision::kFp32;
-
 std::string DeviceChoice::describe() const {
   return kind == DeviceKind::kCpu ? std::string("cpu") : fmt::format("cuda:{}", index);
 }
@@ -88,15 +85,15 @@ const char* precision_name(Precision p) {
 }
 
 Precision resolve_precision(const std::string& request, const std::string& source, const DeviceChoice& device,
-                            bool gpu_has_bf16) {
+                            bool device_has_bf16) {
   const bool gpu = device.kind == DeviceKind::kCuda;
   if (request.empty()) {
-    if (!gpu) return kCpuDefaultPrecision;
-    return gpu_has_bf16 ? Precision::kBf16 : Precision::kFp16;
+    if (device_has_bf16) return Precision::kBf16;
+    return gpu ? Precision::kFp16 : Precision::kFp32;
   }
   if (request == "fp32") return Precision::kFp32;
   if (request == "bf16") {
-    if (gpu && !gpu_has_bf16)
+    if (gpu && !device_has_bf16)
       throw UsageError(fmt::format("{}: bf16 but {} has no bf16 support (compute capability below 8.0); use fp16 "
                                    "(dynamic loss scaling) or fp32",
                                    source, device.describe()));
@@ -110,6 +107,18 @@ Precision resolve_precision(const std::string& request, const std::string& sourc
     return Precision::kFp16;
   }
   throw UsageError(fmt::format("{}: '{}' is not a precision (use fp32, bf16 or fp16)", source, request));
+}
+
+bool cpu_flags_have_bf16(const std::string& cpuinfo) {
+  size_t pos = 0;
+  while ((pos = cpuinfo.find("flags", pos)) != std::string::npos) {
+    const size_t end = cpuinfo.find('\n', pos);
+    const std::string line = " " + cpuinfo.substr(pos, end == std::string::npos ? std::string::npos : end - pos) + " ";
+    if (line.find(" avx512_bf16 ") != std::string::npos || line.find(" amx_bf16 ") != std::string::npos) return true;
+    if (end == std::string::npos) break;
+    pos = end;
+  }
+  return false;
 }
 
 }  // namespace lane::train

@@ -1,5 +1,8 @@
 #include "train/trainer/device_setup.h"
 
+#include <fstream>
+#include <sstream>
+
 #include <fmt/format.h>
 
 #include "common/error.h"
@@ -31,6 +34,13 @@ DeviceEnvironment probe_device_environment(const EnvLookup& env) {
   if (auto a = env("LANE_ALLOW_GPU_SHARING"))
     e.allow_gpu_sharing = parse_bool(*a, "environment variable LANE_ALLOW_GPU_SHARING");
   return e;
+}
+
+bool cpu_has_native_bf16() {
+  std::ifstream in("/proc/cpuinfo");
+  std::stringstream text;
+  text << in.rdbuf();
+  return cpu_flags_have_bf16(text.str());
 }
 
 bool gpu_has_bf16(int index) {

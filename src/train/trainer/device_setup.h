@@ -18,6 +18,9 @@ bool build_has_cuda();
 // LANE_ALLOW_GPU_SHARING, read through env.
 DeviceEnvironment probe_device_environment(const EnvLookup& env);
 
+// Whether this CPU has native bf16 instructions (avx512_bf16 or amx_bf16 in /proc/cpuinfo).
+bool cpu_has_native_bf16();
+
 // Whether CUDA device `index` computes in bf16 (compute capability 8.0 or newer). false on a
 // CPU-only build.
 bool gpu_has_bf16(int index);
