@@ -37,13 +37,15 @@ struct Timer {
 
 int main(int argc, char** argv) {
   CLI::App app{"Data pipeline benchmark: training pipeline images/s vs full-resolution cv::imread"};
-  int frames = 64, passes = 3, batch = 8;
+  int frames = 64, passes = 3, batch = 8, height = 368, width = 640;
   std::string data_dir;
   std::vector<int> worker_counts = {0, 1, 2};
   bool augment = true;
   app.add_option("--frames", frames, "Synthetic 1280x720 frames to generate")->capture_default_str();
   app.add_option("--passes", passes, "Epochs timed per configuration")->capture_default_str();
   app.add_option("--batch", batch, "Batch size")->capture_default_str();
+  app.add_option("--height", height, "Network input height")->capture_default_str();
+  app.add_option("--width", width, "Network input width")->capture_default_str();
   app.add_option("--workers", worker_counts, "Worker counts to measure (0: no worker threads)");
   app.add_option("--data", data_dir, "Use this set (label_data_train.json) instead of generating one");
   app.add_option("--augment", augment, "Training augmentation on")->capture_default_str();
@@ -78,8 +80,8 @@ int main(int argc, char** argv) {
     for (const auto& l : labels) (void)cv::imread((root / l.raw_file).string(), cv::IMREAD_REDUCED_COLOR_2);
   const double reduced_wall = double(decoded) / reduced.wall_s(), reduced_cpu = double(decoded) / reduced.cpu_s();
 
-  std::cout << fmt::format("{} frames 1280x720 (synthetic JPEG q90), input 368x640, batch {}, augment {}, {} passes\n",
-                           labels.size(), batch, augment ? "on" : "off", passes);
+  std::cout << fmt::format("{} frames 1280x720 (synthetic JPEG q90), input {}x{}, batch {}, augment {}, {} passes\n",
+                           labels.size(), height, width, batch, augment ? "on" : "off", passes);
   std::cout << fmt::format("{:<44} {:>9} {:>13} {:>19}\n", "configuration", "images/s", "images/CPU-s",
                            "per-core vs imread");
   std::cout << fmt::format("{:<44} {:>9.1f} {:>13.1f} {:>19}\n", "baseline: cv::imread full resolution", imread_wall,
@@ -91,6 +93,8 @@ int main(int argc, char** argv) {
     o.data_dir = root;
     o.label_files = {"label_data_train.json"};
     o.batch_size = batch;
+    o.input_height = height;
+    o.input_width = width;
     o.augment = augment;
     o.use_workers = workers > 0;
     o.num_workers = std::max(1, workers);

@@ -2,7 +2,13 @@
 // full SCNN on CPU, with the fast message passing against the naive slice-by-slice baseline
 // (narrow + conv2d + cat per slice) in the same run; also the message-passing module alone.
 // Usage: bench_train_step [--steps N] [--threads T] [--batch B] [--sizes 288x512,368x640]
+// Precision mode (issue 12): bench_train_step --precision fp32,bf16 [--device cpu|cuda]
+//   [--channels-last] [--width-mult W] [--largest-batch]: the trainer's own step (train_step:
+//   autocast, float32 loss, loss scaling for fp16) per precision, against fp32 in the same run,
+//   with the loss after the timed steps on one fixed batch; --largest-batch (CUDA) also finds the
+//   largest batch that fits by doubling and times it.
 #include <sys/resource.h>
+#include <time.h>
 
 #include <chrono>
 #include <cstdio>
@@ -11,8 +17,12 @@
 #include <string>
 #include <vector>
 
+#include "train/dist/communicator.h"
+#include "train/dist/gradient_sync.h"
 #include "train/model/scnn.h"
+#include "train/trainer/mixed_precision.h"
 #include "train/trainer/scnn_loss.h"
+#include "train/trainer/train_step.h"
 
 namespace {
 
@@ -56,14 +66,136 @@ double time_message_passing(lane::model::MessagePassing& mp, int batch, int h, i
   return std::chrono::duration<double>(Clock::now() - t0).count() / reps;
 }
 
+struct StepResult {
+  double seconds = 0, cpu_seconds = 0, loss = 0;
+};
+
+// CPU time of the whole process: steadier than wall time on a shared, loaded machine.
+double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+void sync_device(const torch::Device& d) {
+  if (d.is_cuda()) torch::cuda::synchronize(d.index());
+}
+
+// The trainer's step (train_step) at `precision` on a fixed random batch: seconds per step after
+// two warm-up steps, and the loss of the last step.
+StepResult time_precision_step(const lane::model::ScnnConfig& c, torch::Device device, lane::train::Precision p,
+                               int batch, int steps, bool channels_last) {
+  torch::manual_seed(0);
+  lane::model::Scnn net(c);
+  net->to(device);
+  const auto fmt = channels_last ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
+  if (channels_last)
+    for (auto& q : net->parameters())
+      if (q.dim() == 4) q.set_data(q.data().contiguous(fmt));
+  torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9).weight_decay(1e-4));
+  const lane::train::ScnnLoss loss_fn(c.num_classes, 0.4, 0.1);
+  auto comm = lane::dist::create_single_process_communicator();
+  lane::dist::GradientSynchronizer sync(*comm, net->parameters(), lane::dist::kDefaultFusionThresholdBytes);
+  lane::train::MixedPrecision amp(device.type(), p);
+  torch::manual_seed(1);
+  const auto images = torch::randn({batch, 3, c.input_height, c.input_width}).to(device).contiguous(fmt);
+  const auto host_seg = torch::randint(0, c.num_classes, {batch, c.input_height, c.input_width}, torch::kInt64);
+  const auto seg = host_seg.to(device);
+  const auto exist = torch::randint(0, 2, {batch, c.num_classes - 1}).to(torch::kFloat32).to(device);
+  const double normaliser = lane::train::global_seg_normaliser(loss_fn, *comm, host_seg);
+  lane::train::LossParts last;
+  auto step = [&] { last = lane::train::train_step(net, opt, loss_fn, sync, *comm, amp, images, seg, exist, normaliser); };
+  step();
+  step();
+  sync_device(device);
+  const auto t0 = Clock::now();
+  const double c0 = process_cpu_seconds();
+  for (int i = 0; i < steps; ++i) step();
+  sync_device(device);
+  StepResult r;
+  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count() / steps;
+  r.cpu_seconds = (process_cpu_seconds() - c0) / steps;
+  r.loss = last.total.item<double>();
+  return r;
+}
+
+bool is_out_of_memory(const std::exception& e) {
+  return std::string(e.what()).find("out of memory") != std::string::npos;
+}
+
+int precision_mode(const std::string& device_text, const std::string& precisions, const std::string& sizes,
+                   int batch, int steps, bool channels_last, double width_mult, bool largest_batch) {
+  const torch::Device device(device_text);
+  if (device.is_cuda() && !torch::cuda::is_available()) {
+    std::fprintf(stderr, "bench_train_step: --device %s but this build/machine has no CUDA device\n",
+                 device_text.c_str());
+    return 2;
+  }
+  std::printf("SCNN (width %.3g) train_step on %s, %d timed step(s) after 2 warm-up, %s; baseline: fp32 in this run\n",
+              width_mult, device_text.c_str(), steps, channels_last ? "channels_last" : "contiguous (NCHW)");
+  std::printf("%-9s %-6s %6s %12s %10s %12s %10s %12s\n", "input", "prec", "batch", "s/step", "img/s", "CPU-s/step",
+              "vs fp32", "loss@end");
+  std::stringstream size_list(sizes);
+  for (std::string size; std::getline(size_list, size, ',');) {
+    lane::model::ScnnConfig c;
+    std::sscanf(size.c_str(), "%dx%d", &c.input_height, &c.input_width);
+    c.width_mult = width_mult;
+    std::vector<int> batches{batch};
+    if (largest_batch && device.is_cuda()) {
+      int fits = batch;
+      for (int b = batch * 2; b <= 4096; b *= 2) {
+        try {
+          time_precision_step(c, device, lane::train::Precision::kBf16, b, 1, channels_last);
+          fits = b;
+        } catch (const std::exception& e) {
+          if (!is_out_of_memory(e)) throw;
+          break;
+        }
+      }
+      if (fits != batch) batches.push_back(fits);
+    }
+    for (int b : batches) {
+      double fp32_s = 0;
+      std::stringstream list(precisions);
+      for (std::string name; std::getline(list, name, ',');) {
+        const auto p = lane::train::resolve_precision(name, "--precision",
+                                                      device.is_cuda() ? lane::train::DeviceChoice{lane::train::DeviceKind::kCuda, 0}
+                                                                       : lane::train::DeviceChoice{},
+                                                      true);
+        const auto r = time_precision_step(c, device, p, b, steps, channels_last);
+        // The ratio is of CPU time on the CPU (load-independent), of wall time on a GPU.
+        const double t = device.is_cuda() ? r.seconds : r.cpu_seconds;
+        if (p == lane::train::Precision::kFp32) fp32_s = t;
+        std::printf("%-9s %-6s %6d %12.4f %10.2f %12.4f %9.3fx %12.5f\n", size.c_str(), name.c_str(), b, r.seconds,
+                    b / r.seconds, r.cpu_seconds, fp32_s > 0 ? fp32_s / t : 0.0, r.loss);
+      }
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int steps = 2, threads = 1, batch = 4;
-  std::string sizes = "288x512,368x640";
-  for (int i = 1; i + 1 < argc; i += 2) {
+  std::string sizes = "288x512,368x640", precisions, device = "cpu";
+  bool channels_last = false, largest_batch = false;
+  double width_mult = 1.0;
+  for (int i = 1; i < argc; i += 2) {
     const std::string a = argv[i];
+    if (a == "--channels-last" || a == "--largest-batch") {
+      (a == "--channels-last" ? channels_last : largest_batch) = true;
+      --i;
+      continue;
+    }
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "option %s needs a value\n", a.c_str());
+      return 2;
+    }
     if (a == "--steps") steps = std::atoi(argv[i + 1]);
+    else if (a == "--precision") precisions = argv[i + 1];
+    else if (a == "--device") device = argv[i + 1];
+    else if (a == "--width-mult") width_mult = std::atof(argv[i + 1]);
     else if (a == "--threads") threads = std::atoi(argv[i + 1]);
     else if (a == "--batch") batch = std::atoi(argv[i + 1]);
     else if (a == "--sizes") sizes = argv[i + 1];
@@ -74,6 +206,8 @@ int main(int argc, char** argv) {
   }
   torch::set_num_threads(threads);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // rows appear as they are measured
+  if (!precisions.empty())
+    return precision_mode(device, precisions, sizes, batch, steps, channels_last, width_mult, largest_batch);
   std::printf("SCNN full network, batch %d, %d thread(s), %d timed step(s) after 1 warm-up\n", batch, threads, steps);
   std::printf("%-9s %-26s %12s %10s %14s\n", "input", "what", "s/step", "img/s", "peak RSS MiB");
   std::stringstream list(sizes);

@@ -13,7 +13,8 @@ set -eu  # a failed mpirun fails the launcher (no snapshot of a broken run)
 # snapshot is the launcher's (below, with the pod's service account), so the ranks get
 # ENABLE_SNAPSHOT=false: rank 0 on a worker pod has no backend to snapshot with.
 forwarded="DATA_DIR OUTPUT_DIR USE_WORKERS NUM_WORKERS BATCH_SIZE USE_VAL VAL_BATCH_SIZE EPOCHS
-  OMP_NUM_THREADS LANECTL_JOB_NAME LANECTL_PROJECT LANE_DIST_TIMEOUT_S"
+  OMP_NUM_THREADS LANECTL_JOB_NAME LANECTL_PROJECT LANE_DIST_TIMEOUT_S
+  DEVICE PRECISION LANE_ALLOW_GPU_SHARING NCCL_DEBUG"
 
 case "${K_MPI_JOB_ROLE:-}" in
   worker)

@@ -26,7 +26,7 @@ std::string train_command(int ranks, int batch, const fs::path& out, const std::
       "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 {}{} train --data-dir {} "
       "--train-labels label_data_0601_first6.json --output-dir {} --model small --input-height 64 "
       "--input-width 128 --batch-size {} --max-steps 3 --no-augment --threads 1 --checkpoint-every 100 "
-      "--lr 0.02 {}",
+      "--lr 0.02 --precision fp32 {}",
       launcher, lane::test::scnn_train(), lane::test::tusimple_dir().string(), out.string(), batch, extra);
 }
 

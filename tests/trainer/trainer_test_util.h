@@ -3,8 +3,12 @@
 // real TuSimple frames in tests/data, and running the scnn-train binary.
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 #include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
 
 #include "test_paths.h"
 #include "train/trainer/train_config.h"
@@ -58,6 +62,17 @@ inline CommandResult run_command(const std::string& command) {
   const int status = ::pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// The "loss" of every kind:"train" record of a metrics.jsonl, in order.
+inline std::vector<double> logged_train_losses(const std::filesystem::path& metrics) {
+  std::vector<double> out;
+  std::ifstream in(metrics);
+  for (std::string line; std::getline(in, line);) {
+    auto j = nlohmann::json::parse(line);
+    if (j["kind"] == "train") out.push_back(j["loss"].get<double>());
+  }
+  return out;
 }
 
 inline std::string scnn_train() { return (bin_dir() / "scnn-train").string(); }

@@ -48,7 +48,7 @@ void open_archive(const fs::path& path, torch::serialize::InputArchive& archive)
   if (!fs::is_regular_file(path)) throw UsageError(fmt::format("checkpoint '{}' does not exist", path.string()));
   std::istringstream in(read_file(path));
   try {
-    archive.load_from(in);
+    archive.load_from(in, torch::Device(torch::kCPU));  // device-independent: a GPU run's tensors load on the CPU
   } catch (const std::exception& e) {
     throw UsageError(fmt::format("checkpoint '{}' is not a scnn-train checkpoint: {}", path.string(), e.what()));
   }

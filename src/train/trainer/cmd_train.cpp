@@ -11,7 +11,7 @@ void add_train_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("train", "Train SCNN on TuSimple (single process or under mpirun)");
   cmd->footer(
       "Environment (flags win): DATA_DIR OUTPUT_DIR BATCH_SIZE VAL_BATCH_SIZE EPOCHS NUM_WORKERS USE_WORKERS "
-      "USE_VAL OMP_NUM_THREADS. Outputs in the output dir: metrics.jsonl, checkpoint_latest.pt, "
+      "USE_VAL OMP_NUM_THREADS DEVICE PRECISION. Outputs in the output dir: metrics.jsonl, checkpoint_latest.pt, "
       "checkpoint_best.pt (with validation), training_curves.png.");
   auto f = std::make_shared<TrainFlags>();
   cmd->add_option("--data-dir", f->data_dir, "TuSimple root (clips/ + label files) [DATA_DIR]");
@@ -51,6 +51,9 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--checkpoint-every", f->checkpoint_every, "Checkpoint every N steps [500]");
   cmd->add_option("--threads", f->threads, "Intra-op threads [OMP_NUM_THREADS, else libtorch default]");
   cmd->add_option("--seed", f->seed, "Seed for init, shuffling and augmentation [1]");
+  cmd->add_option("--device", f->device, "auto, cpu, cuda (the GPU of this local rank) or cuda:N [DEVICE, auto]");
+  cmd->add_option("--precision", f->precision, "fp32, bf16 or fp16 (GPU, loss scaling) [PRECISION; bf16 where the "
+                                               "GPU or CPU has it, else fp16 on GPUs, fp32 on CPUs]");
   cmd->add_flag("--resume", f->resume, "Continue from <output-dir>/checkpoint_latest.pt");
   cmd->callback([f] { run_training(resolve_train_config(*f, process_environment())); });
 }

@@ -148,6 +148,8 @@ TrainConfig resolve_train_config(const TrainFlags& f, const EnvLookup& env) {
     if (!fs::is_regular_file(c.pretrained))
       throw UsageError(fmt::format("--pretrained: '{}' is not a file", c.pretrained));
   }
+  if (auto s = pick(f.device, "--device", env, "DEVICE")) { c.device = s->text; c.device_source = s->name; }
+  if (auto s = pick(f.precision, "--precision", env, "PRECISION")) { c.precision = s->text; c.precision_source = s->name; }
   if (c.threads == 0)
     if (auto omp = env("OMP_NUM_THREADS"))
       c.threads = static_cast<int>(parse_int(*omp, "environment variable OMP_NUM_THREADS", 1));

@@ -53,6 +53,10 @@ struct TrainConfig {
   int threads = 0;                  // 0: OMP_NUM_THREADS when set, else libtorch's default
   uint64_t seed = 1;
   bool resume = false;              // continue from <output_dir>/checkpoint_latest.pt
+  // Device and precision requests (resolved at start-up by train/device/device_select.h) and the
+  // flag or variable they came from, for error messages.
+  std::string device = "auto", device_source = "--device";
+  std::string precision, precision_source = "--precision";  // empty: the device's default
 };
 
 // Raw text of every setting that can come from a flag or the environment.
@@ -63,6 +67,7 @@ struct TrainFlags {
       crop_top, train_labels, val_labels, pretrained, dropout;
   std::optional<std::string> lr, momentum, weight_decay, poly_power, warmup_steps, max_steps,
       log_every, checkpoint_every, threads, seed, stop_after;
+  std::optional<std::string> device, precision;
   bool nesterov = false, no_augment = false, resume = false, skip_bad = false, freeze_bn = false;
 };
 

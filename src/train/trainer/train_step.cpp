@@ -2,20 +2,38 @@
 
 namespace lane::train {
 
+double global_seg_normaliser(const ScnnLoss& loss_fn, dist::Communicator& comm, const torch::Tensor& host_seg) {
+  return dist::average_scalar(comm, loss_fn.seg_weight(host_seg).item<double>());
+}
+
+LossParts train_step(model::Scnn& net, torch::optim::Optimizer& opt, const ScnnLoss& loss_fn,
+                     dist::GradientSynchronizer& sync, dist::Communicator& comm, MixedPrecision& amp, const torch::Tensor& images,
+                     const torch::Tensor& seg_target, const torch::Tensor& exist_target, double seg_normaliser) {
+  model::ScnnOutput out;
+  {
+    AutocastScope autocast(amp.device_type, amp.precision);
+    out = net->forward(images);
+  }
+  // The loss in float32 whatever the forward computed in.
+  out.seg_logits = out.seg_logits.to(torch::kFloat32);
+  out.exist_logits = out.exist_logits.to(torch::kFloat32);
+  auto loss = loss_fn(out, seg_target, exist_target, seg_normaliser);
+  opt.zero_grad();
+  sync.prepare();
+  if (amp.scaler) amp.scaler->scale(loss.total).backward();
+  else loss.total.backward();
+  sync.wait();  // every gradient is now the mean over the ranks
+  if (amp.scaler) amp.scaler->step(opt, comm);
+  else opt.step();
+  return loss;
+}
+
 LossParts train_step(model::Scnn& net, torch::optim::Optimizer& opt, const ScnnLoss& loss_fn,
                      dist::GradientSynchronizer& sync, dist::Communicator& comm, const torch::Tensor& images,
                      const torch::Tensor& seg_target, const torch::Tensor& exist_target) {
-  const auto out = net->forward(images);
-  // One scalar allreduce: the segmentation loss is divided by the class weight of the whole
-  // global batch (per rank: its mean), so the averaged gradient is the large-batch gradient.
-  const double normaliser = dist::average_scalar(comm, loss_fn.seg_weight(seg_target).item<double>());
-  auto loss = loss_fn(out, seg_target, exist_target, normaliser);
-  opt.zero_grad();
-  sync.prepare();
-  loss.total.backward();
-  sync.wait();  // every gradient is now the mean over the ranks
-  opt.step();
-  return loss;
+  MixedPrecision fp32;
+  return train_step(net, opt, loss_fn, sync, comm, fp32, images, seg_target, exist_target,
+                    global_seg_normaliser(loss_fn, comm, seg_target));
 }
 
 }  // namespace lane::train

@@ -14,6 +14,10 @@ class FlatAllreducer {
   virtual ~FlatAllreducer() = default;
   // In place mean over ranks of a contiguous float32 slice of the fusion buffer.
   virtual void allreduce_mean(torch::Tensor slice) = 0;
+  // After the last slice of a step, on the training thread: later work on the compute stream
+  // must see the reduced values (CUDA: the compute stream waits for the communication stream;
+  // the host does not). The CPU ring is synchronous: nothing to do.
+  virtual void finish() {}
 };
 
 std::unique_ptr<FlatAllreducer> make_cpu_flat_allreducer(Communicator& comm);

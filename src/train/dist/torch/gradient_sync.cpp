@@ -142,6 +142,7 @@ class GradientSynchronizer::Impl {
     armed_ = false;
     if (error_) std::rethrow_exception(error_);
     lock.unlock();
+    reducer_->finish();
     // A parameter without a gradient here receives the average of the ranks that had one;
     // one that no rank used keeps its .grad untouched, exactly as in single-process training.
     std::vector<double> producers(produced_.begin(), produced_.end());

@@ -1,0 +1,51 @@
+#pragma once
+// Device and precision selection for scnn-train, as pure functions: the request (--device,
+// --precision or their environment variables) and a description of what this process sees
+// (built with CUDA? how many visible GPUs? which local rank of how many?) in, a decision or a
+// lane::UsageError naming the flag and the fix out. No libtorch and no CUDA here, so every
+// branch is unit-tested on a machine without a GPU; device_setup.cpp fills DeviceEnvironment.
+#include <optional>
+#include <string>
+
+namespace lane::train {
+
+enum class DeviceKind { kCpu, kCuda };
+
+struct DeviceEnvironment {
+  bool build_has_cuda = false;   // the libtorch this binary links has CUDA
+  int visible_gpus = 0;          // devices the CUDA runtime shows (after CUDA_VISIBLE_DEVICES)
+  std::optional<std::string> cuda_visible_devices;  // the variable, for messages only
+  int local_rank = 0;            // OMPI_COMM_WORLD_LOCAL_RANK (0 outside mpirun)
+  int local_size = 1;            // OMPI_COMM_WORLD_LOCAL_SIZE (1 outside mpirun)
+  bool allow_gpu_sharing = false;  // LANE_ALLOW_GPU_SHARING=1: several ranks on one GPU
+};
+
+struct DeviceChoice {
+  DeviceKind kind = DeviceKind::kCpu;
+  int index = -1;                // CUDA ordinal among the visible devices; -1 for CPU
+  std::string describe() const;  // "cpu" or "cuda:N"
+};
+
+// request: "auto", "cpu", "cuda" or "cuda:N"; source names the flag or variable in errors.
+// auto: CUDA when the build has it and a GPU is visible, else CPU. cuda: the GPU of this local
+// rank (local_rank modulo the visible devices). Errors (lane::UsageError, exit 2): an unknown
+// value, CUDA on a CPU-only build, no visible GPU, cuda:N out of range, more ranks on this node
+// than visible GPUs (NCCL needs one GPU per rank) unless sharing is allowed.
+DeviceChoice resolve_device(const std::string& request, const std::string& source, const DeviceEnvironment& env);
+
+enum class Precision { kFp32, kBf16, kFp16 };
+const char* precision_name(Precision p);
+
+// request: "fp32", "bf16", "fp16" or empty (the default for the device). device_has_bf16: the GPU
+// computes in bf16 (compute capability 8.0+), or the CPU has native bf16 instructions
+// (cpu_flags_have_bf16). Defaults, from docs/BENCHMARKS.md (issue 12): bf16 where the device has
+// it (on this repository's AVX512-BF16 CPU the full SCNN step takes 2.7x less CPU time in bf16),
+// otherwise fp16 with loss scaling on GPUs and fp32 on CPUs. fp16 on CPU is refused (CPU autocast
+// has bf16 only).
+Precision resolve_precision(const std::string& request, const std::string& source, const DeviceChoice& device,
+                            bool device_has_bf16);
+
+// Whether the "flags" of a /proc/cpuinfo text include avx512_bf16 or amx_bf16.
+bool cpu_flags_have_bf16(const std::string& cpuinfo);
+
+}  // namespace lane::train

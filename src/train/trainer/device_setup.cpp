@@ -1,0 +1,88 @@
+#include "train/trainer/device_setup.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+
+#ifdef LANE_WITH_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAFunctions.h>
+#endif
+
+namespace lane::train {
+
+bool build_has_cuda() {
+#ifdef LANE_WITH_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
+DeviceEnvironment probe_device_environment(const EnvLookup& env) {
+  DeviceEnvironment e;
+  e.build_has_cuda = build_has_cuda();
+  e.visible_gpus = e.build_has_cuda ? static_cast<int>(torch::cuda::device_count()) : 0;
+  e.cuda_visible_devices = env("CUDA_VISIBLE_DEVICES");
+  if (auto r = env("OMPI_COMM_WORLD_LOCAL_RANK"))
+    e.local_rank = static_cast<int>(parse_int(*r, "environment variable OMPI_COMM_WORLD_LOCAL_RANK", 0));
+  if (auto s = env("OMPI_COMM_WORLD_LOCAL_SIZE"))
+    e.local_size = static_cast<int>(parse_int(*s, "environment variable OMPI_COMM_WORLD_LOCAL_SIZE", 1));
+  if (auto a = env("LANE_ALLOW_GPU_SHARING"))
+    e.allow_gpu_sharing = parse_bool(*a, "environment variable LANE_ALLOW_GPU_SHARING");
+  return e;
+}
+
+bool cpu_has_native_bf16() {
+  std::ifstream in("/proc/cpuinfo");
+  std::stringstream text;
+  text << in.rdbuf();
+  return cpu_flags_have_bf16(text.str());
+}
+
+bool gpu_has_bf16(int index) {
+#ifdef LANE_WITH_CUDA
+  if (index < 0) return false;
+  return at::cuda::getDeviceProperties(static_cast<c10::DeviceIndex>(index))->major >= 8;
+#else
+  return false;
+#endif
+}
+
+torch::Device torch_device(const DeviceChoice& choice) {
+  if (choice.kind == DeviceKind::kCpu) return torch::Device(torch::kCPU);
+  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(choice.index));
+}
+
+void activate_device(const DeviceChoice& choice) {
+  if (choice.kind == DeviceKind::kCpu) return;
+#ifdef LANE_WITH_CUDA
+  c10::cuda::set_device(static_cast<c10::DeviceIndex>(choice.index));
+  at::globalContext().setBenchmarkCuDNN(true);
+#else
+  throw Error(fmt::format("{} chosen in a build without CUDA", choice.describe()));
+#endif
+}
+
+void move_optimizer_state(torch::optim::Optimizer& opt, const torch::Device& device) {
+  for (auto& entry : opt.state()) {
+    auto* sgd = dynamic_cast<torch::optim::SGDParamState*>(entry.second.get());
+    if (sgd == nullptr) throw Error("move_optimizer_state: only SGD state is supported");
+    if (sgd->momentum_buffer().defined()) sgd->momentum_buffer(sgd->momentum_buffer().to(device));
+  }
+}
+
+model::Scnn cpu_replica(model::Scnn& net) {
+  model::Scnn copy(net->config());
+  torch::NoGradGuard no_grad;
+  auto from = net->named_parameters(), to = copy->named_parameters();
+  for (const auto& item : from) to[item.key()].copy_(item.value().to(torch::kCPU));
+  auto bfrom = net->named_buffers(), bto = copy->named_buffers();
+  for (const auto& item : bfrom) bto[item.key()].copy_(item.value().to(torch::kCPU));
+  return copy;
+}
+
+}  // namespace lane::train

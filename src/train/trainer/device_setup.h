@@ -1,0 +1,41 @@
+#pragma once
+// The torch side of device selection: what this process sees (CUDA build? visible GPUs? local
+// rank?), making the chosen device current, and moving what the optimizer holds. The decisions
+// themselves are pure functions in train/device/device_select.h. Includes libtorch.
+#include <torch/torch.h>
+
+#include "train/device/device_select.h"
+#include "train/model/scnn.h"
+#include "train/trainer/train_config.h"
+
+namespace lane::train {
+
+// True when this binary was built against a CUDA libtorch (CMake's LANE_WITH_CUDA).
+bool build_has_cuda();
+
+// Visible GPUs (torch::cuda::device_count(), which honours CUDA_VISIBLE_DEVICES), the local rank
+// and local size under mpirun (OMPI_COMM_WORLD_LOCAL_RANK / _LOCAL_SIZE) and
+// LANE_ALLOW_GPU_SHARING, read through env.
+DeviceEnvironment probe_device_environment(const EnvLookup& env);
+
+// Whether this CPU has native bf16 instructions (avx512_bf16 or amx_bf16 in /proc/cpuinfo).
+bool cpu_has_native_bf16();
+
+// Whether CUDA device `index` computes in bf16 (compute capability 8.0 or newer). false on a
+// CPU-only build.
+bool gpu_has_bf16(int index);
+
+torch::Device torch_device(const DeviceChoice& choice);
+
+// Makes the chosen GPU this thread's current device and turns cuDNN autotuning on (the input
+// shape is fixed). Nothing for CPU.
+void activate_device(const DeviceChoice& choice);
+
+// Moves the optimizer's per-parameter state (SGD momentum) to `device`, after the model's
+// parameters were moved there (Module::to keeps the parameter objects, so the state's keys stay).
+void move_optimizer_state(torch::optim::Optimizer& opt, const torch::Device& device);
+
+// A CPU copy of `net` (parameters and buffers) for code that runs the network on CPU tensors.
+model::Scnn cpu_replica(model::Scnn& net);
+
+}  // namespace lane::train
