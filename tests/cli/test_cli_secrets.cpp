@@ -32,7 +32,7 @@ TEST_CASE("the one secret-name rule and argv masking cover every -e spelling") {
   CHECK(lane::mask_secret_argv(argv) == want);
 }
 
-TEST_CASE("secret -e values are masked in describe and --dry-run; the job gets the real value") {
+TEST_CASE("secret -e values are masked in describe and --dry-run, and the job gets the real value") {
   Lanectl cli;
   const std::vector<std::string> submit{"submit", "sec",  "-i", "ubuntu", "-e", "API_TOKEN=s3cr3t-api-token",
                                         "-e", "DB_PASSWORD=db-pa55word", "-e", "PLAIN=visible", "--pvc", ":1Gi:/mnt",

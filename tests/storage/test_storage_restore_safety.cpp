@@ -70,62 +70,63 @@ void corrupt_object_of(local::LocalSnapshotStore& store, const std::string& snap
   FAIL("no entry " << path);
 }
 
+// A volume "data" with `files` files and a snapshot "s1" of it.
+struct Setup {
+  TempDir tmp;
+  test::DirVolumes volumes{tmp.path / "volumes"};
+  fs::path vol = volumes.create("data", "1Gi", "", "user").local_path;
+  fs::path store_root = tmp.path / "snapshots";
+  Setup(const std::string& tag, int files) : tmp(tag) {
+    fill(vol, files, "old");
+    local::LocalSnapshotStore store(store_root, volumes);
+    store.create("data", "s1", "", {});
+  }
+};
+
 }  // namespace
 
 TEST_CASE("a restore killed half way leaves no volume, and the next restore removes its staging") {
-  TempDir tmp("restore-kill");
-  test::DirVolumes volumes(tmp.path / "volumes");
-  fs::path vol = volumes.create("data", "1Gi", "", "user").local_path;
-  fill(vol, 40, "x");
-  {
-    local::LocalSnapshotStore store(tmp.path / "snapshots", volumes);
-    store.create("data", "s1", "", {});
-  }
-  run_killed_after(volumes, tmp.path / "snapshots", 20,
+  Setup f("restore-kill", 40);
+  auto& volumes = f.volumes;
+  const fs::path& vol = f.vol;
+  run_killed_after(volumes, f.store_root, 20,
                    [](local::LocalSnapshotStore& s) { s.restore_to_new_volume("s1", "restored"); });
   // Nothing under the volume's name: the half-filled tree lives only in the hidden staging area.
-  CHECK_FALSE(fs::exists(tmp.path / "volumes" / "restored"));
+  CHECK_FALSE(fs::exists(f.tmp.path / "volumes" / "restored"));
   CHECK(entries_in(volumes.staging_dir()) == 1);
 
-  local::LocalSnapshotStore store(tmp.path / "snapshots", volumes);
+  local::LocalSnapshotStore store(f.store_root, volumes);
   store.restore_to_new_volume("s1", "restored");
   CHECK(entries_in(volumes.staging_dir()) == 0);  // the dead process's staging is gone
   CHECK(test::describe_tree(volumes.find("restored")->local_path) == test::describe_tree(vol));
 }
 
 TEST_CASE("an in-place revert killed half way leaves the volume as it was, and the next run cleans up") {
-  TempDir tmp("revert-kill");
-  test::DirVolumes volumes(tmp.path / "volumes");
-  fs::path vol = volumes.create("data", "1Gi", "", "user").local_path;
-  fill(vol, 30, "old");
-  {
-    local::LocalSnapshotStore store(tmp.path / "snapshots", volumes);
-    store.create("data", "s1", "", {});
-  }
+  Setup f("revert-kill", 30);
+  auto& volumes = f.volumes;
+  const fs::path& vol = f.vol;
   fs::remove_all(vol / "d0");
   fill(vol, 10, "new");
   const auto before = test::describe_tree(vol);
-  run_killed_after(volumes, tmp.path / "snapshots", 15,
+  run_killed_after(volumes, f.store_root, 15,
                    [](local::LocalSnapshotStore& s) { s.revert_in_place("s1", "data"); });
   CHECK(test::describe_tree(vol) == before);
   CHECK(entries_in(volumes.staging_dir()) == 1);
   // Nothing hidden next to the volumes either (old reverts left .data.revert-PID there).
-  for (const auto& e : fs::directory_iterator(tmp.path / "volumes"))
+  for (const auto& e : fs::directory_iterator(f.tmp.path / "volumes"))
     CHECK((e.path().filename() == "data" || e.path().filename() == ".staging"));
 
-  local::LocalSnapshotStore store(tmp.path / "snapshots", volumes);
+  local::LocalSnapshotStore store(f.store_root, volumes);
   store.revert_in_place("s1", "data");
   CHECK(entries_in(volumes.staging_dir()) == 0);
   CHECK(store.create("data", "s2", "", {}).content_digest == store.describe("s1").content_digest);
 }
 
 TEST_CASE("restore hashes what it copies: one changed byte fails both forms, naming the damaged paths") {
-  TempDir tmp("restore-damaged");
-  test::DirVolumes volumes(tmp.path / "volumes");
-  fs::path vol = volumes.create("data", "1Gi", "", "user").local_path;
-  fill(vol, 12, "x");
-  local::LocalSnapshotStore store(tmp.path / "snapshots", volumes);
-  store.create("data", "s1", "", {});
+  Setup f("restore-damaged", 12);
+  auto& volumes = f.volumes;
+  const fs::path& vol = f.vol;
+  local::LocalSnapshotStore store(f.store_root, volumes);
   corrupt_object_of(store, "s1", "d1/f5.bin");
   corrupt_object_of(store, "s1", "d2/f10.bin");
   REQUIRE_FALSE(store.verify("s1").ok());
@@ -141,7 +142,7 @@ TEST_CASE("restore hashes what it copies: one changed byte fails both forms, nam
     CHECK(msg.find("damaged") != std::string::npos);
   }
   CHECK_FALSE(volumes.find("copy"));
-  CHECK_FALSE(fs::exists(tmp.path / "volumes" / "copy"));
+  CHECK_FALSE(fs::exists(f.tmp.path / "volumes" / "copy"));
   CHECK(entries_in(volumes.staging_dir()) == 0);
 
   write_text(vol / "d1/f5.bin", "changed since");
