@@ -51,6 +51,13 @@ class BenchVolumes : public Volumes {
     fs::remove_all(v_.at(n).local_path);
     v_.erase(n);
   }
+  fs::path staging_dir() override { return root_ / ".staging"; }
+  VolumeInfo create_from(const std::string& n, const std::string& size, const std::string& sc, const std::string& by,
+                         const fs::path& prepared) override {
+    VolumeInfo v = create(n, size, sc, by);
+    fs::rename(prepared, v.local_path);  // replaces the empty directory, as the local backend does
+    return v;
+  }
 
  private:
   fs::path root_;

@@ -47,7 +47,7 @@ anf::OpenedTarget open_anf_volume(const AnfFlags& f, const std::string& pvc, con
 
 SelectedSnapshotStore::SelectedSnapshotStore(const AnfFlags& flags, const std::string& pvc,
                                              const std::string& project, CliContext& ctx)
-    : ctx_(ctx) {
+    : ctx_(ctx), project_(project) {
   if (anf_backend_selected(flags)) anf_ = open_anf_volume(flags, pvc, project, ctx);
 }
 

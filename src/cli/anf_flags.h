@@ -41,13 +41,15 @@ class SelectedSnapshotStore {
  public:
   SelectedSnapshotStore(const AnfFlags& flags, const std::string& pvc, const std::string& project,
                         CliContext& ctx);
-  storage::SnapshotStore& store() { return anf_ ? *anf_->store : ctx_.backend().snapshots(); }
+  // -p PROJECT picks that project's store (its namespace on Kubernetes).
+  storage::SnapshotStore& store() { return anf_ ? *anf_->store : ctx_.backend().snapshots_of(project_); }
   bool is_anf() const { return anf_.has_value(); }
   // The ANF volume's name (only with is_anf()).
   const std::string& anf_volume() const { return anf_->volume.ref.volume; }
 
  private:
   CliContext& ctx_;
+  std::string project_;  // -p as given (empty: the backend's default)
   std::optional<storage::anf::OpenedTarget> anf_;
 };
 

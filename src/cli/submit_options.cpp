@@ -11,6 +11,7 @@
 
 #include "cli/spec_parsing.h"
 #include "common/error.h"
+#include "common/secrets.h"
 #include "common/names.h"
 
 namespace lane::cli {
@@ -125,10 +126,13 @@ void run_submit(const SubmitOptions& o, CliContext& ctx, submit::JobType type) {
   if (format == OutputFormat::kWide || format == OutputFormat::kTable)
     throw UsageError("--dry-run prints yaml or json; use -o yaml or -o json");
   submit::JobSpec spec = build_job_spec(o, ctx, type);
+  for (const auto& e : spec.env)
+    if (is_secret_env_name(e.name) && !submit::parse_secret_ref(e.value))
+      ctx.err << "warning: " << secret_env_advice(e.name) << "\n";
   auto& backend = ctx.backend();
   if (o.dry_run) {
     if (spec.name.empty()) spec.name = backend.next_job_name(spec.project, o.name_prefix.empty() ? "job" : o.name_prefix);
-    print_document(ctx.out, backend.render(spec), format);
+    print_document(ctx.out, backend.render(submit::masked_for_display(spec)), format);
     return;
   }
   if (!spec.name.empty()) {

@@ -7,6 +7,7 @@
 #include "cli/duration_format.h"
 #include "cli/table.h"
 #include "common/error.h"
+#include "common/secrets.h"
 #include "submit/core/workload_json.h"
 
 namespace lane::cli {
@@ -72,7 +73,7 @@ void print_text(const submit::JobInfo& j, std::ostream& out) {
   line("NODES:", join(j.nodes, ","));
   line("CREATED BY CLI:", s.cli_argv.empty() ? "false" : "true");
   line("SERVICE URL(S):", "");
-  line("COMMAND LINE:", shell_quoted(s.cli_argv));
+  line("COMMAND LINE:", shell_quoted(mask_secret_argv(s.cli_argv)));
 
   out << "\nPods:\n";
   Table pods({"POD", "STATUS", "TYPE", "AGE", "NODE", "GPUS"});

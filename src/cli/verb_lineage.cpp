@@ -42,7 +42,7 @@ void print_view(std::ostream& out, const storage::LineageView& v) {
     out << fmt::format("  Code version:    {}\n", j.code_version.empty() ? "<unknown>" : j.code_version);
     if (!j.env.empty()) {
       out << "  Environment:\n";
-      for (const auto& [k, val] : storage::mask_secret_env(j.env)) out << fmt::format("    {}={}\n", k, val);
+      for (const auto& [k, val] : mask_secret_env(j.env)) out << fmt::format("    {}={}\n", k, val);
     }
   } else {
     out << "Job:               <none> (taken by a user)\n";

@@ -23,8 +23,13 @@ void emit(YAML::Emitter& out, const nlohmann::json& v) {
     case nlohmann::json::value_t::string: {
       // Quote strings that YAML would otherwise read back as another type.
       const auto& s = v.get_ref<const std::string&>();
-      YAML::Node probe = YAML::Load(s.empty() ? "''" : s);
-      bool plain_ok = !s.empty() && probe.IsScalar() && probe.Tag() == "?" && probe.as<std::string>() == s;
+      // A string YAML cannot even parse ("****" is an alias, "[" a flow start) is quoted too.
+      bool plain_ok = false;
+      try {
+        YAML::Node probe = YAML::Load(s.empty() ? "''" : s);
+        plain_ok = !s.empty() && probe.IsScalar() && probe.Tag() == "?" && probe.as<std::string>() == s;
+      } catch (const YAML::Exception&) {
+      }
       bool looks_typed = s == "true" || s == "false" || s == "null" || s == "~" || s == "yes" ||
                          s == "no" || s == "on" || s == "off";
       if (!looks_typed && plain_ok) {

@@ -10,6 +10,8 @@
 #include "common/sha256.h"
 #include "common/yaml_output.h"
 
+#include <yaml-cpp/yaml.h>
+
 namespace fs = std::filesystem;
 
 TEST_CASE("write_file_atomic replaces the whole file and leaves no temporary behind") {
@@ -59,4 +61,13 @@ TEST_CASE("to_yaml quotes strings that would read back as other types") {
   CHECK(y.find("b: \"1.5\"") != std::string::npos);
   CHECK(y.find("c: plain") != std::string::npos);
   CHECK(y.find("d: 3") != std::string::npos);
+}
+
+TEST_CASE("to_yaml quotes strings YAML cannot parse as a plain scalar (masked secrets, flow starts)") {
+  nlohmann::json j = {{"token", "****"}, {"anchor", "&x"}, {"flow", "[a"}, {"map", "a: b: c"}};
+  std::string y;
+  REQUIRE_NOTHROW(y = lane::to_yaml(j));
+  CHECK(y.find("token: \"****\"") != std::string::npos);
+  YAML::Node back = YAML::Load(y);
+  for (const auto& [k, v] : j.items()) CHECK(back[k].as<std::string>() == v.get<std::string>());
 }

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <map>
 
+#include "common/debris.h"
 #include "common/error.h"
 #include "storage/core/snapshots.h"
 #include "storage/core/volumes.h"
@@ -32,6 +33,14 @@ class DirVolumes : public storage::Volumes {
     vols_[name] = v;
     return v;
   }
+  std::filesystem::path staging_dir() override { return root_ / ".staging"; }
+  storage::VolumeInfo create_from(const std::string& name, const std::string& size, const std::string& storage_class,
+                                  const std::string& created_by, const std::filesystem::path& prepared) override {
+    storage::VolumeInfo v = create(name, size, storage_class, created_by);
+    std::filesystem::rename(prepared, v.local_path);  // replaces the empty directory
+    return v;
+  }
+  void remove_debris() override { remove_dead_staging(staging_dir()); }
   void remove(const std::string& name) override {
     auto it = vols_.find(name);
     if (it == vols_.end()) throw Error("no volume " + name);

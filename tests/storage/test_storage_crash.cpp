@@ -23,18 +23,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void fill(const fs::path& vol, int files, const std::string& tag) {
-  for (int i = 0; i < files; ++i)
-    write_text(vol / fmt::format("d{}/f{}.bin", i % 5, i), fmt::format("{}-{}-", tag, i) + std::string(2000, 'a' + i % 26));
-  test::age_tree(vol);
-}
-
-int wait_child(pid_t pid) {
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
-}
+void fill(const fs::path& vol, int files, const std::string& tag) { test::fill_volume(vol, files, tag); }
+using test::wait_child;
 
 }  // namespace
 

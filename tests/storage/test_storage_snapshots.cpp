@@ -239,10 +239,12 @@ TEST_CASE("revert in place lists newer snapshots and restores the old contents")
   CHECK_FALSE(fs::exists(f.vol / "extra.txt"));
   CHECK(test::describe_tree(f.vol).size() == 1);
   CHECK(f.store.verify("s2").ok());  // the local store keeps the newer snapshots
-  // No staging directory is left next to the volume.
+  // No staging directory is left next to the volume, nor in the staging area.
   int entries = 0;
-  for (auto& e : fs::directory_iterator(f.tmp.path / "volumes")) entries += e.path().filename().string()[0] == '.';
+  for (auto& e : fs::directory_iterator(f.tmp.path / "volumes"))
+    entries += e.path().filename().string()[0] == '.' && e.path() != f.volumes.staging_dir();
   CHECK(entries == 0);
+  CHECK(fs::is_empty(f.volumes.staging_dir()));
 }
 
 TEST_CASE("lineage: every snapshot gets a record, and restores name their parent") {

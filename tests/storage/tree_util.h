@@ -3,8 +3,10 @@
 // directory tree (type, mode, size, mtime, content hash, link target) to compare two trees.
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -54,6 +56,22 @@ inline void age(const std::filesystem::path& p, int seconds_ago = 3600) {
 
 inline void age_tree(const std::filesystem::path& root) {
   for (auto& e : std::filesystem::recursive_directory_iterator(root)) age(e.path());
+}
+
+// `files` files of `bytes`+ bytes spread over d0..d<dirs-1>/f<i>.bin, content tagged, aged.
+inline void fill_volume(const std::filesystem::path& vol, int files, const std::string& tag, int dirs = 5,
+                        size_t bytes = 2000) {
+  for (int i = 0; i < files; ++i)
+    write_text(vol / fmt::format("d{}/f{}.bin", i % dirs, i), fmt::format("{}-{}-", tag, i) + std::string(bytes, 'a' + i % 26));
+  age_tree(vol);
+}
+
+// waitpid that survives EINTR; the raw status.
+inline int wait_child(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
 }
 
 // path -> "type mode size mtime_ns content-sha256|link-target"

@@ -13,12 +13,7 @@ using namespace lane;
 
 namespace {
 
-model::ScnnConfig tiny_model() {
-  auto c = model::model_preset("small");
-  c.input_height = 32;
-  c.input_width = 64;
-  return c;
-}
+using test::tiny_model;
 
 void one_step(model::Scnn& net, torch::optim::SGD& opt) {
   auto out = net->forward(torch::randn({2, 3, 32, 64}));

@@ -15,6 +15,14 @@
 
 namespace lane::test {
 
+// A small SCNN for unit tests: the "small" preset at 32x64 input.
+inline model::ScnnConfig tiny_model() {
+  auto c = model::model_preset("small");
+  c.input_height = 32;
+  c.input_width = 64;
+  return c;
+}
+
 struct ScratchDir {
   std::filesystem::path path;
   explicit ScratchDir(const std::string& name)

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/secrets.h"
 
 namespace lane::storage {
 
@@ -87,21 +88,25 @@ std::string default_snapshot_name(const std::string& pvc, int64_t unix_ms) {
   return fmt::format("{}-{}", clip(pvc, 63 - 1 - stamp.size()), stamp);
 }
 
-bool is_secret_env_name(const std::string& name) {
-  std::string upper = name;
-  std::transform(upper.begin(), upper.end(), upper.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  static const char* kMarkers[] = {"SECRET", "PASSWORD", "PASSWD", "TOKEN", "KEY",
-                                   "CREDENTIAL", "AUTH", "CERT", "PRIVATE"};
-  for (const char* m : kMarkers)
-    if (upper.find(m) != std::string::npos) return true;
-  return false;
+SnapshotInfo SnapshotStore::create_with_lineage(const std::string& volume, const std::string& name,
+                                                const std::string& job,
+                                                const std::map<std::string, std::string>& metadata,
+                                                const LineageRecord& record) {
+  SnapshotInfo info = create(volume, name, job, metadata);
+  LineageRecord rec = lineage(name).value_or(LineageRecord{});
+  merge_job_lineage(rec, record);
+  rec.snapshot = name;
+  rec.volume = volume;
+  rec.recorded_unix_ms = now_unix_ms();
+  record_lineage(rec);
+  return info;
 }
 
-std::map<std::string, std::string> mask_secret_env(const std::map<std::string, std::string>& env) {
-  std::map<std::string, std::string> out;
-  for (const auto& [k, v] : env) out[k] = is_secret_env_name(k) ? "****" : v;
-  return out;
+void merge_job_lineage(LineageRecord& base, const LineageRecord& from_job) {
+  base.job = from_job.job;
+  base.final_metrics = from_job.final_metrics;
+  if (!from_job.parent_volume.empty()) base.parent_volume = from_job.parent_volume;
+  if (!from_job.parent_snapshot.empty()) base.parent_snapshot = from_job.parent_snapshot;
 }
 
 // --- JSON -----------------------------------------------------------------------------------

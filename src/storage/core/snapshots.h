@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/secrets.h"  // is_secret_env_name, mask_secret_env (JobRecord holds masked env)
+
 namespace lane::storage {
 
 // What a snapshot is and where it came from. Immutable once created.
@@ -101,6 +103,15 @@ class SnapshotStore {
   // Replaces `volume`'s contents with the snapshot's. The snapshot must be of that volume.
   virtual RevertPlan revert_in_place(const std::string& name, const std::string& volume) = 0;
 
+  // create() for a job: the snapshot and its lineage (`record`'s job, metrics and parent volume;
+  // the store fills in snapshot, volume, parent snapshot and dataset digest) as one record where
+  // the backend can, so a crash never leaves a snapshot whose job the lineage does not know.
+  // The default creates, then records.
+  virtual SnapshotInfo create_with_lineage(const std::string& volume, const std::string& name,
+                                           const std::string& job,
+                                           const std::map<std::string, std::string>& metadata,
+                                           const LineageRecord& record);
+
   // Lineage records: written by whoever creates a snapshot on behalf of a job.
   virtual void record_lineage(const LineageRecord& record) = 0;
   virtual std::optional<LineageRecord> lineage(const std::string& snapshot) = 0;
@@ -125,11 +136,8 @@ std::string training_snapshot_name(const std::string& pvc, const std::string& jo
 // A default name for a user snapshot: <pvc>-<YYYYMMDD-HHMMSS>.
 std::string default_snapshot_name(const std::string& pvc, int64_t unix_ms);
 
-// True when an environment variable name looks like it carries a secret
-// (contains SECRET, PASSWORD, PASSWD, TOKEN, KEY, CREDENTIAL, AUTH, CERT, PRIVATE; case-insensitive).
-bool is_secret_env_name(const std::string& name);
-// Copy of `env` with secret values replaced by "****".
-std::map<std::string, std::string> mask_secret_env(const std::map<std::string, std::string>& env);
+// Copies what a job adds to a snapshot's lineage (job, final metrics, parents when given) into `base`.
+void merge_job_lineage(LineageRecord& base, const LineageRecord& from_job);
 
 int64_t now_unix_ms();
 std::string format_bytes(uint64_t bytes);  // 1.5 GiB, 12 KiB, 300 B

@@ -27,6 +27,20 @@ class Volumes {
   virtual VolumeInfo create(const std::string& name, const std::string& size,
                             const std::string& storage_class, const std::string& created_by) = 0;
   virtual void remove(const std::string& name) = 0;
+
+  // --- publishing prepared data (restore) ---------------------------------------------------
+  // A hidden directory on the same file system as the claims' directories, where a restore
+  // builds a claim's data before publishing it; empty when the backend has no local directories.
+  virtual std::filesystem::path staging_dir() { return {}; }
+  // Registers the new claim `name` whose data is the directory `prepared` (under staging_dir()),
+  // moving it into place with one rename inside the registration: the claim appears complete or
+  // not at all. Throws lane::Error when the backend cannot (the default).
+  virtual VolumeInfo create_from(const std::string& name, const std::string& size,
+                                 const std::string& storage_class, const std::string& created_by,
+                                 const std::filesystem::path& prepared);
+  // Removes what interrupted operations left: staging entries of processes that are gone and
+  // claim directories that were never registered. A no-op where there is nothing local.
+  virtual void remove_debris() {}
 };
 
 }  // namespace lane::storage

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "common/atomic_file.h"
+#include "common/debris.h"
 #include "common/error.h"
 #include "storage/local/store_lock.h"
 
@@ -96,6 +97,20 @@ std::optional<Manifest> LocalSnapshotStore::latest_manifest_of(const std::string
 SnapshotInfo LocalSnapshotStore::create(const std::string& volume, const std::string& name,
                                         const std::string& job,
                                         const std::map<std::string, std::string>& metadata) {
+  return create_impl(volume, name, job, metadata, nullptr);
+}
+
+SnapshotInfo LocalSnapshotStore::create_with_lineage(const std::string& volume, const std::string& name,
+                                                     const std::string& job,
+                                                     const std::map<std::string, std::string>& metadata,
+                                                     const LineageRecord& record) {
+  return create_impl(volume, name, job, metadata, &record);
+}
+
+SnapshotInfo LocalSnapshotStore::create_impl(const std::string& volume, const std::string& name,
+                                             const std::string& job,
+                                             const std::map<std::string, std::string>& metadata,
+                                             const LineageRecord* job_lineage) {
   require_snapshot_name(name);
   const auto vol = volumes_.find(volume);
   if (!vol) throw Error(fmt::format("volume '{}' not found; see 'lanectl volume list'", volume));
@@ -152,19 +167,23 @@ SnapshotInfo LocalSnapshotStore::create(const std::string& volume, const std::st
   // Every object durable before the manifest that names them. Objects reused from the
   // previous manifest were flushed before it was published, so an unchanged volume skips this.
   if (ingested) objects_.sync();
-  ::unlink(index_path(name).c_str());  // a stale entry left by a delete that was interrupted
-  publish_manifest(m);
-  write_file_atomic(index_path(name), storage::to_json(m.info).dump() + "\n");
 
-  // The lineage every snapshot gets; a job's snapshot adds job and metrics (record_lineage).
+  // The lineage (with the job's part when given) is written before the manifest publishes the
+  // snapshot: whenever the snapshot is visible, its whole lineage is there. A lineage file
+  // without a manifest (a crash in between) is ignored by lineage() and replaced by a retry.
   LineageRecord rec;
   rec.snapshot = name;
   rec.volume = volume;
   if (vol->created_by.rfind("restore:", 0) == 0) rec.parent_snapshot = vol->created_by.substr(8);
   auto out = metadata.find("outputPath");
   rec.dataset_digest = out == metadata.end() ? m.info.content_digest : content_digest(m.entries, out->second);
+  if (job_lineage) merge_job_lineage(rec, *job_lineage);
   rec.recorded_unix_ms = now_unix_ms();
   write_file_atomic(lineage_path(name), to_json(rec).dump(2) + "\n");
+
+  ::unlink(index_path(name).c_str());  // a stale entry left by a delete that was interrupted
+  publish_manifest(m);
+  write_file_atomic(index_path(name), storage::to_json(m.info).dump() + "\n");
   return m.info;
 }
 
@@ -281,8 +300,11 @@ SweepResult LocalSnapshotStore::sweep_locked() {
 
 // --- restore / revert ----------------------------------------------------------------------
 
+// Builds the snapshot's tree under `dest` (an empty directory), checking every file's content
+// against its digest as it is copied. Throws naming every damaged path; the caller discards dest.
 void LocalSnapshotStore::materialize_tree(const Manifest& m, const fs::path& dest) {
   const bool chown_ok = ::geteuid() == 0;
+  std::vector<std::string> damaged;
   // Create everything writable first, then apply modes and times (directories last, deepest
   // first, so a read-only directory is locked only after its contents are in place).
   for (const auto& e : m.entries) {
@@ -292,13 +314,18 @@ void LocalSnapshotStore::materialize_tree(const Manifest& m, const fs::path& des
         if (::mkdir(p.c_str(), 0700) != 0) fail_errno("cannot create directory", p);
         break;
       case EntryKind::kFile:
-        objects_.materialize(e.digest, p);
+        if (auto problem = objects_.materialize(e.digest, e.size, p)) damaged.push_back(e.path + ": " + *problem);
+        if (options_.after_restore_file) options_.after_restore_file(e.path);
         break;
       case EntryKind::kSymlink:
         if (::symlink(e.target.c_str(), p.c_str()) != 0) fail_errno("cannot create symlink", p);
         break;
     }
   }
+  if (!damaged.empty())
+    throw Error(fmt::format("snapshot '{}' is damaged; nothing was restored. Damaged files ({}):\n  {}\n"
+                            "Run 'lanectl snapshot verify {}' for the full report",
+                            m.info.name, damaged.size(), fmt::join(damaged, "\n  "), m.info.name));
   for (const auto& e : m.entries) {
     if (e.kind == EntryKind::kDir) continue;
     const fs::path p = dest / e.path;
@@ -315,26 +342,48 @@ void LocalSnapshotStore::materialize_tree(const Manifest& m, const fs::path& des
   }
 }
 
+// A fresh staging directory for `what` of `volume`, named "<pid>-<what>-<volume>" so that
+// Volumes::remove_debris can tell when its maker is gone.
+fs::path LocalSnapshotStore::make_staging(const std::string& what, const std::string& volume) {
+  const fs::path root = volumes_.staging_dir();
+  if (root.empty()) throw Error("this backend's volumes have no local directory to restore into");
+  fs::create_directories(root);
+  const fs::path staging = root / fmt::format("{}-{}-{}", ::getpid(), what, volume);
+  remove_tree(staging);
+  if (::mkdir(staging.c_str(), 0700) != 0) fail_errno("cannot create", staging);
+  return staging;
+}
+
+// Everything under `dir` durable (one syncfs for the file system) before it is published.
+static void sync_tree(const fs::path& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) fail_errno("cannot open", dir);
+  int rc = ::syncfs(fd);
+  int saved = errno;
+  ::close(fd);
+  errno = saved;
+  if (rc != 0) fail_errno("cannot flush", dir);
+}
+
+// Built in a hidden staging directory, flushed, then published with the volume's registration
+// in one step (Volumes::create_from): a crash leaves no volume, only debris the next run removes.
 void LocalSnapshotStore::restore_to_new_volume(const std::string& name, const std::string& new_volume) {
   require_snapshot_name(name);
   StoreLock lock(root_ / "lock", StoreLock::Mode::kShared);
   Manifest m = manifest(name);
+  volumes_.remove_debris();
   if (volumes_.find(new_volume))
     throw UsageError(fmt::format("volume '{}' already exists; pick a new name for --to-pvc", new_volume));
   std::string size;
   if (auto src = volumes_.find(m.info.volume)) size = src->size;
-  VolumeInfo vol = volumes_.create(new_volume, size, "", "restore:" + name);
+  const fs::path staging = make_staging("restore", new_volume);
   try {
-    if (!fs::is_empty(vol.local_path))
-      throw Error(fmt::format("new volume '{}' is not empty", new_volume));
-    materialize_tree(m, vol.local_path);
+    materialize_tree(m, staging);
+    if (::chmod(staging.c_str(), 0755) != 0) fail_errno("cannot chmod", staging);
+    sync_tree(staging);
+    volumes_.create_from(new_volume, size, "", "restore:" + name, staging);
   } catch (...) {
-    // All or nothing: a half-restored volume would look like valid data.
-    try {
-      fs::permissions(vol.local_path, fs::perms::owner_all, fs::perm_options::add);
-      volumes_.remove(new_volume);
-    } catch (...) {
-    }
+    remove_tree(staging);  // all or nothing: a half-restored volume would look like valid data
     throw;
   }
 }
@@ -361,25 +410,24 @@ RevertPlan LocalSnapshotStore::revert_in_place(const std::string& name, const st
   if (!vol) throw Error(fmt::format("volume '{}' not found; see 'lanectl volume list'", volume));
   StoreLock lock(root_ / "lock", StoreLock::Mode::kShared);
   Manifest m = manifest(name);
+  volumes_.remove_debris();
   const fs::path live = vol->local_path;
-  const fs::path staging = live.parent_path() /
-                           fmt::format(".{}.revert-{}", live.filename().string(), ::getpid());
-  fs::remove_all(staging);
-  if (::mkdir(staging.c_str(), 0700) != 0) fail_errno("cannot create", staging);
+  const fs::path staging = make_staging("revert", volume);
   try {
     materialize_tree(m, staging);
     struct stat st {};
     if (::stat(live.c_str(), &st) == 0) ::chmod(staging.c_str(), st.st_mode & 07777);
+    sync_tree(staging);
     // Swap the directories in one step: readers see the old or the new tree, never a mix.
     if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, live.c_str(), RENAME_EXCHANGE) != 0)
       fail_errno("cannot swap the reverted data into", live);
+    fsync_directory(live.parent_path());
+    fsync_directory(staging.parent_path());
   } catch (...) {
-    std::error_code ec;
-    fs::remove_all(staging, ec);
+    remove_tree(staging);
     throw;
   }
-  std::error_code ec;
-  fs::remove_all(staging, ec);  // now holds the replaced data
+  remove_tree(staging);  // now holds the replaced data
   return plan;
 }
 
@@ -393,7 +441,7 @@ void LocalSnapshotStore::record_lineage(const LineageRecord& record) {
 std::optional<LineageRecord> LocalSnapshotStore::lineage(const std::string& snapshot) {
   require_snapshot_name(snapshot);
   const fs::path p = lineage_path(snapshot);
-  if (!fs::exists(p)) return std::nullopt;
+  if (!fs::exists(p) || !fs::exists(manifest_path(snapshot))) return std::nullopt;
   return lineage_record_from_json(nlohmann::json::parse(read_file(p)));
 }
 
@@ -402,6 +450,7 @@ std::vector<LineageRecord> LocalSnapshotStore::all_lineage() {
   for (const auto& f : fs::directory_iterator(root_ / "lineage")) {
     const std::string file = f.path().filename().string();
     if (file.empty() || file[0] == '.' || f.path().extension() != ".json") continue;
+    if (!fs::exists(manifest_path(f.path().stem().string()))) continue;  // its snapshot was never published
     out.push_back(lineage_record_from_json(nlohmann::json::parse(read_file(f.path()))));
   }
   std::sort(out.begin(), out.end(), [](const LineageRecord& a, const LineageRecord& b) {

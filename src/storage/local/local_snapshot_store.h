@@ -25,6 +25,8 @@ struct LocalStoreOptions {
   // Called after each file of a snapshot is stored (files_done counts from 1). Tests use it
   // to stop a snapshot half way (SIGKILL) or to fail it (throw, as a full disk would).
   std::function<void(uint64_t files_done)> after_file;
+  // Called after each file a restore or revert has copied (crash tests stop it there).
+  std::function<void(const std::string& path)> after_restore_file;
 };
 
 class LocalSnapshotStore : public SnapshotStore {
@@ -33,6 +35,9 @@ class LocalSnapshotStore : public SnapshotStore {
 
   SnapshotInfo create(const std::string& volume, const std::string& name, const std::string& job,
                       const std::map<std::string, std::string>& metadata) override;
+  SnapshotInfo create_with_lineage(const std::string& volume, const std::string& name, const std::string& job,
+                                   const std::map<std::string, std::string>& metadata,
+                                   const LineageRecord& record) override;
   std::vector<SnapshotInfo> list(const std::optional<std::string>& volume) override;
   SnapshotInfo describe(const std::string& name) override;
   void remove(const std::string& name) override;
@@ -59,7 +64,10 @@ class LocalSnapshotStore : public SnapshotStore {
   std::optional<Manifest> latest_manifest_of(const std::string& volume);
   void publish_manifest(const Manifest& m);
   void materialize_tree(const Manifest& m, const std::filesystem::path& dest);
+  std::filesystem::path make_staging(const std::string& what, const std::string& volume);
   SweepResult sweep_locked();
+  SnapshotInfo create_impl(const std::string& volume, const std::string& name, const std::string& job,
+                           const std::map<std::string, std::string>& metadata, const LineageRecord* job_lineage);
 
   std::filesystem::path root_;
   Volumes& volumes_;

@@ -43,7 +43,7 @@ class TempFile {
 
 class Fd {
  public:
-  Fd(const fs::path& p, int flags) : fd_(::open(p.c_str(), flags | O_CLOEXEC)) {}
+  Fd(const fs::path& p, int flags) : fd_(::open(p.c_str(), flags | O_CLOEXEC, 0600)) {}
   ~Fd() {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -79,6 +79,34 @@ std::string hash_fd(int fd, uint64_t* bytes, const std::string& what) {
   return h.hex_digest();
 }
 
+// One pass: reads `src` from its position to the end, hashing it and writing it to `dst`.
+std::string copy_hashing(int src, int dst, uint64_t* bytes, const std::string& src_what, const std::string& dst_what) {
+  Sha256 h;
+  std::vector<char> buf(1 << 20);
+  uint64_t total = 0;
+  for (;;) {
+    ssize_t n = ::read(src, buf.data(), buf.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw Error(fmt::format("cannot read {}: {}", src_what, std::strerror(errno)));
+    }
+    if (n == 0) break;
+    h.update(buf.data(), static_cast<size_t>(n));
+    write_all(dst, buf.data(), static_cast<size_t>(n), dst_what);
+    total += static_cast<uint64_t>(n);
+  }
+  *bytes = total;
+  return h.hex_digest();
+}
+
+// The verdict on content read back: nullopt when it is the object's.
+std::optional<std::string> mismatch(const std::string& digest, uint64_t expected_size, const std::string& actual,
+                                    uint64_t size) {
+  if (actual == digest && size == expected_size) return std::nullopt;
+  return fmt::format("object {} corrupted: content hashes to {} ({} bytes, expected {})", digest, actual, size,
+                     expected_size);
+}
+
 }  // namespace
 
 ObjectStore::ObjectStore(fs::path root) : root_(std::move(root)), tmp_(root_ / "tmp") {
@@ -106,21 +134,8 @@ IngestResult ObjectStore::ingest(const fs::path& source) {
     result.reflinked = true;
     result.digest = hash_fd(tmp.fd(), &size, tmp.path().string());
   } else {
-    // One pass: read the source, hash and write the copy.
-    Sha256 h;
-    std::vector<char> buf(1 << 20);
-    for (;;) {
-      ssize_t n = ::read(src.get(), buf.data(), buf.size());
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        throw Error(fmt::format("cannot read '{}': {}", source.string(), std::strerror(errno)));
-      }
-      if (n == 0) break;
-      h.update(buf.data(), static_cast<size_t>(n));
-      write_all(tmp.fd(), buf.data(), static_cast<size_t>(n), fmt::format("'{}'", tmp.path().string()));
-      size += static_cast<uint64_t>(n);
-    }
-    result.digest = h.hex_digest();
+    result.digest = copy_hashing(src.get(), tmp.fd(), &size, fmt::format("'{}'", source.string()),
+                                 fmt::format("'{}'", tmp.path().string()));
   }
   const fs::path final_path = path_of(result.digest);
   if (has(result.digest)) return result;  // already stored: the temporary copy is dropped
@@ -137,20 +152,21 @@ IngestResult ObjectStore::ingest(const fs::path& source) {
   return result;
 }
 
-void ObjectStore::materialize(const std::string& digest, const fs::path& dest) {
+std::optional<std::string> ObjectStore::materialize(const std::string& digest, uint64_t expected_size,
+                                                    const fs::path& dest) {
   Fd src(path_of(digest), O_RDONLY);
-  if (src.get() < 0)
-    throw Error(fmt::format("snapshot object {} is missing ({}); run 'lanectl snapshot verify'",
-                            digest, std::strerror(errno)));
-  int fd = ::open(dest.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) throw Error(fmt::format("cannot create '{}': {}", dest.string(), std::strerror(errno)));
-  try {
-    clone_.clone_or_copy(src.get(), fd, fmt::format("'{}'", dest.string()));
-  } catch (...) {
-    ::close(fd);
-    throw;
+  if (src.get() < 0) return fmt::format("object {} missing: {}", digest, std::strerror(errno));
+  Fd out(dest, O_RDWR | O_CREAT | O_EXCL);
+  if (out.get() < 0) throw Error(fmt::format("cannot create '{}': {}", dest.string(), std::strerror(errno)));
+  const std::string what = fmt::format("'{}'", dest.string());
+  uint64_t size = 0;
+  std::string actual;
+  if (clone_.try_reflink(src.get(), out.get(), what)) {
+    actual = hash_fd(out.get(), &size, what);  // the clone shares the object's blocks: hash what we got
+  } else {
+    actual = copy_hashing(src.get(), out.get(), &size, fmt::format("object {}", digest), what);
   }
-  ::close(fd);
+  return mismatch(digest, expected_size, actual, size);
 }
 
 std::optional<std::string> ObjectStore::check(const std::string& digest, uint64_t expected_size) const {
@@ -163,10 +179,7 @@ std::optional<std::string> ObjectStore::check(const std::string& digest, uint64_
   } catch (const Error& e) {
     return fmt::format("object {} unreadable: {}", digest, e.what());
   }
-  if (actual != digest || size != expected_size)
-    return fmt::format("object {} corrupted: content hashes to {} ({} bytes, expected {})", digest,
-                       actual, size, expected_size);
-  return std::nullopt;
+  return mismatch(digest, expected_size, actual, size);
 }
 
 SweepResult ObjectStore::sweep(const std::unordered_set<std::string>& live) {

@@ -36,7 +36,11 @@ class ObjectStore {
 
   // Creates `dest` (must not exist) with the object's content: reflinked or copied, never
   // hard-linked, because the restored volume is writable and the object must stay intact.
-  void materialize(const std::string& digest, const std::filesystem::path& dest);
+  // The content is hashed while it is copied (a reflinked copy is hashed once made): returns
+  // what is wrong ("object ... corrupted ...") when it is not the object's digest and size, in
+  // which case `dest` holds the damaged bytes and the caller must discard it.
+  std::optional<std::string> materialize(const std::string& digest, uint64_t expected_size,
+                                         const std::filesystem::path& dest);
 
   // Re-hashes the object; an error text when it is missing or its content changed.
   std::optional<std::string> check(const std::string& digest, uint64_t expected_size) const;

@@ -120,12 +120,7 @@ TrainingSnapshotResult snapshot_after_training(SnapshotStore& store, Volumes& vo
   std::map<std::string, std::string> metadata = {{"namespace", result.ns}, {"reason", "end-of-training"}};
   const std::string out_rel = output_path_in_volume(req, job_spec, *vol);
   if (!out_rel.empty()) metadata["outputPath"] = out_rel;
-  store.create(req.pvc, result.snapshot, req.job, metadata);
-  log << fmt::format("Snapshot {} created in namespace {}", result.snapshot, result.ns) << std::endl;
-
-  LineageRecord rec = store.lineage(result.snapshot).value_or(LineageRecord{});
-  rec.snapshot = result.snapshot;
-  rec.volume = req.pvc;
+  LineageRecord rec;
   if (job_spec) {
     rec.job = job_record_from_spec(*job_spec, req.code_version);
   } else {
@@ -136,8 +131,9 @@ TrainingSnapshotResult snapshot_after_training(SnapshotStore& store, Volumes& vo
     rec.job = job;
   }
   rec.final_metrics = read_final_metrics(req.output_dir);
-  rec.recorded_unix_ms = now_unix_ms();
-  store.record_lineage(rec);
+  // One record: a crash can leave no snapshot, never a snapshot whose lineage lacks the job.
+  store.create_with_lineage(req.pvc, result.snapshot, req.job, metadata, rec);
+  log << fmt::format("Snapshot {} created in namespace {}", result.snapshot, result.ns) << std::endl;
   return result;
 }
 

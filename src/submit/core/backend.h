@@ -104,6 +104,12 @@ class Backend {
   // --- storage ---
   virtual storage::Volumes& volumes() = 0;
   virtual storage::SnapshotStore& snapshots() = 0;
+  // The store for `project`'s snapshots (-p): on Kubernetes its namespace's; backends with one
+  // store for every project return snapshots().
+  virtual storage::SnapshotStore& snapshots_of(const std::string& project) {
+    (void)project;
+    return snapshots();
+  }
 };
 
 }  // namespace lane::submit

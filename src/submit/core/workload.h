@@ -69,6 +69,16 @@ struct JobSpec {
   double total_gpus() const { return gpu * (type == JobType::kMpi ? processes : 1); }
 };
 
+// For anything printed or annotated: `spec` with the values of secret-looking -e names and
+// their spelling in cli_argv masked (common/secrets.h). The job itself runs with `spec`.
+JobSpec masked_for_display(const JobSpec& spec);
+
+// "SECRET:<secret>,<key>": an env value read from a Kubernetes Secret (valueFrom.secretKeyRef).
+struct SecretRef {
+  std::string secret, key;
+};
+std::optional<SecretRef> parse_secret_ref(const std::string& value);
+
 struct JobEvent {
   int64_t time_unix_ms = 0;
   std::string source;   // "job/<name>", "pod/<name>", "scheduler"

@@ -83,7 +83,7 @@ json job_to_json(const JobInfo& job, bool detailed) {
             {"exitCode", job.exit_code ? json(*job.exit_code) : json(nullptr)}};
   if (job.spec.type == JobType::kMpi) j["processes"] = job.spec.processes;
   if (!detailed) return j;
-  j["spec"] = spec_to_json(job.spec);
+  j["spec"] = spec_to_json(masked_for_display(job.spec));
   json pods = json::array();
   for (const auto& p : job.pods)
     pods.push_back({{"name", p.name}, {"status", p.status}, {"role", p.role}, {"node", p.node},

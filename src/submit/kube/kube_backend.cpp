@@ -485,16 +485,26 @@ storage::Volumes& KubeBackend::volumes() {
   return *volumes_;
 }
 
+std::unique_ptr<storage::SnapshotStore> KubeBackend::make_snapshot_store(const std::string& ns) {
+  storage::kube::CsiSnapshotOptions o;
+  o.ns = ns;
+  o.snapshot_class = settings_.snapshot_class;
+  o.restore_access_mode = settings_.pvc_access_mode;
+  o.progress = [](const std::string& line) { std::cerr << line << "\n"; };
+  return std::make_unique<storage::kube::CsiSnapshotStore>(client_, o);
+}
+
 storage::SnapshotStore& KubeBackend::snapshots() {
-  if (!snapshots_) {
-    storage::kube::CsiSnapshotOptions o;
-    o.ns = storage_namespace();
-    o.snapshot_class = settings_.snapshot_class;
-    o.restore_access_mode = settings_.pvc_access_mode;
-    o.progress = [](const std::string& line) { std::cerr << line << "\n"; };
-    snapshots_ = std::make_unique<storage::kube::CsiSnapshotStore>(client_, o);
-  }
+  if (!snapshots_) snapshots_ = make_snapshot_store(storage_namespace());
   return *snapshots_;
+}
+
+storage::SnapshotStore& KubeBackend::snapshots_of(const std::string& project) {
+  if (project.empty()) return snapshots();
+  const std::string ns = ns_of(project);
+  auto& store = project_snapshots_[ns];
+  if (!store) store = make_snapshot_store(ns);
+  return *store;
 }
 
 std::unique_ptr<Backend> open_kube_backend(const std::string& default_project) {

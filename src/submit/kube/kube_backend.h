@@ -2,6 +2,7 @@
 // The Kubernetes implementation of lanectl's Backend: jobs are batch/v1 Jobs and Kubeflow
 // MPIJobs in the project's namespace, scheduled by KAI; projects are namespaces + KAI queues;
 // volumes are PVCs and snapshots are CSI VolumeSnapshots (storage/kube).
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,6 +51,7 @@ class KubeBackend : public Backend {
 
   storage::Volumes& volumes() override;
   storage::SnapshotStore& snapshots() override;
+  storage::SnapshotStore& snapshots_of(const std::string& project) override;
 
   lane::kube::KubeClient& client() { return *client_; }
   const KubeSettings& settings() const { return settings_; }
@@ -62,12 +64,14 @@ class KubeBackend : public Backend {
   std::vector<JobInfo> jobs_in(const std::string& ns);  // ns empty = all lanectl namespaces
   std::string chief_pod(const std::string& ns, const nlohmann::json& workload);
   std::string storage_namespace();
+  std::unique_ptr<storage::SnapshotStore> make_snapshot_store(const std::string& ns);
 
   std::shared_ptr<lane::kube::KubeClient> client_;
   KubeSettings settings_;
   std::string default_project_;
   std::unique_ptr<storage::Volumes> volumes_;
   std::unique_ptr<storage::SnapshotStore> snapshots_;
+  std::map<std::string, std::unique_ptr<storage::SnapshotStore>> project_snapshots_;  // by namespace
 };
 
 // Opens the backend from the kubeconfig / in-cluster service account (the factory calls this).

@@ -33,7 +33,9 @@ Json workload_labels(const KubeSettings& s, const JobSpec& spec) {
               {kManagedByLabel, "lanectl"}};
 }
 
-Json workload_annotations(const JobSpec& spec) {
+// What lanectl reads back for list/describe: secret env values masked (the pods get the real ones).
+Json workload_annotations(const JobSpec& original) {
+  const JobSpec spec = masked_for_display(original);
   Json a = Json::object();
   if (!spec.user.empty()) a[kUserAnnotation] = spec.user;
   if (!spec.cli_argv.empty()) a[kCommandAnnotation] = join(spec.cli_argv);
@@ -107,7 +109,12 @@ Json container(const JobSpec& spec, const std::string& name, bool with_gpu, cons
   }
   if (!spec.working_dir.empty()) c["workingDir"] = spec.working_dir;
   Json env = Json::array();
-  for (const auto& e : spec.env) env.push_back({{"name", e.name}, {"value", e.value}});
+  for (const auto& e : spec.env) {
+    if (auto ref = parse_secret_ref(e.value))
+      env.push_back({{"name", e.name}, {"valueFrom", {{"secretKeyRef", {{"name", ref->secret}, {"key", ref->key}}}}}});
+    else
+      env.push_back({{"name", e.name}, {"value", e.value}});
+  }
   env.push_back({{"name", "LANECTL_JOB_NAME"}, {"value", spec.name}});
   env.push_back({{"name", "LANECTL_PROJECT"}, {"value", spec.project}});
   c["env"] = env;

@@ -2,8 +2,13 @@
 
 #include <sys/statvfs.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include <fmt/format.h>
 
+#include "common/atomic_file.h"
+#include "common/debris.h"
 #include "common/error.h"
 #include "common/names.h"
 #include "submit/core/quantity.h"
@@ -63,6 +68,8 @@ storage::VolumeInfo LocalVolumes::create_in_transaction(const std::string& name,
               "VALUES(?1,?2,?3,?4,?5,?6,?7)")
       .bind(1, name).bind(2, size).bind(3, static_cast<int64_t>(*bytes)).bind(4, storage_class)
       .bind(5, created_by).bind(6, now_ms()).bind(7, project_of_creator(created_by)).run();
+  // A directory without a row is debris of an interrupted create, restore or delete: never reuse its data.
+  remove_tree(paths_.volumes_dir() / name);
   fs::create_directories(paths_.volumes_dir() / name);
   return *find(name);
 }
@@ -111,6 +118,44 @@ void LocalVolumes::remove(const std::string& name) {
   tx.commit();
   std::error_code ec;
   fs::remove_all(paths_.volumes_dir() / name, ec);
+}
+
+// --- publishing prepared data (restore) ------------------------------------------------------
+
+fs::path LocalVolumes::staging_dir() { return paths_.volumes_dir() / ".staging"; }
+
+// The row and the rename commit together: a crash before the commit leaves an unregistered
+// directory (never listed, removed by remove_debris or by the next create of the name).
+storage::VolumeInfo LocalVolumes::create_from(const std::string& name, const std::string& size,
+                                              const std::string& storage_class, const std::string& created_by,
+                                              const fs::path& prepared) {
+  WriteTransaction tx(db_);
+  auto info = create_in_transaction(name, size, storage_class, created_by);  // row + empty directory
+  if (::rename(prepared.c_str(), info.local_path.c_str()) != 0)  // replaces the empty directory
+    throw Error(fmt::format("cannot move '{}' into place as volume '{}': {}", prepared.string(), name,
+                            std::strerror(errno)));
+  fsync_directory(paths_.volumes_dir());
+  tx.commit();
+  return info;
+}
+
+void LocalVolumes::remove_debris() {
+  // Staging entries are named "<pid>-<what>-<volume>"; pre-staging reverts left ".<vol>.revert-<pid>".
+  remove_dead_staging(staging_dir());
+  std::error_code ec;
+  if (!fs::is_directory(paths_.volumes_dir())) return;
+  WriteTransaction tx(db_);  // no create_from can be between its rename and its commit meanwhile
+  for (const auto& e : fs::directory_iterator(paths_.volumes_dir(), ec)) {
+    const std::string file = e.path().filename().string();
+    if (file.empty()) continue;
+    if (file[0] == '.') {
+      auto pid = pid_after(file, ".revert-");
+      if (pid && !process_alive(*pid)) remove_tree(e.path());
+      continue;
+    }
+    if (e.is_directory(ec) && !find(file)) remove_tree(e.path());
+  }
+  tx.commit();
 }
 
 }  // namespace lane::submit::local

@@ -24,6 +24,10 @@ class LocalVolumes : public storage::Volumes {
   storage::VolumeInfo create(const std::string& name, const std::string& size,
                              const std::string& storage_class, const std::string& created_by) override;
   void remove(const std::string& name) override;
+  std::filesystem::path staging_dir() override;
+  storage::VolumeInfo create_from(const std::string& name, const std::string& size, const std::string& storage_class,
+                                  const std::string& created_by, const std::filesystem::path& prepared) override;
+  void remove_debris() override;
 
   // The same as create() but inside the caller's write transaction (used by submit).
   storage::VolumeInfo create_in_transaction(const std::string& name, const std::string& size,

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/json_limits.h"
 
 namespace lane::data {
 namespace {
@@ -21,15 +22,21 @@ int as_int(const nlohmann::json& v, const char* field) {
   return int(wide);
 }
 
+// raw_file is read below the data root: no absolute path, no ".." component.
+void require_relative_below_root(const std::string& raw_file) {
+  const std::filesystem::path p(raw_file);
+  bool bad = p.is_absolute() || raw_file[0] == '/';
+  for (const auto& part : p) bad = bad || part == "..";
+  if (bad)
+    throw UsageError(fmt::format("'raw_file' {} must be a path below the data root such as clips/0601/123/20.jpg "
+                                 "(no leading '/', no '..')",
+                                 nlohmann::json(raw_file).dump()));
+}
+
 }  // namespace
 
 LaneLabel parse_label_line(const std::string& line) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw UsageError(fmt::format("not valid JSON ({})", e.what()));
-  }
+  const nlohmann::json j = parse_json_bounded(line);
   if (!j.is_object()) throw UsageError("a label line must be a JSON object");
   for (const char* key : {"lanes", "h_samples", "raw_file"})
     if (!j.contains(key)) throw UsageError(fmt::format("missing field '{}'", key));
@@ -37,6 +44,7 @@ LaneLabel parse_label_line(const std::string& line) {
   if (!j["raw_file"].is_string() || j["raw_file"].get_ref<const std::string&>().empty())
     throw UsageError("'raw_file' must be a non-empty string such as clips/0601/123/20.jpg");
   out.raw_file = j["raw_file"].get<std::string>();
+  require_relative_below_root(out.raw_file);
   if (!j["h_samples"].is_array() || j["h_samples"].empty())
     throw UsageError("'h_samples' must be a non-empty array of row numbers");
   for (const auto& v : j["h_samples"]) out.h_samples.push_back(as_int(v, "h_samples"));

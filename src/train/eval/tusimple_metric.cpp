@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/json_limits.h"
 
 namespace lane::eval {
 namespace {
@@ -156,12 +157,7 @@ Metrics evaluate(const std::vector<PredictionLine>& predictions, const std::vect
 namespace {
 
 PredictionLine parse_prediction(const std::string& text) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw UsageError(fmt::format("not valid JSON ({})", e.what()));
-  }
+  const nlohmann::json j = parse_json_bounded(text);
   if (!j.is_object()) throw UsageError("a prediction line must be a JSON object");
   for (const char* key : {"raw_file", "lanes", "run_time"})
     if (!j.contains(key))

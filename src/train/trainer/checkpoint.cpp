@@ -1,13 +1,18 @@
 #include "train/trainer/checkpoint.h"
 
+#include <iostream>
+#include <set>
 #include <sstream>
+#include <string_view>
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "common/atomic_file.h"
+#include "common/debris.h"
 #include "common/error.h"
+#include "common/sha256.h"
 
 namespace lane::train {
 namespace fs = std::filesystem;
@@ -44,9 +49,38 @@ CheckpointModelInfo info_from_json(const nlohmann::json& j) {
   return i;
 }
 
+// On disk a checkpoint is "lanectl-checkpoint sha256=<hex of the payload>\n" + the libtorch
+// archive (the payload). The header is checked before libtorch sees a byte: a flipped bit in
+// the weights is an error naming the file, not a silently different model.
+constexpr std::string_view kDigestHeader = "lanectl-checkpoint sha256=";
+
+std::string with_digest(const std::string& payload) {
+  return fmt::format("{}{}\n", kDigestHeader, sha256_hex(payload)) + payload;
+}
+
+std::string verified_payload(const fs::path& path, std::string file) {
+  if (file.compare(0, kDigestHeader.size(), kDigestHeader) != 0) {
+    // Written before checkpoints carried a digest: still loaded (a warning once per file).
+    static std::set<std::string> warned;
+    if (warned.insert(path.string()).second)
+      std::cerr << fmt::format("warning: checkpoint '{}' has no integrity digest (written by an older "
+                               "scnn-train); it is loaded unchecked. Save it again to add one.\n",
+                               path.string());
+    return file;
+  }
+  const size_t eol = file.find('\n');
+  const std::string stored = eol == std::string::npos ? "" : file.substr(kDigestHeader.size(), eol - kDigestHeader.size());
+  const std::string_view payload = eol == std::string::npos ? std::string_view() : std::string_view(file).substr(eol + 1);
+  if (stored.size() != 64 || sha256_hex(payload) != stored)
+    throw UsageError(fmt::format("checkpoint '{}' is damaged: its content does not match the digest it was "
+                                 "saved with (a truncated or corrupted file); use another checkpoint or retrain",
+                                 path.string()));
+  return file.substr(eol + 1);
+}
+
 void open_archive(const fs::path& path, torch::serialize::InputArchive& archive) {
   if (!fs::is_regular_file(path)) throw UsageError(fmt::format("checkpoint '{}' does not exist", path.string()));
-  std::istringstream in(read_file(path));
+  std::istringstream in(verified_payload(path, read_file(path)));
   try {
     archive.load_from(in, torch::Device(torch::kCPU));  // device-independent: a GPU run's tensors load on the CPU
   } catch (const std::exception& e) {
@@ -85,7 +119,18 @@ std::string serialize_checkpoint(model::Scnn& net, torch::optim::Optimizer& opt,
 
 void save_checkpoint(const fs::path& path, model::Scnn& net, torch::optim::Optimizer& opt, const TrainingProgress& p,
                      const CheckpointModelInfo& info) {
-  write_file_atomic(path, serialize_checkpoint(net, opt, p, info));
+  remove_stale_checkpoint_temporaries(path.parent_path().empty() ? fs::path(".") : path.parent_path());
+  write_file_atomic(path, with_digest(serialize_checkpoint(net, opt, p, info)));
+}
+
+void remove_stale_checkpoint_temporaries(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("checkpoint", 0) != 0) continue;
+    auto pid = pid_after(name, ".pt.tmp.");
+    if (pid && !process_alive(*pid)) fs::remove(e.path(), ec);
+  }
 }
 
 CheckpointModelInfo read_checkpoint_info(const fs::path& path) {

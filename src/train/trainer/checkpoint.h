@@ -2,7 +2,9 @@
 // Checkpoints: model parameters + buffers, SGD state, progress counters, the CPU RNG state and
 // the model shape, in one libtorch archive. Written atomically (serialise in memory, then
 // write_file_atomic: temp file in the same directory, fsync, rename), so an interrupted write
-// never damages the previous file. Includes libtorch: include only from trainer .cpp files.
+// never damages the previous file. The file starts with a SHA-256 of the archive, checked on
+// every load (lane::UsageError "checkpoint ... is damaged"); files without it (older versions)
+// load with a warning. Includes libtorch: include only from trainer .cpp files.
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -30,6 +32,10 @@ std::string serialize_checkpoint(model::Scnn& net, torch::optim::Optimizer& opt,
                                  const CheckpointModelInfo& info);
 void save_checkpoint(const std::filesystem::path& path, model::Scnn& net, torch::optim::Optimizer& opt,
                      const TrainingProgress& progress, const CheckpointModelInfo& info);
+
+// Removes checkpoint*.pt.tmp.<pid>.* files in `dir` whose writer (pid) is gone: what a training
+// killed while saving leaves. Called when training starts and before each save.
+void remove_stale_checkpoint_temporaries(const std::filesystem::path& dir);
 
 // Model shape stored in a checkpoint (for predict). Throws lane::UsageError for a bad file.
 CheckpointModelInfo read_checkpoint_info(const std::filesystem::path& path);

@@ -117,6 +117,7 @@ TrainingResult run_training(const TrainConfig& cfg) {
   result.curves_png = cfg.output_dir / "training_curves.png";
   const fs::path best_path = cfg.output_dir / "checkpoint_best.pt";
   if (lead) fs::create_directories(cfg.output_dir);
+  if (lead) remove_stale_checkpoint_temporaries(cfg.output_dir);  // left by a killed run
 
   // Model and optimiser, built and restored on the CPU, then moved to the device.
   model::Scnn net(cfg.model);

@@ -76,6 +76,13 @@ Credential CredentialSource::current() {
       c.client_key_pem = exec_cached_->client_key_pem;
     }
   }
+  if (c.bearer_token.size() > kMaxBearerTokenBytes)
+    throw lane::Error(fmt::format(
+        "the bearer token of context '{}' ({}) is {} bytes; tokens over {} KiB cannot be sent in an HTTP header "
+        "(API servers refuse them): check the user's token/tokenFile in the kubeconfig",
+        connection_.context,
+        connection_.exec ? "from the exec plugin" : !connection_.token_file.empty() ? connection_.token_file.string() : "token",
+        c.bearer_token.size(), kMaxBearerTokenBytes / 1024));
   return c;
 }
 

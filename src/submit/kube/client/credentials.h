@@ -13,6 +13,10 @@
 
 namespace lane::kube {
 
+// Larger bearer tokens are refused with a clear error: an HTTP header that size is rejected by
+// libcurl ("Out of memory") and by API servers alike.
+inline constexpr size_t kMaxBearerTokenBytes = 64 * 1024;
+
 struct Credential {
   std::string bearer_token;     // empty: none
   std::string client_cert_pem;  // mutual TLS (empty: none)

@@ -123,6 +123,9 @@ HttpOutcome HttpTransport::perform(const HttpRequest& request, const Credential&
                         rc == CURLE_SSL_CERTPROBLEM || rc == CURLE_SSL_CONNECT_ERROR ||
                         rc == CURLE_SSL_CIPHER;
   if (outcome.tls_failure) outcome.request_sent = false;
+  outcome.permanent = rc == CURLE_UNSUPPORTED_PROTOCOL || rc == CURLE_URL_MALFORMAT ||
+                      rc == CURLE_BAD_FUNCTION_ARGUMENT || rc == CURLE_OUT_OF_MEMORY;
+  if (outcome.permanent) outcome.request_sent = false;
   return outcome;
 }
 

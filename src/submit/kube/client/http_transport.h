@@ -42,6 +42,7 @@ struct HttpOutcome {
   bool transport_failed = false;
   bool request_sent = false;      // false: the server certainly saw nothing (connect failed)
   bool tls_failure = false;       // certificate problems: retrying will not help
+  bool permanent = false;         // a malformed URL or unsupported scheme: retrying will not help
   bool stopped_by_callback = false;
   bool streamed_any = false;      // on_data saw part of the body: a retry would repeat it
   std::string error;              // curl's message for transport failures

@@ -85,6 +85,7 @@ HttpResponse KubeClient::execute(HttpTransport& transport, HttpRequest req, cons
     const bool last = attempt >= retry_.max_attempts;
     if (out.transport_failed) {
       last_error = fmt::format("{}: cannot reach {}: {}", context, connection_.server, out.error);
+      if (out.permanent) throw TransportError(last_error + " (check the server URL in the kubeconfig)", false);
       if (out.tls_failure) {
         throw TransportError(last_error + " (TLS verification failed: check certificate-authority in the kubeconfig)",
                              false);
@@ -374,7 +375,12 @@ std::optional<Json> KubeClient::wait_for(const Resource& r, const std::string& n
   opts.field_selector = "metadata.name=" + name;
   opts.limit = 0;
   std::optional<Json> found;
+  int gone_in_a_row = 0;  // 410 answers to back-to-back watches: relist after a jittered pause
   while (std::chrono::steady_clock::now() < deadline) {
+    if (gone_in_a_row > 1) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      std::this_thread::sleep_for(std::min(backoff(gone_in_a_row - 1, nullptr), std::max(left, std::chrono::milliseconds(0))));
+    }
     ListResult lr = list(r, ns, opts);
     std::string rv = lr.resource_version;
     for (const auto& it : lr.items) {
@@ -394,7 +400,11 @@ std::optional<Json> KubeClient::wait_for(const Resource& r, const std::string& n
         return true;
       });
       if (found) return found;
-      if (end == WatchEnd::kGone) break;  // relist
+      if (end == WatchEnd::kGone) {
+        ++gone_in_a_row;
+        break;  // relist
+      }
+      gone_in_a_row = 0;
     }
   }
   return std::nullopt;

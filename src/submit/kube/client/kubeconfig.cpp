@@ -1,5 +1,7 @@
 #include "submit/kube/client/kubeconfig.h"
 
+#include <optional>
+
 #include <cstdlib>
 #include <map>
 
@@ -10,6 +12,39 @@
 #include "common/error.h"
 
 namespace lane::kube {
+
+std::optional<std::string> server_url_problem(const std::string& url) {
+  const size_t sep = url.find("://");
+  if (sep == std::string::npos) return std::string("no scheme");
+  const std::string scheme = url.substr(0, sep);
+  if (scheme != "https" && scheme != "http") return "unsupported scheme '" + scheme + "' (only https and http)";
+  std::string authority = url.substr(sep + 3);
+  authority = authority.substr(0, authority.find('/'));
+  if (const size_t at = authority.rfind('@'); at != std::string::npos) authority = authority.substr(at + 1);
+  std::string host = authority, port;
+  if (!authority.empty() && authority[0] == '[') {  // [IPv6]:port
+    const size_t close = authority.find(']');
+    if (close == std::string::npos) return std::string("unterminated IPv6 address");
+    host = authority.substr(0, close + 1);
+    if (close + 1 < authority.size()) {
+      if (authority[close + 1] != ':') return std::string("garbage after the IPv6 address");
+      port = authority.substr(close + 2);
+      if (port.empty()) return std::string("empty port");
+    }
+  } else if (const size_t colon = authority.rfind(':'); colon != std::string::npos) {
+    host = authority.substr(0, colon);
+    port = authority.substr(colon + 1);
+    if (port.empty()) return std::string("empty port");
+  }
+  if (host.empty()) return std::string("no host");
+  if (!port.empty()) {
+    if (port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos) return "invalid port '" + port + "'";
+    const int p = std::stoi(port);
+    if (p < 1 || p > 65535) return "invalid port " + port + " (1-65535)";
+  }
+  return std::nullopt;
+}
+
 namespace fs = std::filesystem;
 
 std::string base64_decode(const std::string& text) {
@@ -200,6 +235,9 @@ Connection load_kubeconfig(const KubeconfigOptions& options) {
   conn.server = str(cn, "server");
   if (conn.server.empty()) throw lane::Error(fmt::format("{}: cluster '{}' has no server", cfile.string(), cluster_name));
   while (!conn.server.empty() && conn.server.back() == '/') conn.server.pop_back();
+  if (auto why = server_url_problem(conn.server))
+    throw lane::Error(fmt::format("{}: cluster '{}' has server '{}': {}; use https://HOST[:PORT]", cfile.string(),
+                                  cluster_name, conn.server, *why));
   conn.ca_pem = pem_from(cn, "certificate-authority", cfile);
   conn.insecure_skip_tls_verify = boolean(cn, "insecure-skip-tls-verify");
   conn.tls_server_name = str(cn, "tls-server-name");

@@ -67,4 +67,8 @@ void set_context_namespace(const Connection& connection, const std::string& ns);
 
 std::string base64_decode(const std::string& text);  // throws lane::Error on bad input
 
+// What is wrong with a cluster's server URL (scheme other than https/http, no host, a port
+// outside 1-65535), or nullopt. Checked when the kubeconfig is read: such a URL fails at once.
+std::optional<std::string> server_url_problem(const std::string& url);
+
 }  // namespace lane::kube
