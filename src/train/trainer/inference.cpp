@@ -15,6 +15,10 @@ eval::PostprocessOptions postprocess_options(const model::ScnnConfig& model, int
   const int k = static_cast<int>(std::lround(9.0 * model.input_width / 640.0));
   o.blur_kernel = std::max(1, k % 2 == 1 ? k : k - 1);
   o.subpixel_radius = 8;  // one cell of the 1/8-resolution logits each side of the argmax
+  // Rows between detections (gaps between dashes, where the small network's probability dips
+  // under 0.3) are interpolated: +0.009 / +0.014 accuracy, FP -0.04 / -0.06, FN -0.04 / -0.05
+  // on two trained demo models (docs/training.md, "Demo recipe").
+  o.fill_gaps = true;
   return o;
 }
 

@@ -205,8 +205,7 @@ TrainingResult run_training(const TrainConfig& cfg) {
   result.best_accuracy = progress.best_accuracy;
   if (lead) {
     if (progress.best_accuracy >= 0) result.best_checkpoint = best_path;
-    plot_training_curves(result.curves_png, read_series(result.metrics_file, "train", "loss"),
-                         read_series(result.metrics_file, "val", "accuracy"));
+    plot_training_curves(result.curves_png, read_curves(result.metrics_file));
     if (train_loader.skipped_images() > 0)
       std::cout << fmt::format("skipped {} unreadable images\n", train_loader.skipped_images());
     std::cout << fmt::format("{} at step {}: checkpoint {}, metrics {}, curves {}\n",
