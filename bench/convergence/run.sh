@@ -6,7 +6,7 @@
 # since the run started, and the ratio of the 2-rank to the 1-rank wall time (goal <= 0.6).
 #
 # Usage: bench/convergence/run.sh [BUILD_DIR] [WORK_DIR]
-# Knobs: FRAMES (240), SEED (7), EPOCHS (12), BATCH (4 per rank), H (128), W (224), LR (0.1),
+# Knobs: FRAMES (240), SEED (7), EPOCHS (24), BATCH (4 per rank), H (128), W (224), LR (0.1),
 #        WARMUP (20), TARGET (0.90), RANKS ("1 2").
 set -euo pipefail
 BUILD=${1:-build/release}
@@ -14,7 +14,7 @@ WORK=${2:-/tmp/scnn-convergence}
 BIN="$(cd "$(dirname "$BUILD/bin/scnn-train")" && pwd)/scnn-train"
 FRAMES=${FRAMES:-240}
 SEED=${SEED:-7}
-EPOCHS=${EPOCHS:-12}
+EPOCHS=${EPOCHS:-24}
 BATCH=${BATCH:-4}
 H=${H:-128}
 W=${W:-224}
