@@ -10,5 +10,6 @@ void add_download_command(CLI::App& app);  // data/   fetch + extract + preproce
 void add_eval_command(CLI::App& app);      // eval/   official TuSimple metric
 void add_train_command(CLI::App& app);     // trainer/
 void add_predict_command(CLI::App& app);   // trainer/
+void add_export_command(CLI::App& app);    // trainer/  TorchScript export
 
 }  // namespace lane::train

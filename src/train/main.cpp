@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   lane::train::add_train_command(app);
   lane::train::add_predict_command(app);
+  lane::train::add_export_command(app);
   lane::train::add_eval_command(app);
   lane::train::add_synth_command(app);
   lane::train::add_inspect_command(app);

@@ -36,6 +36,13 @@ std::string run_eval(std::vector<std::string> args) {
   return captured.str();
 }
 
+std::vector<std::string> lines_of(const fs::path& path) {
+  std::ifstream in(path);
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("eval verb prints the official JSON for the first 6 lines of label_data_0601") {
@@ -61,6 +68,26 @@ TEST_CASE("eval verb prints the official JSON for the first 6 lines of label_dat
   CHECK(printed[0]["value"].get<double>() == Approx(5.0 / 6.0));
   CHECK(printed[1]["value"].get<double>() == 0.0);
   CHECK(printed[2]["value"].get<double>() == Approx(1.0 / 6.0));
+
+  // --per-frame: the emptied frame comes first, with its overlay name, then the same aggregate.
+  const std::string table =
+      run_eval({"--pred", (dir / "pred.json").string(), "--gt", gt.string(), "--per-frame", "--top", "2"});
+  std::istringstream rows(table);
+  std::string header, worst, second, aggregate;
+  std::getline(rows, header);
+  std::getline(rows, worst);
+  std::getline(rows, second);
+  std::getline(rows, aggregate);
+  CHECK_THAT(header, Catch::Contains("accuracy") && Catch::Contains("FN"));
+  const auto first = nlohmann::json::parse(lines_of(gt).front());
+  std::string overlay = first["raw_file"].get<std::string>();
+  std::replace(overlay.begin(), overlay.end(), '/', '_');
+  CHECK_THAT(worst, Catch::Contains(first["raw_file"].get<std::string>()) && Catch::Contains("0.0000") &&
+                        Catch::Contains(overlay.substr(0, overlay.size() - 4) + ".png"));
+  CHECK_THAT(second, Catch::Contains("1.0000"));
+  CHECK(nlohmann::json::parse(aggregate) == printed);
+  CHECK_THROWS_WITH(run_eval({"--pred", (dir / "pred.json").string(), "--gt", gt.string(), "--top", "2"}),
+                    Catch::Contains("--per-frame"));
   fs::remove_all(dir);
 }
 

@@ -160,3 +160,41 @@ TEST_CASE("post-processing rejects inconsistent inputs") {
   CHECK_THROWS_AS(probabilities_to_lanes({vertical_line_map(1)}, {0.9f}, opts), lane::UsageError);
   CHECK_THROWS_AS(lane::eval::submission_line("x", {{1.0, 2.0}}, {160, 170, 180}, 1.0), lane::UsageError);
 }
+
+TEST_CASE("relative threshold trims a lane's faint ends; fill_gaps interpolates between detections") {
+  PostprocessOptions opts;
+  opts.blur_kernel = 1;
+  // A vertical lane at map column 100 (frame x 200): peak 0.9 on most rows, 0.4 on the first
+  // and last 30 map rows (a fading end), nothing on map rows 150..189 (a gap between dashes).
+  cv::Mat m = cv::Mat::zeros(kMapH, kMapW, CV_32F);
+  m.col(100).setTo(0.9f);
+  m(cv::Rect(100, 0, 1, 30)).setTo(0.4f);
+  m(cv::Rect(100, kMapH - 30, 1, 30)).setTo(0.4f);
+  m(cv::Rect(100, 150, 1, 40)).setTo(0.0f);
+  auto row_of = [](int y) { return static_cast<int>(y * static_cast<double>(kMapH) / 720); };
+  SECTION("off: every row above 0.3 is a point, the gap stays empty") {
+    const auto lanes = probabilities_to_lanes({m}, {0.9f}, opts);
+    REQUIRE(lanes.size() == 1);
+    for (size_t k = 0; k < 56; ++k) {
+      const int r = row_of(160 + 10 * static_cast<int>(k));
+      CHECK((lanes[0][k] >= 0) == !(r >= 150 && r < 190));
+    }
+  }
+  SECTION("relative 0.6 drops the 0.4 rows (0.4 < 0.6 x median 0.9), keeps the 0.9 ones") {
+    opts.relative_threshold = 0.6;
+    const auto lanes = probabilities_to_lanes({m}, {0.9f}, opts);
+    REQUIRE(lanes.size() == 1);
+    for (size_t k = 0; k < 56; ++k) {
+      const int r = row_of(160 + 10 * static_cast<int>(k));
+      const bool faint = r >= kMapH - 30, gap = r >= 150 && r < 190;
+      INFO("map row " << r);
+      CHECK((lanes[0][k] >= 0) == (!faint && !gap));
+    }
+  }
+  SECTION("fill_gaps: the rows of the gap get the interpolated x") {
+    opts.fill_gaps = true;
+    const auto lanes = probabilities_to_lanes({m}, {0.9f}, opts);
+    REQUIRE(lanes.size() == 1);
+    for (size_t k = 0; k < 56; ++k) CHECK(lanes[0][k] == 200.0);
+  }
+}

@@ -123,3 +123,20 @@ TEST_CASE("the dropout and freeze-bn flags reach the config, and a bad dropout n
   f.dropout = "abc";
   CHECK_THAT(error_of(f, {}), Catch::Contains("--dropout") && Catch::Contains("abc"));
 }
+
+TEST_CASE("the loss weight flags reach the config; bad values name the flag") {
+  auto f = with_data();
+  auto defaults = resolve_train_config(f, env_of({}));
+  CHECK(defaults.background_weight == 0.4);
+  CHECK(defaults.exist_weight == 0.1);
+  f.background_weight = "1";
+  f.exist_weight = "0";
+  auto set = resolve_train_config(f, env_of({}));
+  CHECK(set.background_weight == 1.0);
+  CHECK(set.exist_weight == 0.0);
+  f.background_weight = "0";
+  CHECK_THAT(error_of(f, {}), Catch::Contains("--background-weight") && Catch::Contains("> 0"));
+  f.background_weight = "1";
+  f.exist_weight = "-1";
+  CHECK_THAT(error_of(f, {}), Catch::Contains("--exist-weight") && Catch::Contains(">= 0"));
+}

@@ -1,11 +1,13 @@
 // scnn-train eval --pred PRED.json --gt GT.json: the official TuSimple metric, printed in the
-// benchmark's own JSON shape so that results compare 1:1 with published numbers.
+// benchmark's own JSON shape so that results compare 1:1 with published numbers. --per-frame
+// also prints every frame's score, worst first, with the name of its predict overlay.
 #include <iostream>
 #include <memory>
 #include <string>
 
 #include "common/error.h"
 #include "train/commands.h"
+#include "train/eval/frame_table.h"
 #include "train/eval/tusimple_metric.h"
 
 namespace lane::train {
@@ -13,6 +15,8 @@ namespace lane::train {
 void add_eval_command(CLI::App& app) {
   struct Args {
     std::string pred, gt;
+    bool per_frame = false;
+    size_t top = 0;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("eval", "Evaluate predictions with the official TuSimple metric (lane.py)");
@@ -22,9 +26,18 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("--gt", args->gt, "Ground-truth label JSON lines (e.g. test_label.json)")
       ->required()
       ->check(CLI::ExistingFile);
+  cmd->add_flag("--per-frame", args->per_frame,
+                "Also print a table of every frame's accuracy, FP and FN, worst first, with its overlay file name");
+  cmd->add_option("--top", args->top, "With --per-frame: print only the N worst frames [all]");
   cmd->callback([args] {
-    const eval::Metrics m = eval::evaluate_files(args->pred, args->gt);
-    std::cout << m.to_official_json().dump() << "\n";
+    if (args->top > 0 && !args->per_frame) throw UsageError("--top needs --per-frame (e.g. --per-frame --top 10)");
+    if (!args->per_frame) {
+      std::cout << eval::evaluate_files(args->pred, args->gt).to_official_json().dump() << "\n";
+      return;
+    }
+    const auto frames = eval::evaluate_frames_files(args->pred, args->gt);
+    std::cout << eval::format_frame_table(eval::worst_first(frames), args->top);
+    std::cout << eval::evaluate_files(args->pred, args->gt).to_official_json().dump() << "\n";
   });
 }
 

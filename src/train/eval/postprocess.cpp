@@ -61,6 +61,20 @@ double weighted_column(const cv::Mat& row, int peak, int radius) {
   return centre;
 }
 
+// Linear interpolation in y over the missing rows between two detected points.
+void fill_gaps(std::vector<double>& xs, const std::vector<int>& ys) {
+  int prev = -1;
+  for (int k = 0; k < static_cast<int>(xs.size()); ++k) {
+    if (xs[k] < 0) continue;
+    if (prev >= 0 && k - prev > 1)
+      for (int j = prev + 1; j < k; ++j) {
+        const double t = static_cast<double>(ys[j] - ys[prev]) / static_cast<double>(ys[k] - ys[prev]);
+        xs[j] = xs[prev] + t * (xs[k] - xs[prev]);
+      }
+    prev = k;
+  }
+}
+
 }  // namespace
 
 std::vector<int> default_h_samples() {
@@ -91,7 +105,8 @@ std::vector<std::vector<double>> probabilities_to_lanes(const std::vector<cv::Ma
     const double x_scale = static_cast<double>(options.frame_width) / prob.cols;
 
     std::vector<double> xs(h_samples.size(), static_cast<double>(data::kNoPoint));
-    int points = 0;
+    std::vector<double> peaks(h_samples.size(), 0.0);
+    std::vector<double> kept_peaks;
     for (size_t k = 0; k < h_samples.size(); ++k) {
       const int row = map_row_for(h_samples[k], prob.rows, options);
       if (row < 0) continue;
@@ -102,9 +117,19 @@ std::vector<std::vector<double>> probabilities_to_lanes(const std::vector<cv::Ma
         xs[k] = options.subpixel_radius > 0
                     ? (weighted_column(prob.row(row), at.x, options.subpixel_radius) + 0.5) * x_scale - 0.5
                     : at.x * x_scale;
-        ++points;
+        peaks[k] = best;
+        kept_peaks.push_back(best);
       }
     }
+    if (options.relative_threshold > 0 && !kept_peaks.empty()) {
+      std::nth_element(kept_peaks.begin(), kept_peaks.begin() + kept_peaks.size() / 2, kept_peaks.end());
+      const double floor = options.relative_threshold * kept_peaks[kept_peaks.size() / 2];
+      for (size_t k = 0; k < xs.size(); ++k)
+        if (xs[k] >= 0 && peaks[k] < floor) xs[k] = data::kNoPoint;
+    }
+    int points = 0;
+    for (double x : xs) points += x >= 0;
+    if (options.fill_gaps) fill_gaps(xs, h_samples);
     if (points >= options.min_points) kept.push_back({existence[lane], std::move(xs)});
   }
 

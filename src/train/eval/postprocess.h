@@ -24,6 +24,15 @@ struct PostprocessOptions {
   // a plain argmax snaps to every 8th column: 64 frame px at a 160-wide input, beyond the
   // metric's 20 px. 0 keeps the recipe's integer argmax (x = col * scale).
   int subpixel_radius = 0;
+  // Rows between two detected points of a lane whose probability stayed under prob_threshold
+  // (gaps between dashes, shadows) get x by linear interpolation between their neighbours, so a
+  // dashed lane is not scored as missing in the gaps. Off in the recipe.
+  bool fill_gaps = false;
+  // Lane ends: a point also needs at least this share of the lane's median row peak. Maps
+  // upsampled from 1/8 resolution fall off over half a logit cell beyond a lane's true end, so
+  // a fixed threshold extends every lane by several h_samples (each a miss of the metric); the
+  // true end sits near half of the peak. 0 turns it off.
+  double relative_threshold = 0.0;
 };
 
 // The TuSimple test rows: 160, 170, ..., 710.

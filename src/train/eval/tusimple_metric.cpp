@@ -61,7 +61,7 @@ nlohmann::json Metrics::to_official_json() const {
   });
 }
 
-FrameScore score_frame(const std::vector<std::vector<double>>& pred, const std::vector<std::vector<int>>& gt,
+FrameMatch match_frame(const std::vector<std::vector<double>>& pred, const std::vector<std::vector<int>>& gt,
                        const std::vector<int>& y_samples, double run_time_ms) {
   for (size_t i = 0; i < pred.size(); ++i)
     if (pred[i].size() != y_samples.size())
@@ -69,10 +69,19 @@ FrameScore score_frame(const std::vector<std::vector<double>>& pred, const std::
           "Format of lanes error: predicted lane {} has {} values but the ground truth has {} h_samples; "
           "output one x (or -2) per h_sample of the GT line",
           i, pred[i].size(), y_samples.size()));
-  if (run_time_ms > kMaxRunTimeMs || pred.size() > gt.size() + 2) return {0.0, 0.0, 1.0};
+  FrameMatch match;
+  match.pred_matched.assign(pred.size(), false);
+  if (run_time_ms > kMaxRunTimeMs || pred.size() > gt.size() + 2) {
+    match.rejected = true;
+    match.score = {0.0, 0.0, 1.0};
+    match.gt_best_pred.assign(gt.size(), -1);
+    match.gt_accuracy.assign(gt.size(), 0.0);
+    match.gt_matched.assign(gt.size(), false);
+    return match;
+  }
 
   double fn = 0, matched = 0;
-  std::vector<double> line_accs;
+  std::vector<double>& line_accs = match.gt_accuracy;
   for (const auto& gt_lane : gt) {
     if (gt_lane.size() != y_samples.size())
       throw UsageError(fmt::format("ground-truth lane has {} values but h_samples has {}", gt_lane.size(),
@@ -80,12 +89,21 @@ FrameScore score_frame(const std::vector<std::vector<double>>& pred, const std::
     const double thresh = kPixelThreshold / std::cos(gt_lane_angle(gt_lane, y_samples));
     // No one-to-one assignment: every GT lane takes its best predicted lane, even a shared one.
     double best = 0.0;
-    for (const auto& pred_lane : pred) best = std::max(best, line_accuracy(pred_lane, gt_lane, thresh));
-    if (best < kPointRatio)
-      fn += 1;
-    else
+    int best_index = -1;
+    for (size_t p = 0; p < pred.size(); ++p) {
+      const double acc = line_accuracy(pred[p], gt_lane, thresh);
+      if (acc > best) best = acc, best_index = static_cast<int>(p);
+    }
+    const bool hit = best >= kPointRatio;
+    if (hit) {
       matched += 1;
+      match.pred_matched[static_cast<size_t>(best_index)] = true;
+    } else {
+      fn += 1;
+    }
     line_accs.push_back(best);
+    match.gt_best_pred.push_back(best_index);
+    match.gt_matched.push_back(hit);
   }
   // Can be negative when one predicted lane matched several GT lanes (as in lane.py).
   const double fp = static_cast<double>(pred.size()) - matched;
@@ -96,20 +114,26 @@ FrameScore score_frame(const std::vector<std::vector<double>>& pred, const std::
   if (gt.size() > 4) sum -= *std::min_element(line_accs.begin(), line_accs.end());
 
   const double gt_div = std::max(std::min(4.0, static_cast<double>(gt.size())), 1.0);
-  FrameScore score;
-  score.accuracy = sum / gt_div;
-  score.fp = pred.empty() ? 0.0 : fp / static_cast<double>(pred.size());
-  score.fn = fn / gt_div;
-  return score;
+  match.score.accuracy = sum / gt_div;
+  match.score.fp = pred.empty() ? 0.0 : fp / static_cast<double>(pred.size());
+  match.score.fn = fn / gt_div;
+  return match;
+}
+
+FrameScore score_frame(const std::vector<std::vector<double>>& pred, const std::vector<std::vector<int>>& gt,
+                       const std::vector<int>& y_samples, double run_time_ms) {
+  return match_frame(pred, gt, y_samples, run_time_ms).score;
 }
 
 namespace {
 
 // Shared by evaluate() and evaluate_files(); `where(i)` names prediction i in error messages
-// ("prediction line 3" or "pred.json:3").
-Metrics evaluate_located(const std::vector<PredictionLine>& predictions,
-                         const std::vector<data::LaneLabel>& ground_truth,
-                         const std::function<std::string(size_t)>& where, const std::string& what) {
+// ("prediction line 3" or "pred.json:3"). `unique_frames` gets the number of distinct GT
+// raw_files, lane.py's denominator.
+std::vector<FrameResult> evaluate_located(const std::vector<PredictionLine>& predictions,
+                                          const std::vector<data::LaneLabel>& ground_truth,
+                                          const std::function<std::string(size_t)>& where, const std::string& what,
+                                          size_t* unique_frames) {
   if (predictions.size() != ground_truth.size())
     throw UsageError(fmt::format(
         "{} has {} lines but the ground truth has {}; submit exactly one line per test frame", what,
@@ -118,7 +142,7 @@ Metrics evaluate_located(const std::vector<PredictionLine>& predictions,
   std::unordered_map<std::string, const data::LaneLabel*> by_file;
   for (const auto& label : ground_truth) by_file[label.raw_file] = &label;
 
-  Metrics m;
+  std::vector<FrameResult> frames;
   for (size_t i = 0; i < predictions.size(); ++i) {
     const PredictionLine& p = predictions[i];
     auto it = by_file.find(p.raw_file);
@@ -126,17 +150,29 @@ Metrics evaluate_located(const std::vector<PredictionLine>& predictions,
       throw UsageError(fmt::format(
           "{}: raw_file '{}' does not exist in the ground truth; predict the frames listed there", where(i),
           p.raw_file));
-    FrameScore s;
+    FrameResult r;
+    r.raw_file = p.raw_file;
+    r.gt_lanes = it->second->lanes.size();
+    r.pred_lanes = p.lanes.size();
     try {
-      s = score_frame(p.lanes, it->second->lanes, it->second->h_samples, p.run_time_ms);
+      r.score = score_frame(p.lanes, it->second->lanes, it->second->h_samples, p.run_time_ms);
     } catch (const UsageError& e) {
       throw UsageError(fmt::format("{} ({}): {}", where(i), p.raw_file, e.what()));
     }
-    m.accuracy += s.accuracy;
-    m.fp += s.fp;
-    m.fn += s.fn;
+    frames.push_back(std::move(r));
   }
-  m.frames = by_file.size();
+  *unique_frames = by_file.size();
+  return frames;
+}
+
+Metrics mean_over(const std::vector<FrameResult>& frames, size_t denominator) {
+  Metrics m;
+  for (const auto& f : frames) {
+    m.accuracy += f.score.accuracy;
+    m.fp += f.score.fp;
+    m.fn += f.score.fn;
+  }
+  m.frames = denominator;
   if (m.frames > 0) {
     const double n = static_cast<double>(m.frames);
     m.accuracy /= n;
@@ -146,12 +182,24 @@ Metrics evaluate_located(const std::vector<PredictionLine>& predictions,
   return m;
 }
 
+std::function<std::string(size_t)> line_of_prediction() {
+  return [](size_t i) { return fmt::format("prediction line {}", i + 1); };
+}
+
 }  // namespace
 
+Metrics mean_of(const std::vector<FrameResult>& frames) { return mean_over(frames, frames.size()); }
+
+std::vector<FrameResult> evaluate_frames(const std::vector<PredictionLine>& predictions,
+                                         const std::vector<data::LaneLabel>& ground_truth) {
+  size_t unique = 0;
+  return evaluate_located(predictions, ground_truth, line_of_prediction(), "the prediction", &unique);
+}
+
 Metrics evaluate(const std::vector<PredictionLine>& predictions, const std::vector<data::LaneLabel>& ground_truth) {
-  return evaluate_located(
-      predictions, ground_truth, [](size_t i) { return fmt::format("prediction line {}", i + 1); },
-      "the prediction");
+  size_t unique = 0;
+  const auto frames = evaluate_located(predictions, ground_truth, line_of_prediction(), "the prediction", &unique);
+  return mean_over(frames, unique);
 }
 
 namespace {
@@ -210,13 +258,29 @@ std::vector<PredictionLine> load_predictions(const std::filesystem::path& path) 
   return out;
 }
 
-Metrics evaluate_files(const std::filesystem::path& pred, const std::filesystem::path& gt) {
+namespace {
+
+std::vector<FrameResult> evaluate_files_located(const std::filesystem::path& pred, const std::filesystem::path& gt,
+                                                size_t* unique) {
   const std::vector<PredictionLine> predictions = load_predictions(pred);
   const std::vector<data::LaneLabel> labels = data::load_label_file(gt).labels;
   // Prediction i sits on line i + 1: load_predictions rejects blank lines before the last one.
   return evaluate_located(
       predictions, labels, [&](size_t i) { return fmt::format("{}:{}", pred.string(), i + 1); },
-      fmt::format("prediction file '{}'", pred.string()) + fmt::format(" (vs '{}')", gt.string()));
+      fmt::format("prediction file '{}'", pred.string()) + fmt::format(" (vs '{}')", gt.string()), unique);
+}
+
+}  // namespace
+
+std::vector<FrameResult> evaluate_frames_files(const std::filesystem::path& pred, const std::filesystem::path& gt) {
+  size_t unique = 0;
+  return evaluate_files_located(pred, gt, &unique);
+}
+
+Metrics evaluate_files(const std::filesystem::path& pred, const std::filesystem::path& gt) {
+  size_t unique = 0;
+  const auto frames = evaluate_files_located(pred, gt, &unique);
+  return mean_over(frames, unique);
 }
 
 }  // namespace lane::eval

@@ -16,6 +16,19 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--input", o->input, "An image, or a folder searched recursively for .jpg/.png")->required();
   cmd->add_option("--out", o->out_dir, "Output folder: predictions.json and overlays/")->required();
   cmd->add_option("--raw-root", o->raw_root, "raw_file in the json is relative to this [the input folder]");
+  cmd->add_option("--labels", o->labels,
+                  "TuSimple label file: overlays then show ground truth and each lane as matched, missed or false "
+                  "positive (official rule)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--prob-threshold", o->prob_threshold, "Post-processing: minimum lane probability of a point")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--exist-threshold", o->exist_threshold, "Post-processing: minimum existence probability of a lane")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--fill-gaps", o->fill_gaps, "Post-processing: 1 interpolates rows between detected points, 0 not")
+      ->check(CLI::Range(0, 1));
+  cmd->add_option("--relative-threshold", o->relative_threshold,
+                  "Post-processing: a point also needs this share of its lane's median peak probability")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--threads", *threads, "Intra-op threads [OMP_NUM_THREADS, else libtorch default]");
   cmd->callback([o, threads] {
     if (!threads->empty()) o->threads = static_cast<int>(parse_int(*threads, "--threads", 1));

@@ -39,6 +39,9 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--weight-decay", f->weight_decay, "Weight decay [1e-4]");
   cmd->add_flag("--nesterov", f->nesterov, "Nesterov momentum (ORIG, HH)");
   cmd->add_option("--poly-power", f->poly_power, "Poly LR decay power [0.9]");
+  cmd->add_option("--background-weight", f->background_weight,
+                  "Cross-entropy weight of the background class; lanes weigh 1 [0.4]");
+  cmd->add_option("--exist-weight", f->exist_weight, "Weight of the lane-existence BCE in the loss [0.1]");
   cmd->add_option("--warmup-steps", f->warmup_steps, "Linear LR warm-up steps [0]");
   cmd->add_option("--max-steps", f->max_steps, "End the run (and the LR schedule) after this many steps");
   cmd->add_option("--stop-after", f->stop_after, "Stop with a checkpoint at this step, like a preempted job");

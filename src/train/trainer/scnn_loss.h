@@ -14,7 +14,10 @@ struct LossParts {
 
 class ScnnLoss {
  public:
-  ScnnLoss(int num_classes, double background_weight, double exist_weight);
+  // `device`: where the training targets live (the class weights are kept there, and a host
+  // copy for seg_weight of the host copy of a target).
+  ScnnLoss(int num_classes, double background_weight, double exist_weight,
+           torch::Device device = torch::kCPU);
 
   // Σ w_y over the pixels that count (label 255 ignored): the denominator of the weighted mean.
   torch::Tensor seg_weight(const torch::Tensor& seg_target) const;
@@ -30,7 +33,9 @@ class ScnnLoss {
                        const torch::Tensor& exist_target) const;
 
  private:
-  torch::Tensor class_weights_;
+  // The weights on the host and on the training device (the same tensor on a CPU run).
+  const torch::Tensor& weights_on(const torch::Device& device) const;
+  torch::Tensor host_weights_, device_weights_;
   double exist_weight_;
 };
 

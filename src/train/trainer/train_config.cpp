@@ -138,6 +138,8 @@ TrainConfig resolve_train_config(const TrainFlags& f, const EnvLookup& env) {
   double_setting(f.momentum, "--momentum", c.momentum, false);
   double_setting(f.weight_decay, "--weight-decay", c.weight_decay, false);
   double_setting(f.poly_power, "--poly-power", c.poly_power, false);
+  double_setting(f.background_weight, "--background-weight", c.background_weight, true);
+  double_setting(f.exist_weight, "--exist-weight", c.exist_weight, false);
   c.nesterov = f.nesterov;
   c.augment = !f.no_augment;
   c.freeze_bn = f.freeze_bn;

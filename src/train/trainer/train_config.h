@@ -66,7 +66,7 @@ struct TrainFlags {
   std::optional<std::string> model, num_classes, input_height, input_width, width_mult, scnn_edge,
       crop_top, train_labels, val_labels, pretrained, dropout;
   std::optional<std::string> lr, momentum, weight_decay, poly_power, warmup_steps, max_steps,
-      log_every, checkpoint_every, threads, seed, stop_after;
+      log_every, checkpoint_every, threads, seed, stop_after, background_weight, exist_weight;
   std::optional<std::string> device, precision;
   bool nesterov = false, no_augment = false, resume = false, skip_bad = false, freeze_bn = false;
 };

@@ -155,7 +155,7 @@ TrainingResult run_training(const TrainConfig& cfg) {
   move_optimizer_state(opt, device);
   // CUDA parameters make the synchronizer reduce with NCCL (bootstrapped over this communicator).
   dist::GradientSynchronizer sync(*comm, net->parameters(), dist::kDefaultFusionThresholdBytes);
-  const ScnnLoss loss_fn(cfg.model.num_classes, cfg.background_weight, cfg.exist_weight);
+  const ScnnLoss loss_fn(cfg.model.num_classes, cfg.background_weight, cfg.exist_weight, device);
   data::DeviceLoader batches(train_loader, device);
 
   std::unique_ptr<MetricsLog> metrics;
@@ -272,8 +272,7 @@ TrainingResult run_training(const TrainConfig& cfg) {
   result.best_accuracy = progress.best_accuracy;
   if (lead) {
     if (progress.best_accuracy >= 0) result.best_checkpoint = best_path;
-    plot_training_curves(result.curves_png, read_series(result.metrics_file, "train", "loss"),
-                         read_series(result.metrics_file, "val", "accuracy"));
+    plot_training_curves(result.curves_png, read_curves(result.metrics_file));
     if (train_loader.skipped_images() > 0)
       std::cout << fmt::format("skipped {} unreadable images\n", train_loader.skipped_images());
     if (amp.scaler && amp.scaler->skipped_steps() > 0)

@@ -1,0 +1,80 @@
+// training_curves.png: loss and validation accuracy / FP / FN drawn where the layout says, in
+// their colours, with labelled axes; read_curves takes the series from metrics.jsonl.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include <opencv2/imgcodecs.hpp>
+
+#include "train/trainer/curves_plot.h"
+#include "trainer_test_util.h"
+
+using namespace lane;
+
+namespace {
+
+int dark_pixels(const cv::Mat& img, const cv::Rect& r) {
+  int n = 0;
+  for (int y = r.y; y < r.br().y; ++y)
+    for (int x = r.x; x < r.br().x; ++x) {
+      const auto p = img.at<cv::Vec3b>(y, x);
+      n += p[0] < 100 && p[1] < 100 && p[2] < 100;
+    }
+  return n;
+}
+
+bool near_colour(const cv::Mat& img, cv::Point at, const cv::Scalar& c) {
+  const auto p = img.at<cv::Vec3b>(at);
+  return std::abs(p[0] - c[0]) <= 30 && std::abs(p[1] - c[1]) <= 30 && std::abs(p[2] - c[2]) <= 30;
+}
+
+}  // namespace
+
+TEST_CASE("curves: metrics.jsonl series are plotted in their colours, axes labelled, PNG written") {
+  test::ScratchDir dir("curves");
+  {
+    std::ofstream m(dir.path / "metrics.jsonl");
+    for (int s = 1; s <= 40; ++s) m << R"({"kind":"train","step":)" << s << R"(,"loss":)" << 1.0 / s << "}\n";
+    m << R"({"kind":"val","step":20,"accuracy":0.6,"fp":0.5,"fn":0.4})" << "\n";
+    m << R"({"kind":"val","step":40,"accuracy":0.9,"fp":0.1,"fn":0.2})" << "\n";
+  }
+  const auto curves = train::read_curves(dir.path / "metrics.jsonl");
+  REQUIRE(curves.loss.size() == 40);
+  REQUIRE(curves.accuracy.size() == 2);
+  CHECK(curves.fp[1].second == Approx(0.1));
+  CHECK(curves.fn[0].second == Approx(0.4));
+
+  train::CurvesLayout layout;
+  const cv::Mat img = train::render_training_curves(curves, &layout);
+  REQUIRE(layout.samples.size() == 40 + 3 * 2);
+  for (const auto& [at, colour] : layout.samples) CHECK(near_colour(img, at, colour));
+  // Accuracy 0.9 sits above FP 0.1 on the fixed 0..1 axis of the metrics panel.
+  const auto acc_px = layout.samples[40 + 1].first, fp_px = layout.samples[40 + 3].first;
+  CHECK(acc_px.y < fp_px.y);
+  CHECK(layout.metric_plot.contains(acc_px));
+  // Four axis labels (x and y of both panels), each a region with drawn text in it.
+  REQUIRE(layout.axis_labels.size() == 4);
+  CHECK(layout.axis_label_texts[0] == "training step");
+  CHECK(layout.axis_label_texts[3] == "rate (0..1)");
+  for (const auto& r : layout.axis_labels) CHECK(dark_pixels(img, r) > 20);
+  // The y labels are rotated: taller than wide.
+  CHECK(layout.axis_labels[1].height > layout.axis_labels[1].width);
+
+  train::plot_training_curves(dir.path / "training_curves.png", curves);
+  const cv::Mat png = cv::imread((dir.path / "training_curves.png").string());
+  REQUIRE(!png.empty());
+  CHECK(cv::norm(png, img, cv::NORM_INF) == 0);
+}
+
+TEST_CASE("curves: no validation yet draws the loss and an empty metrics panel") {
+  train::CurveSet c;
+  c.loss = {{1, 2.0}, {2, 1.0}};
+  train::CurvesLayout layout;
+  const cv::Mat img = train::render_training_curves(c, &layout);
+  CHECK(layout.samples.size() == 2);
+  const cv::Rect inner(layout.metric_plot.x + 3, layout.metric_plot.y + 3, layout.metric_plot.width - 6,
+                       layout.metric_plot.height - 6);  // inside the frame of the axes
+  CHECK(dark_pixels(img, inner) > 20);                  // the "no data" text
+  CHECK(dark_pixels(img, cv::Rect(layout.loss_plot.x + 3, layout.loss_plot.y + 3, layout.loss_plot.width - 6,
+                                  layout.loss_plot.height - 6)) == 0);  // a curve, no text
+}
