@@ -161,7 +161,7 @@ TEST_CASE("post-processing rejects inconsistent inputs") {
   CHECK_THROWS_AS(lane::eval::submission_line("x", {{1.0, 2.0}}, {160, 170, 180}, 1.0), lane::UsageError);
 }
 
-TEST_CASE("relative threshold trims a lane's faint ends; fill_gaps interpolates between detections") {
+TEST_CASE("relative threshold trims a lane faint ends and fill_gaps interpolates between detections") {
   PostprocessOptions opts;
   opts.blur_kernel = 1;
   // A vertical lane at map column 100 (frame x 200): peak 0.9 on most rows, 0.4 on the first

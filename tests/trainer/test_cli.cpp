@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "train/trainer/checkpoint.h"
+#include "train/trainer/device_setup.h"
 #include "trainer_test_util.h"
 
 using namespace lane;
@@ -74,4 +75,25 @@ TEST_CASE("scnn-train predict on the real 0601 frames writes json-lines and over
                                      " --out " + (dir.path / "x").string());
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.output, Catch::Contains("missing.pt"));
+
+  // The device: named explicitly it is reported; a bad value from the flag or DEVICE is exit 2
+  // naming where it came from; CUDA on a CPU-only build is refused the same way.
+  const std::string one = " predict --threads 1 --checkpoint " + ckpt.string() + " --input " +
+                          (clips / "0601" / "1494453497604532231" / "20.jpg").string() + " --out " +
+                          (dir.path / "one").string();
+  const auto on_cpu = test::run_command(test::scnn_train() + one + " --device cpu");
+  INFO(on_cpu.output);
+  CHECK(on_cpu.exit_code == 0);
+  CHECK_THAT(on_cpu.output, Catch::Contains("1 images") && Catch::Contains("post-processing, cpu)"));
+  const auto bad_flag = test::run_command(test::scnn_train() + one + " --device tpu");
+  CHECK(bad_flag.exit_code == 2);
+  CHECK_THAT(bad_flag.output, Catch::Contains("--device"));
+  const auto bad_env = test::run_command("DEVICE=tpu " + test::scnn_train() + one);
+  CHECK(bad_env.exit_code == 2);
+  CHECK_THAT(bad_env.output, Catch::Contains("DEVICE"));
+  if (!train::build_has_cuda()) {
+    const auto no_cuda = test::run_command(test::scnn_train() + one + " --device cuda");
+    CHECK(no_cuda.exit_code == 2);
+    CHECK_THAT(no_cuda.output, Catch::Contains("--device"));
+  }
 }

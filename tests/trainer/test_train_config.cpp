@@ -124,7 +124,7 @@ TEST_CASE("the dropout and freeze-bn flags reach the config, and a bad dropout n
   CHECK_THAT(error_of(f, {}), Catch::Contains("--dropout") && Catch::Contains("abc"));
 }
 
-TEST_CASE("the loss weight flags reach the config; bad values name the flag") {
+TEST_CASE("the loss weight flags reach the config and bad values name the flag") {
   auto f = with_data();
   auto defaults = resolve_train_config(f, env_of({}));
   CHECK(defaults.background_weight == 0.4);

@@ -29,8 +29,17 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--relative-threshold", o->relative_threshold,
                   "Post-processing: a point also needs this share of its lane's median peak probability")
       ->check(CLI::Range(0.0, 1.0));
+  auto device = std::make_shared<std::string>();
+  cmd->add_option("--device", *device,
+                  "auto|cpu|cuda|cuda:N [env DEVICE, else auto: CUDA when built with it and a GPU is visible]");
   cmd->add_option("--threads", *threads, "Intra-op threads [OMP_NUM_THREADS, else libtorch default]");
-  cmd->callback([o, threads] {
+  cmd->callback([o, threads, device] {
+    if (!device->empty()) {
+      o->device = *device;
+    } else if (auto env = process_environment()("DEVICE")) {
+      o->device = *env;
+      o->device_source = "environment variable DEVICE";
+    }
     if (!threads->empty()) o->threads = static_cast<int>(parse_int(*threads, "--threads", 1));
     else if (auto omp = process_environment()("OMP_NUM_THREADS"))
       o->threads = static_cast<int>(parse_int(*omp, "environment variable OMP_NUM_THREADS", 1));

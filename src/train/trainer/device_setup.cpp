@@ -75,14 +75,4 @@ void move_optimizer_state(torch::optim::Optimizer& opt, const torch::Device& dev
   }
 }
 
-model::Scnn cpu_replica(model::Scnn& net) {
-  model::Scnn copy(net->config());
-  torch::NoGradGuard no_grad;
-  auto from = net->named_parameters(), to = copy->named_parameters();
-  for (const auto& item : from) to[item.key()].copy_(item.value().to(torch::kCPU));
-  auto bfrom = net->named_buffers(), bto = copy->named_buffers();
-  for (const auto& item : bfrom) bto[item.key()].copy_(item.value().to(torch::kCPU));
-  return copy;
-}
-
 }  // namespace lane::train

@@ -35,7 +35,4 @@ void activate_device(const DeviceChoice& choice);
 // parameters were moved there (Module::to keeps the parameter objects, so the state's keys stay).
 void move_optimizer_state(torch::optim::Optimizer& opt, const torch::Device& device);
 
-// A CPU copy of `net` (parameters and buffers) for code that runs the network on CPU tensors.
-model::Scnn cpu_replica(model::Scnn& net);
-
 }  // namespace lane::train

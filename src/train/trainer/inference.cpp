@@ -51,9 +51,14 @@ eval::Metrics validate(model::Scnn& net, data::TusimpleLoader& loader, int crop_
   net->eval();
   std::vector<eval::PredictionLine> predictions;
   std::vector<data::LaneLabel> truth;
+  // The network runs where its weights are (a GPU run validates on its GPU); the lane decoding
+  // reads host tensors, so only the probabilities come back.
+  const auto device = net->parameters().front().device();
   loader.start_epoch(0);
   while (auto batch = loader.next()) {
-    const auto probs = to_probabilities(net->forward(batch->images));
+    auto probs = to_probabilities(net->forward(batch->images.to(device)));
+    probs.seg = probs.seg.to(torch::kCPU);
+    probs.exist = probs.exist.to(torch::kCPU);
     for (size_t i = 0; i < batch->labels.size(); ++i) {
       const auto& label = batch->labels[i];
       // The same raw_file can appear twice when the last shard is padded; score it once.

@@ -19,6 +19,7 @@
 #include "train/eval/frame_table.h"
 #include "train/eval/overlay.h"
 #include "train/trainer/checkpoint.h"
+#include "train/trainer/device_setup.h"
 #include "train/trainer/inference.h"
 
 namespace lane::train {
@@ -48,8 +49,14 @@ std::vector<fs::path> list_images(const fs::path& input) {
 PredictSummary run_predict(const PredictOptions& o) {
   if (o.threads > 0) torch::set_num_threads(o.threads);
   const auto info = read_checkpoint_info(o.checkpoint);
+  // Checkpoints hold CPU tensors whatever device trained them, so any checkpoint runs on either.
+  const DeviceChoice device_choice =
+      resolve_device(o.device, o.device_source, probe_device_environment(process_environment()));
+  activate_device(device_choice);
+  const torch::Device device = torch_device(device_choice);
   model::Scnn net(info.model);
   load_checkpoint(o.checkpoint, net, nullptr);
+  net->to(device);
   net->eval();
   torch::NoGradGuard no_grad;
 
@@ -83,7 +90,10 @@ PredictSummary run_predict(const PredictOptions& o) {
       cv::resize(frame, reduced, cv::Size(frame.cols / reduction, frame.rows / reduction), 0, 0, cv::INTER_AREA);
     const auto input =
         data::preprocess_frame(reduced, {info.model.input_height, info.model.input_width, info.crop_top});
-    const auto probs = to_probabilities(net->forward(input.unsqueeze(0)));
+    // Post-processing reads the maps on the host.
+    auto probs = to_probabilities(net->forward(input.unsqueeze(0).to(device)));
+    probs.seg = probs.seg.to(torch::kCPU);
+    probs.exist = probs.exist.to(torch::kCPU);
     eval::PostprocessOptions post = postprocess_options(info.model, info.crop_top);
     post.frame_width = frame.cols;
     post.frame_height = frame.rows;
@@ -112,8 +122,8 @@ PredictSummary run_predict(const PredictOptions& o) {
                                  fs::relative(images.front(), root).generic_string(), o.labels.string()));
   write_file_atomic(summary.predictions, lines);
   summary.mean_ms = total_ms / static_cast<double>(summary.images);
-  std::cout << fmt::format("{} images, {:.1f} ms per image (network + post-processing); wrote {} and {}\n",
-                           summary.images, summary.mean_ms, summary.predictions.string(),
+  std::cout << fmt::format("{} images, {:.1f} ms per image (network + post-processing, {}); wrote {} and {}\n",
+                           summary.images, summary.mean_ms, device_choice.describe(), summary.predictions.string(),
                            (o.out_dir / "overlays").string());
   return summary;
 }

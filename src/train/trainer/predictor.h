@@ -14,6 +14,8 @@ struct PredictOptions {
   std::filesystem::path raw_root;  // raw_file is relative to this; default: the input folder
   std::filesystem::path labels;    // optional TuSimple label file: overlays show GT and matches
   int threads = 0;                 // 0: OMP_NUM_THREADS or libtorch's default
+  std::string device = "auto";     // auto|cpu|cuda|cuda:N, as scnn-train train --device
+  std::string device_source = "--device";  // the flag or variable it came from, for errors
   // Post-processing overrides (< 0: the values validation uses, see inference.cpp).
   double prob_threshold = -1, exist_threshold = -1;
   int fill_gaps = -1;  // 0/1 overrides PostprocessOptions::fill_gaps

@@ -176,10 +176,7 @@ TrainingResult run_training(const TrainConfig& cfg) {
   };
   int64_t last_val_step = -1;
   auto run_validation = [&] {
-    // Validation decodes lanes from host tensors (train/trainer/inference.cpp): on a GPU it
-    // scores a CPU copy of the weights.
-    model::Scnn cpu_net = device.is_cpu() ? net : cpu_replica(net);
-    const auto m = validate(cpu_net, *val_loader, cfg.crop_top, *comm);
+    const auto m = validate(net, *val_loader, cfg.crop_top, *comm);
     last_val_step = progress.step;
     if (!lead) return;
     metrics->write({{"kind", "val"}, {"step", progress.step}, {"epoch", progress.epoch},
