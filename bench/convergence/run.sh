@@ -27,7 +27,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 rm -rf "$WORK"
 mkdir -p "$WORK"
 "$BIN" synth --out "$WORK/data" --frames "$FRAMES" --seed "$SEED" --val-fraction 0.2 --threads 1 >/dev/null
-echo "machine: $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p'); load before: $(uptime | sed 's/.*load/load/')"
+echo "machine: $(nproc --all) cores, $(lscpu | sed -n 's/^Model name: *//p'); load before: $(uptime | sed 's/.*load/load/')"
 echo "data: synth --frames $FRAMES --seed $SEED --val-fraction 0.2; recipe: small ${H}x${W}, batch $BATCH per rank," \
      "lr $LR, warm-up $WARMUP, $EPOCHS epochs"
 

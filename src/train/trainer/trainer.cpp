@@ -183,6 +183,7 @@ TrainingResult run_training(const TrainConfig& cfg) {
                     {"accuracy", m.accuracy}, {"fp", m.fp}, {"fn", m.fn}, {"frames", m.frames}});
     std::cout << fmt::format("validation at step {}: accuracy {:.4f} FP {:.4f} FN {:.4f} ({} frames)\n",
                              progress.step, m.accuracy, m.fp, m.fn, m.frames);
+    std::cout.flush();  // seen as it happens through a pipe (lanectl logs, bench/convergence)
     if (m.accuracy > progress.best_accuracy) {
       progress.best_accuracy = m.accuracy;
       save_checkpoint(best_path, net, opt, progress, info);
