@@ -83,3 +83,27 @@ TEST_CASE("overlay: a frame the metric rejects (run_time over 200 ms) marks ever
   eval::draw_lane_overlay(frame, {pred_lane(300)}, rows(), truth, 500.0);
   CHECK(is_colour(frame, {300, 400}, eval::kPredFalseColour));
 }
+
+TEST_CASE("overlay: tags of lanes that end close together do not cover each other") {
+  data::LaneLabel truth;
+  truth.h_samples = rows();
+  // Three GT lanes 10 px apart, none predicted: three "missed" tags at almost the same far end.
+  truth.lanes = {gt_lane(600), gt_lane(610), gt_lane(620)};
+  // Two predictions far from every GT lane, 12 px apart: two "false positive" tags at the bottom.
+  const std::vector<std::vector<double>> pred = {pred_lane(1000), pred_lane(1012)};
+  cv::Mat frame(720, 1280, CV_8UC3, cv::Scalar(90, 90, 90));
+  const auto layout = eval::draw_lane_overlay(frame, pred, rows(), truth, 10.0);
+
+  REQUIRE(layout.tags.size() == 5);
+  const cv::Rect whole(0, 0, frame.cols, frame.rows);
+  for (size_t i = 0; i < layout.tags.size(); ++i) {
+    CHECK((layout.tags[i] & whole) == layout.tags[i]);
+    for (size_t j = i + 1; j < layout.tags.size(); ++j) {
+      INFO("tags " << i << " and " << j);
+      CHECK((layout.tags[i] & layout.tags[j]).area() == 0);
+    }
+  }
+  // Each tag is still next to its lane end: the missed ones near the top, the others near the bottom.
+  for (size_t i = 0; i < 3; ++i) CHECK(layout.tags[i].y < 260);
+  for (size_t i = 3; i < 5; ++i) CHECK(layout.tags[i].br().y > 600);
+}

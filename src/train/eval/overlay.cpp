@@ -33,18 +33,30 @@ void draw_pred_lane(cv::Mat& frame, const std::vector<cv::Point>& pts, const cv:
 }
 
 // A short tag on a white background next to one end of a lane: missed GT lanes at their far
-// (top) end, false positives at their near (bottom) end, so that the two rarely overlap.
+// (top) end, false positives at their near (bottom) end, so that the two rarely overlap. A tag
+// that would cover one already drawn moves down (top tags) or up (bottom tags) until it is clear.
 void tag(cv::Mat& frame, const std::vector<cv::Point>& pts, const std::string& text, const cv::Scalar& colour,
-         bool at_top) {
+         bool at_top, std::vector<cv::Rect>& taken) {
   if (pts.empty()) return;
   int baseline = 0;
   const cv::Size size = cv::getTextSize(text, kFont, 0.5, 1, &baseline);
   cv::Point at = (at_top ? pts.front() : pts.back()) + cv::Point(8, at_top ? 4 : -8);
   at.x = std::clamp(at.x, 0, std::max(0, frame.cols - size.width - 2));
-  at.y = std::clamp(at.y, size.height + 2, frame.rows - 2);
-  cv::rectangle(frame, at + cv::Point(-2, 2), at + cv::Point(size.width + 2, -size.height - 2), cv::Scalar(255, 255, 255),
-                cv::FILLED);
+  const int lowest = size.height + 2, highest = frame.rows - 2;
+  at.y = std::clamp(at.y, lowest, highest);
+  const auto box_at = [&](cv::Point p) { return cv::Rect(p.x - 2, p.y - size.height - 2, size.width + 4, size.height + 4); };
+  const int step = (at_top ? 1 : -1) * (size.height + 6);
+  for (int tries = 0; tries < 32; ++tries) {
+    const cv::Rect box = box_at(at);
+    const bool clear = std::none_of(taken.begin(), taken.end(), [&](const cv::Rect& r) { return (r & box).area() > 0; });
+    const int next_y = at.y + step;
+    if (clear || next_y < lowest || next_y > highest) break;
+    at.y = next_y;
+  }
+  const cv::Rect box = box_at(at);
+  cv::rectangle(frame, box, cv::Scalar(255, 255, 255), cv::FILLED);
   cv::putText(frame, text, at, kFont, 0.5, colour, 1, cv::LINE_AA);
+  taken.push_back(box);
 }
 
 LegendLayout draw_legend(cv::Mat& frame, const std::vector<std::pair<cv::Scalar, std::string>>& entries,
@@ -90,21 +102,24 @@ LegendLayout draw_lane_overlay(cv::Mat& frame, const std::vector<std::vector<dou
     draw_gt_lane(frame, points_of(truth->lanes[g], truth->h_samples), m.gt_matched[g] ? kGtMatchedColour : kGtMissedColour);
   for (size_t p = 0; p < lanes.size(); ++p)
     draw_pred_lane(frame, points_of(lanes[p], h_samples), m.pred_matched[p] ? kPredMatchedColour : kPredFalseColour);
+  std::vector<cv::Rect> tags;
   for (size_t g = 0; g < truth->lanes.size(); ++g)
     if (!m.gt_matched[g])
       tag(frame, points_of(truth->lanes[g], truth->h_samples), fmt::format("missed ({:.0f}% pts)", 100 * m.gt_accuracy[g]),
-          kGtMissedColour, /*at_top=*/true);
+          kGtMissedColour, /*at_top=*/true, tags);
   for (size_t p = 0; p < lanes.size(); ++p)
-    if (!m.pred_matched[p]) tag(frame, points_of(lanes[p], h_samples), "false positive", kPredFalseColour, false);
+    if (!m.pred_matched[p]) tag(frame, points_of(lanes[p], h_samples), "false positive", kPredFalseColour, false, tags);
   const std::string title =
       m.rejected ? fmt::format("rejected by the metric (run_time {:.0f} ms > 200 or too many lanes)", run_time_ms)
                  : fmt::format("accuracy {:.3f}  FP {:.3f}  FN {:.3f}", m.score.accuracy, m.score.fp, m.score.fn);
-  return draw_legend(frame,
+  LegendLayout layout = draw_legend(frame,
                      {{kGtMatchedColour, "ground truth, matched"},
                       {kGtMissedColour, "ground truth, missed"},
                       {kPredMatchedColour, "prediction, matched"},
                       {kPredFalseColour, "prediction, false positive"}},
                      title);
+  layout.tags = std::move(tags);
+  return layout;
 }
 
 }  // namespace lane::eval

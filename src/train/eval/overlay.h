@@ -25,6 +25,9 @@ struct LegendLayout {
   cv::Rect box;
   std::vector<cv::Rect> swatches;  // in entry order
   std::vector<std::string> labels;
+  // The lane tags drawn ("missed (N% pts)", "false positive"), in drawing order. Tags of lanes
+  // that end close together (converging at the horizon) are moved apart: no two overlap.
+  std::vector<cv::Rect> tags;
 };
 
 // Draws `lanes` (x per h_sample, negative = none) on `frame`; with `truth` also the GT lanes and
