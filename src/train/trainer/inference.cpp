@@ -28,7 +28,8 @@ eval::PostprocessOptions postprocess_options(const model::ScnnConfig& model, int
 }
 
 LaneProbabilities to_probabilities(const model::ScnnOutput& out) {
-  return {torch::softmax(out.seg_logits, 1).contiguous(), torch::sigmoid(out.exist_logits).contiguous()};
+  return {torch::softmax(out.seg_logits, 1).to(torch::kCPU).contiguous(),
+          torch::sigmoid(out.exist_logits).to(torch::kCPU).contiguous()};
 }
 
 std::vector<std::vector<double>> lanes_for_image(const LaneProbabilities& probs, int64_t i,
@@ -51,14 +52,11 @@ eval::Metrics validate(model::Scnn& net, data::TusimpleLoader& loader, int crop_
   net->eval();
   std::vector<eval::PredictionLine> predictions;
   std::vector<data::LaneLabel> truth;
-  // The network runs where its weights are (a GPU run validates on its GPU); the lane decoding
-  // reads host tensors, so only the probabilities come back.
+  // The network runs where its weights are (a GPU run validates on its GPU).
   const auto device = net->parameters().front().device();
   loader.start_epoch(0);
   while (auto batch = loader.next()) {
-    auto probs = to_probabilities(net->forward(batch->images.to(device)));
-    probs.seg = probs.seg.to(torch::kCPU);
-    probs.exist = probs.exist.to(torch::kCPU);
+    const auto probs = to_probabilities(net->forward(batch->images.to(device)));
     for (size_t i = 0; i < batch->labels.size(); ++i) {
       const auto& label = batch->labels[i];
       // The same raw_file can appear twice when the last shard is padded; score it once.

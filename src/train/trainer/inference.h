@@ -18,10 +18,12 @@ namespace lane::train {
 // inputs are not blurred over several lane widths.
 eval::PostprocessOptions postprocess_options(const model::ScnnConfig& model, int crop_top);
 
+// Host tensors, whatever device the network ran on: the lane decoding reads them on the CPU.
 struct LaneProbabilities {
   torch::Tensor seg;    // softmax over classes, [B, C, H, W]
   torch::Tensor exist;  // sigmoid, [B, C-1]
 };
+// Softmax and sigmoid on the output's device; only the probabilities are copied to the host.
 LaneProbabilities to_probabilities(const model::ScnnOutput& out);
 
 // Lanes of image i, in original-frame pixels at options.h_samples.

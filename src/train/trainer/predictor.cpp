@@ -90,10 +90,7 @@ PredictSummary run_predict(const PredictOptions& o) {
       cv::resize(frame, reduced, cv::Size(frame.cols / reduction, frame.rows / reduction), 0, 0, cv::INTER_AREA);
     const auto input =
         data::preprocess_frame(reduced, {info.model.input_height, info.model.input_width, info.crop_top});
-    // Post-processing reads the maps on the host.
-    auto probs = to_probabilities(net->forward(input.unsqueeze(0).to(device)));
-    probs.seg = probs.seg.to(torch::kCPU);
-    probs.exist = probs.exist.to(torch::kCPU);
+    const auto probs = to_probabilities(net->forward(input.unsqueeze(0).to(device)));
     eval::PostprocessOptions post = postprocess_options(info.model, info.crop_top);
     post.frame_width = frame.cols;
     post.frame_height = frame.rows;
