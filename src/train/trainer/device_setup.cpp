@@ -67,6 +67,12 @@ void activate_device(const DeviceChoice& choice) {
 #endif
 }
 
+DeviceChoice select_device(const std::string& request, const std::string& source) {
+  const DeviceChoice choice = resolve_device(request, source, probe_device_environment(process_environment()));
+  activate_device(choice);
+  return choice;
+}
+
 void move_optimizer_state(torch::optim::Optimizer& opt, const torch::Device& device) {
   for (auto& entry : opt.state()) {
     auto* sgd = dynamic_cast<torch::optim::SGDParamState*>(entry.second.get());

@@ -31,6 +31,10 @@ torch::Device torch_device(const DeviceChoice& choice);
 // shape is fixed). Nothing for CPU.
 void activate_device(const DeviceChoice& choice);
 
+// What train and predict do with --device/DEVICE: resolve `request` against this process's
+// environment (lane::UsageError naming `source` when it cannot be met) and activate the choice.
+DeviceChoice select_device(const std::string& request, const std::string& source);
+
 // Moves the optimizer's per-parameter state (SGD momentum) to `device`, after the model's
 // parameters were moved there (Module::to keeps the parameter objects, so the state's keys stay).
 void move_optimizer_state(torch::optim::Optimizer& opt, const torch::Device& device);

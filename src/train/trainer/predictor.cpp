@@ -50,9 +50,7 @@ PredictSummary run_predict(const PredictOptions& o) {
   if (o.threads > 0) torch::set_num_threads(o.threads);
   const auto info = read_checkpoint_info(o.checkpoint);
   // Checkpoints hold CPU tensors whatever device trained them, so any checkpoint runs on either.
-  const DeviceChoice device_choice =
-      resolve_device(o.device, o.device_source, probe_device_environment(process_environment()));
-  activate_device(device_choice);
+  const DeviceChoice device_choice = select_device(o.device, o.device_source);
   const torch::Device device = torch_device(device_choice);
   model::Scnn net(info.model);
   load_checkpoint(o.checkpoint, net, nullptr);

@@ -101,12 +101,10 @@ TrainingResult run_training(const TrainConfig& cfg) {
   torch::manual_seed(static_cast<uint64_t>(cfg.seed));
 
   // Device and precision (exit 2 with the fix when the request cannot be met on this rank).
-  const DeviceChoice device_choice =
-      resolve_device(cfg.device, cfg.device_source, probe_device_environment(process_environment()));
+  const DeviceChoice device_choice = select_device(cfg.device, cfg.device_source);
   const bool has_bf16 =
       device_choice.kind == DeviceKind::kCuda ? gpu_has_bf16(device_choice.index) : cpu_has_native_bf16();
   const Precision precision = resolve_precision(cfg.precision, cfg.precision_source, device_choice, has_bf16);
-  activate_device(device_choice);
   const torch::Device device = torch_device(device_choice);
   MixedPrecision amp(device.type(), precision);
 
