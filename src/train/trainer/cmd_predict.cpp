@@ -1,5 +1,6 @@
 // scnn-train predict: checkpoint + frames → TuSimple json-lines and overlay PNGs.
 #include <memory>
+#include <optional>
 
 #include "common/error.h"
 #include "train/commands.h"
@@ -11,7 +12,7 @@ namespace lane::train {
 void add_predict_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("predict", "Run a checkpoint on frames: TuSimple json-lines and overlays");
   auto o = std::make_shared<PredictOptions>();
-  auto threads = std::make_shared<std::string>();
+  auto threads = std::make_shared<std::optional<std::string>>();
   cmd->add_option("--checkpoint", o->checkpoint, "checkpoint_latest.pt or checkpoint_best.pt")->required();
   cmd->add_option("--input", o->input, "An image, or a folder searched recursively for .jpg/.png")->required();
   cmd->add_option("--out", o->out_dir, "Output folder: predictions.json and overlays/")->required();
@@ -29,20 +30,19 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--relative-threshold", o->relative_threshold,
                   "Post-processing: a point also needs this share of its lane's median peak probability")
       ->check(CLI::Range(0.0, 1.0));
-  auto device = std::make_shared<std::string>();
+  auto device = std::make_shared<std::optional<std::string>>();
   cmd->add_option("--device", *device,
                   "auto|cpu|cuda|cuda:N [env DEVICE, else auto: CUDA when built with it and a GPU is visible]");
   cmd->add_option("--threads", *threads, "Intra-op threads [OMP_NUM_THREADS, else libtorch default]");
   cmd->callback([o, threads, device] {
-    if (!device->empty()) {
-      o->device = *device;
-    } else if (auto env = process_environment()("DEVICE")) {
-      o->device = *env;
-      o->device_source = "environment variable DEVICE";
+    // The flag, else the variable, as scnn-train train reads its settings.
+    const auto env = process_environment();
+    if (auto s = pick_setting(*device, "--device", env, "DEVICE")) {
+      o->device = s->text;
+      o->device_source = s->name;
     }
-    if (!threads->empty()) o->threads = static_cast<int>(parse_int(*threads, "--threads", 1));
-    else if (auto omp = process_environment()("OMP_NUM_THREADS"))
-      o->threads = static_cast<int>(parse_int(*omp, "environment variable OMP_NUM_THREADS", 1));
+    if (auto s = pick_setting(*threads, "--threads", env, "OMP_NUM_THREADS"))
+      o->threads = static_cast<int>(parse_int(s->text, s->name, 1));
     run_predict(*o);
   });
 }

@@ -49,20 +49,15 @@ EnvLookup process_environment() {
   };
 }
 
-namespace {
-
-// A setting's text and where it came from ("--batch-size" or "environment variable BATCH_SIZE").
-struct Source {
-  std::string text, name;
-};
-
-std::optional<Source> pick(const std::optional<std::string>& flag, const std::string& flag_name,
-                           const EnvLookup& env, const std::string& env_name) {
-  if (flag) return Source{*flag, flag_name};
+std::optional<SettingSource> pick_setting(const std::optional<std::string>& flag, const std::string& flag_name,
+                                          const EnvLookup& env, const std::string& env_name) {
+  if (flag) return SettingSource{*flag, flag_name};
   if (!env_name.empty())
-    if (auto v = env(env_name)) return Source{*v, "environment variable " + env_name};
+    if (auto v = env(env_name)) return SettingSource{*v, "environment variable " + env_name};
   return std::nullopt;
 }
+
+namespace {
 
 std::vector<std::string> split_list(const std::string& text, const std::string& source) {
   std::vector<std::string> out;
@@ -86,7 +81,7 @@ TrainConfig resolve_train_config(const TrainFlags& f, const EnvLookup& env) {
   TrainConfig c;
   auto int_setting = [&](const std::optional<std::string>& flag, const std::string& flag_name,
                          const std::string& env_name, int64_t min_value, auto& target) {
-    if (auto s = pick(flag, flag_name, env, env_name))
+    if (auto s = pick_setting(flag, flag_name, env, env_name))
       target = static_cast<std::decay_t<decltype(target)>>(parse_int(s->text, s->name, min_value));
   };
   auto double_setting = [&](const std::optional<std::string>& flag, const std::string& flag_name,
@@ -97,7 +92,7 @@ TrainConfig resolve_train_config(const TrainFlags& f, const EnvLookup& env) {
       throw UsageError(fmt::format("{}: {} must be {}", flag_name, *flag, positive ? "> 0" : ">= 0"));
   };
 
-  if (auto s = pick(f.model, "--model", env, "")) {
+  if (auto s = pick_setting(f.model, "--model", env, "")) {
     c.model_name = s->text;
   }
   c.model = model::model_preset(c.model_name, "--model");
@@ -123,8 +118,8 @@ TrainConfig resolve_train_config(const TrainFlags& f, const EnvLookup& env) {
   int_setting(f.val_batch_size, "--val-batch-size", "VAL_BATCH_SIZE", 1, c.val_batch_size);
   int_setting(f.epochs, "--epochs", "EPOCHS", 1, c.epochs);
   int_setting(f.num_workers, "--num-workers", "NUM_WORKERS", 0, c.num_workers);
-  if (auto s = pick(f.use_workers, "--use-workers", env, "USE_WORKERS")) c.use_workers = parse_bool(s->text, s->name);
-  if (auto s = pick(f.use_val, "--use-val", env, "USE_VAL")) c.use_val = parse_bool(s->text, s->name);
+  if (auto s = pick_setting(f.use_workers, "--use-workers", env, "USE_WORKERS")) c.use_workers = parse_bool(s->text, s->name);
+  if (auto s = pick_setting(f.use_val, "--use-val", env, "USE_VAL")) c.use_val = parse_bool(s->text, s->name);
   if (c.use_workers && c.num_workers < 1)
     throw UsageError("NUM_WORKERS / --num-workers: must be at least 1 when USE_WORKERS is true");
   int_setting(f.max_steps, "--max-steps", "", 0, c.max_steps);
@@ -150,20 +145,20 @@ TrainConfig resolve_train_config(const TrainFlags& f, const EnvLookup& env) {
     if (!fs::is_regular_file(c.pretrained))
       throw UsageError(fmt::format("--pretrained: '{}' is not a file", c.pretrained));
   }
-  if (auto s = pick(f.device, "--device", env, "DEVICE")) { c.device = s->text; c.device_source = s->name; }
-  if (auto s = pick(f.precision, "--precision", env, "PRECISION")) { c.precision = s->text; c.precision_source = s->name; }
+  if (auto s = pick_setting(f.device, "--device", env, "DEVICE")) { c.device = s->text; c.device_source = s->name; }
+  if (auto s = pick_setting(f.precision, "--precision", env, "PRECISION")) { c.precision = s->text; c.precision_source = s->name; }
   if (c.threads == 0)
     if (auto omp = env("OMP_NUM_THREADS"))
       c.threads = static_cast<int>(parse_int(*omp, "environment variable OMP_NUM_THREADS", 1));
 
-  auto data = pick(f.data_dir, "--data-dir", env, "DATA_DIR");
+  auto data = pick_setting(f.data_dir, "--data-dir", env, "DATA_DIR");
   if (!data || data->text.empty())
     throw UsageError("no data directory: pass --data-dir DIR or set DATA_DIR (the folder with clips/ "
                      "and the label_data_*.json files)");
   c.data_dir = data->text;
   if (!fs::is_directory(c.data_dir))
     throw UsageError(fmt::format("{}: data directory '{}' does not exist", data->name, data->text));
-  if (auto out = pick(f.output_dir, "--output-dir", env, "OUTPUT_DIR")) {
+  if (auto out = pick_setting(f.output_dir, "--output-dir", env, "OUTPUT_DIR")) {
     if (out->text.empty()) throw UsageError(out->name + ": empty output directory");
     c.output_dir = out->text;
   }

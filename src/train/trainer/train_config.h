@@ -78,6 +78,14 @@ EnvLookup process_environment();
 // Throws lane::UsageError naming the flag or environment variable and the fix.
 TrainConfig resolve_train_config(const TrainFlags& flags, const EnvLookup& env);
 
+// A setting's text and where it came from ("--batch-size" or "environment variable BATCH_SIZE").
+struct SettingSource {
+  std::string text, name;
+};
+// The flag when given, else the environment variable (none when env_name is empty), else nothing.
+std::optional<SettingSource> pick_setting(const std::optional<std::string>& flag, const std::string& flag_name,
+                                          const EnvLookup& env, const std::string& env_name);
+
 // Parsing helpers shared with predict; `source` names the flag or variable in errors.
 int64_t parse_int(const std::string& text, const std::string& source, int64_t min_value);
 double parse_double(const std::string& text, const std::string& source);
