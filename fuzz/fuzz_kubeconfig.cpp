@@ -3,7 +3,7 @@
 #include <exception>
 
 #include "fuzz_input.h"
-#include "submit/kube/client/kubeconfig.h"
+#include "kube/kubeconfig.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   lane::fuzz::MemFile file(data, size);

@@ -5,7 +5,7 @@
 #include "common/secrets.h"
 #include "fuzz_input.h"
 #include "storage/core/snapshots.h"
-#include "submit/core/quantity.h"
+#include "common/quantity.h"
 
 #include <cstdlib>
 
@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       std::abort();
     if (!lane::storage::is_snapshot_name(lane::storage::default_snapshot_name(s, 1764000000000))) std::abort();
   }
-  (void)lane::submit::parse_quantity_bytes(s);
+  (void)lane::parse_quantity_bytes(s);
   std::vector<std::string> argv;
   for (size_t start = 0;;) {
     size_t nul = s.find('\0', start);

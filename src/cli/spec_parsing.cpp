@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "common/error.h"
-#include "submit/core/quantity.h"
+#include "common/quantity.h"
 
 namespace lane::cli {
 
@@ -37,12 +37,12 @@ submit::PvcMount parse_pvc(const std::string& value) {
   auto parts = split(value, ':');
   submit::PvcMount m;
   auto is_mode = [](const std::string& s) { return s == "ro" || s == "rw"; };
-  if (parts.size() == 4 || (parts.size() == 3 && (parts[0].empty() || submit::parse_quantity_bytes(parts[1])))) {
+  if (parts.size() == 4 || (parts.size() == 3 && (parts[0].empty() || lane::parse_quantity_bytes(parts[1])))) {
     m.create = true;
     m.storage_class = parts[0];
     m.size = parts[1];
     m.mount_path = parts[2];
-    if (!submit::parse_quantity_bytes(m.size) || *submit::parse_quantity_bytes(m.size) == 0)
+    if (!lane::parse_quantity_bytes(m.size) || *lane::parse_quantity_bytes(m.size) == 0)
       bad_pvc(value, "size '" + m.size + "' is not a quantity such as 10Gi");
     if (parts.size() == 4) {
       if (!is_mode(parts[3])) bad_pvc(value, "the last part must be 'ro' or 'rw', not '" + parts[3] + "'");

@@ -7,7 +7,7 @@
 #include "storage/anf/anf_snapshot_store.h"
 #include "storage/anf/volume_resolver.h"
 #include "storage/anf/volume_service_level.h"
-#include "submit/kube/client/kube_client.h"
+#include "kube/kube_client.h"
 
 using namespace lane::storage::anf;
 using lane::test::FakeArm;

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "submit/kube/client/kubeconfig.h"
+#include "kube/kubeconfig.h"
 
 namespace lane::test {
 

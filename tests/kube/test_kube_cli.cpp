@@ -7,7 +7,7 @@
 
 #include "fake_server.h"
 #include "lanectl_runner.h"
-#include "submit/kube/client/kube_client.h"
+#include "kube/kube_client.h"
 #include "test_paths.h"
 
 namespace {

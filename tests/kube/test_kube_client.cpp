@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "fake_server.h"
-#include "submit/kube/client/kube_client.h"
+#include "kube/kube_client.h"
 
 using namespace lane::kube;
 using Json = nlohmann::json;

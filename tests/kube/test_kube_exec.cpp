@@ -14,8 +14,8 @@
 
 #include "fake_server.h"
 #include "lanectl_runner.h"
-#include "submit/kube/client/kube_client.h"
-#include "submit/kube/client/websocket.h"
+#include "kube/kube_client.h"
+#include "kube/websocket.h"
 #include "test_paths.h"
 
 using lane::kube::WsOpcode;

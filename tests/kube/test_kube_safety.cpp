@@ -10,9 +10,9 @@
 #include "common/error.h"
 #include "fake_server.h"
 #include "lanectl_runner.h"
-#include "submit/kube/client/api_error.h"
-#include "submit/kube/client/kube_client.h"
-#include "submit/kube/client/kubeconfig.h"
+#include "kube/api_error.h"
+#include "kube/kube_client.h"
+#include "kube/kubeconfig.h"
 
 using Json = nlohmann::json;
 namespace res = lane::kube::resources;

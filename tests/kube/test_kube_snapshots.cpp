@@ -8,7 +8,7 @@
 #include "common/error.h"
 #include "fake_server.h"
 #include "storage/kube/csi_snapshot_store.h"
-#include "submit/kube/client/kube_client.h"
+#include "kube/kube_client.h"
 
 using namespace lane::storage;
 using namespace lane::storage::kube;

@@ -7,8 +7,8 @@
 
 #include "common/error.h"
 #include "fake_server.h"
-#include "submit/kube/client/credentials.h"
-#include "submit/kube/client/kubeconfig.h"
+#include "kube/credentials.h"
+#include "kube/kubeconfig.h"
 
 using namespace lane::kube;
 namespace fs = std::filesystem;

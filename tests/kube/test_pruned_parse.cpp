@@ -1,7 +1,7 @@
 // parse_pruned: the SAX parse that list() uses to skip subtrees its caller never reads.
 #include <catch2/catch.hpp>
 
-#include "submit/kube/client/pruned_parse.h"
+#include "kube/pruned_parse.h"
 
 using lane::kube::parse_pruned;
 using Json = nlohmann::json;

@@ -10,11 +10,12 @@
 #include "dir_volumes.h"
 #include "storage/core/lineage_view.h"
 #include "storage/local/local_snapshot_store.h"
-#include "storage/training/training_snapshot.h"
+#include "submit/training/training_snapshot.h"
 #include "tree_util.h"
 
 using namespace lane;
 using namespace lane::storage;
+using namespace lane::submit;
 using lane::test::TempDir;
 using lane::test::write_text;
 

@@ -1,7 +1,7 @@
 #include "storage/anf/anf_target.h"
 
 #include "common/error.h"
-#include "submit/kube/client/kubeconfig.h"
+#include "kube/kubeconfig.h"
 
 namespace lane::storage::anf {
 

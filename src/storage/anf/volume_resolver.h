@@ -8,7 +8,7 @@
 
 #include "storage/anf/arm_client.h"
 #include "storage/anf/resource_id.h"
-#include "submit/kube/client/kube_client.h"
+#include "kube/kube_client.h"
 
 namespace lane::storage::anf {
 

@@ -6,8 +6,8 @@
 
 #include "common/error.h"
 #include "common/names.h"
-#include "submit/core/quantity.h"
-#include "submit/kube/client/credentials.h"
+#include "common/quantity.h"
+#include "kube/credentials.h"
 
 namespace lane::storage::kube {
 namespace {
@@ -53,7 +53,7 @@ SnapshotInfo snapshot_info_from_object(const Json& vs) {
   info.created_unix_ms = time_ms(text(st, "creationTime"));
   if (!info.created_unix_ms) info.created_unix_ms = time_ms(text(meta, "creationTimestamp"));
   std::string size = text(st, "restoreSize");
-  if (auto b = lane::submit::parse_quantity_bytes(size)) info.total_bytes = *b;
+  if (auto b = lane::parse_quantity_bytes(size)) info.total_bytes = *b;
   auto ann = meta.value("annotations", Json::object());
   if (ann.contains(kMetadataAnnotation)) {
     auto m = Json::parse(text(ann, kMetadataAnnotation), nullptr, false);
@@ -192,7 +192,7 @@ void CsiSnapshotStore::restore_to_new_volume(const std::string& name, const std:
     storage_class = text((*src)["spec"], "storageClassName");
     // At least restoreSize; keep the source's request when it is larger.
     std::string requested = text((*src)["spec"]["resources"]["requests"], "storage");
-    auto a = lane::submit::parse_quantity_bytes(requested), b = lane::submit::parse_quantity_bytes(size);
+    auto a = lane::parse_quantity_bytes(requested), b = lane::parse_quantity_bytes(size);
     if (a && (!b || *a > *b)) size = requested;
   }
   if (size.empty()) throw lane::Error(fmt::format("snapshot '{}' reports no restoreSize; cannot size the claim", name));
@@ -301,7 +301,7 @@ std::vector<VolumeInfo> PvcVolumes::list() {
 VolumeInfo PvcVolumes::create(const std::string& name, const std::string& size, const std::string& storage_class,
                               const std::string& created_by) {
   require_dns1123_label(name, "volume name");
-  if (!lane::submit::parse_quantity_bytes(size)) {
+  if (!lane::parse_quantity_bytes(size)) {
     throw UsageError(fmt::format("size '{}' is not a Kubernetes quantity such as 100Gi", size));
   }
   Json pvc{{"apiVersion", "v1"},

@@ -11,7 +11,7 @@
 
 #include "storage/core/snapshots.h"
 #include "storage/core/volumes.h"
-#include "submit/kube/client/kube_client.h"
+#include "kube/kube_client.h"
 
 namespace lane::storage::kube {
 

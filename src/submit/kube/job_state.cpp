@@ -4,7 +4,7 @@
 #include <set>
 
 #include "submit/core/workload_json.h"
-#include "submit/kube/client/credentials.h"
+#include "kube/credentials.h"
 
 namespace lane::submit::kube {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "submit/core/backend.h"
-#include "submit/kube/client/kube_client.h"
+#include "kube/kube_client.h"
 #include "submit/kube/settings.h"
 
 namespace lane::storage {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "submit/kube/client/kube_client.h"
+#include "kube/kube_client.h"
 #include "submit/kube/object_summary.h"
 
 namespace lane::submit::kube {

@@ -6,7 +6,7 @@
 
 #include "common/error.h"
 #include "common/names.h"
-#include "submit/core/quantity.h"
+#include "common/quantity.h"
 #include "submit/core/workload_json.h"
 
 namespace lane::submit::kube {

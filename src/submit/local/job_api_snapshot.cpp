@@ -6,7 +6,7 @@
 
 #include "common/error.h"
 #include "common/names.h"
-#include "storage/training/training_snapshot.h"
+#include "submit/training/training_snapshot.h"
 #include "submit/core/workload_json.h"
 #include "submit/local/job_launch.h"
 #include "submit/local/local_backend.h"
@@ -47,7 +47,7 @@ json answer_job_api(const fs::path& home, int64_t job_id, const json& request, p
   JobSpec spec = spec_from_json(json::parse(row->spec_json));
   LocalBackend backend(home);
 
-  storage::TrainingSnapshotRequest req;
+  TrainingSnapshotRequest req;
   req.pvc = request.value("pvc", "");
   require_dns1123_label(req.pvc, "PVC_NAME");
   if (!backend.local_volumes().find(req.pvc))
@@ -63,7 +63,7 @@ json answer_job_api(const fs::path& home, int64_t job_id, const json& request, p
   req.project = spec.project;
   req.code_version = request.value("codeVersion", "");
   std::ostringstream log;
-  auto result = storage::snapshot_after_training(backend.snapshots(), backend.volumes(), req, spec, log);
+  auto result = snapshot_after_training(backend.snapshots(), backend.volumes(), req, spec, log);
   return {{"snapshot", result.snapshot}, {"log", log.str()}};
 }
 

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
-#include "submit/core/quantity.h"
+#include "common/quantity.h"
 #include "submit/local/images.h"
 
 namespace lane::submit::local {

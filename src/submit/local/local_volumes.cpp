@@ -11,7 +11,7 @@
 #include "common/debris.h"
 #include "common/error.h"
 #include "common/names.h"
-#include "submit/core/quantity.h"
+#include "common/quantity.h"
 
 namespace lane::submit::local {
 namespace fs = std::filesystem;

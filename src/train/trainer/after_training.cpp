@@ -1,16 +1,21 @@
 #include "train/trainer/after_training.h"
 
-#include <iostream>
-
-#include "lane/version.h"
-#include "storage/training_env/training_snapshot_env.h"
+#include <utility>
 
 namespace lane::train {
+namespace {
+
+AfterTraining& installed() {
+  static AfterTraining step;
+  return step;
+}
+
+}  // namespace
+
+void set_after_training(AfterTraining step) { installed() = std::move(step); }
 
 void after_training(const TrainConfig& config, const TrainingResult& /*result*/) {
-  // The seed's ML versioning step: with ENABLE_SNAPSHOT=true and PVC_NAME=<claim>, snapshot the
-  // claim (data + model) and record lineage; logs "Snapshot <name> created in namespace <ns>".
-  storage::snapshot_after_training_from_env(config.output_dir, kGitRevision, std::cout);
+  if (installed()) installed()(config.output_dir);
 }
 
 }  // namespace lane::train

@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 
-namespace lane::submit {
+namespace lane {
 
 // Bytes, or nullopt when `text` is not a valid quantity.
 std::optional<uint64_t> parse_quantity_bytes(const std::string& text);
 
-}  // namespace lane::submit
+}  // namespace lane

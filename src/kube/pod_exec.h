@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "submit/kube/client/websocket.h"
+#include "kube/websocket.h"
 
 namespace lane::kube {
 

@@ -1,4 +1,4 @@
-#include "submit/kube/client/credentials.h"
+#include "kube/credentials.h"
 
 #include <ctime>
 

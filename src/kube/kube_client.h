@@ -15,13 +15,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "submit/kube/client/api_error.h"
-#include "submit/kube/client/credentials.h"
-#include "submit/kube/client/http_transport.h"
-#include "submit/kube/client/kubeconfig.h"
-#include "submit/kube/client/pod_exec.h"
-#include "submit/kube/client/pruned_parse.h"
-#include "submit/kube/client/resource.h"
+#include "kube/api_error.h"
+#include "kube/credentials.h"
+#include "kube/http_transport.h"
+#include "kube/kubeconfig.h"
+#include "kube/pod_exec.h"
+#include "kube/pruned_parse.h"
+#include "kube/resource.h"
 
 namespace lane::kube {
 

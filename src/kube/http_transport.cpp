@@ -1,4 +1,4 @@
-#include "submit/kube/client/http_transport.h"
+#include "kube/http_transport.h"
 
 #include <curl/curl.h>
 
@@ -6,7 +6,7 @@
 #include <cctype>
 
 #include "common/error.h"
-#include "submit/kube/client/curl_tls.h"
+#include "kube/curl_tls.h"
 
 namespace lane::kube {
 namespace {

@@ -1,9 +1,9 @@
-#include "submit/core/quantity.h"
+#include "common/quantity.h"
 
 #include <cmath>
 #include <cstdlib>
 
-namespace lane::submit {
+namespace lane {
 
 std::optional<uint64_t> parse_quantity_bytes(const std::string& text) {
   if (text.empty()) return std::nullopt;
@@ -26,4 +26,4 @@ std::optional<uint64_t> parse_quantity_bytes(const std::string& text) {
   return static_cast<uint64_t>(std::ceil(bytes));
 }
 
-}  // namespace lane::submit
+}  // namespace lane

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "submit/kube/client/kubeconfig.h"
+#include "kube/kubeconfig.h"
 
 namespace lane::kube {
 

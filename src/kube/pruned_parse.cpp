@@ -1,4 +1,4 @@
-#include "submit/kube/client/pruned_parse.h"
+#include "kube/pruned_parse.h"
 
 #include <algorithm>
 #include <utility>

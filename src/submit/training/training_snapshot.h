@@ -14,7 +14,7 @@
 #include "storage/core/volumes.h"
 #include "submit/core/workload.h"
 
-namespace lane::storage {
+namespace lane::submit {
 
 struct TrainingSnapshotRequest {
   std::string pvc;                    // PVC_NAME
@@ -36,7 +36,7 @@ std::optional<TrainingSnapshotRequest> training_snapshot_request_from_env(
 nlohmann::json read_final_metrics(const std::filesystem::path& output_dir);
 
 // The job as lineage records it: image, command, env (secrets masked), code version.
-JobRecord job_record_from_spec(const submit::JobSpec& spec, const std::string& code_version);
+storage::JobRecord job_record_from_spec(const JobSpec& spec, const std::string& code_version);
 
 struct TrainingSnapshotResult {
   std::string snapshot;
@@ -45,9 +45,9 @@ struct TrainingSnapshotResult {
 
 // Takes the snapshot through `store` and records its lineage. `job_spec` is the submitted
 // job when the backend knows it (used for the lineage and to map OUTPUT_DIR into the volume).
-TrainingSnapshotResult snapshot_after_training(SnapshotStore& store, Volumes& volumes,
+TrainingSnapshotResult snapshot_after_training(storage::SnapshotStore& store, storage::Volumes& volumes,
                                                const TrainingSnapshotRequest& request,
-                                               const std::optional<submit::JobSpec>& job_spec,
+                                               const std::optional<JobSpec>& job_spec,
                                                std::ostream& log);
 
-}  // namespace lane::storage
+}  // namespace lane::submit

@@ -1,4 +1,4 @@
-#include "submit/kube/client/api_error.h"
+#include "kube/api_error.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "submit/kube/client/kubeconfig.h"
+#include "kube/kubeconfig.h"
 
 #include <optional>
 

@@ -1,4 +1,4 @@
-#include "storage/training/training_snapshot.h"
+#include "submit/training/training_snapshot.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -10,8 +10,11 @@
 #include "common/error.h"
 #include "common/names.h"
 
-namespace lane::storage {
+namespace lane::submit {
 namespace fs = std::filesystem;
+using storage::JobRecord;
+using storage::LineageRecord;
+using storage::VolumeInfo;
 
 namespace {
 
@@ -27,7 +30,7 @@ bool is_true(std::string v) {
 
 // OUTPUT_DIR relative to the volume root, when the job mounted the claim at a path above it
 // (Kubernetes/bwrap mounts) or when it is literally inside the volume's directory (local).
-std::string output_path_in_volume(const TrainingSnapshotRequest& req, const std::optional<submit::JobSpec>& spec,
+std::string output_path_in_volume(const TrainingSnapshotRequest& req, const std::optional<JobSpec>& spec,
                                   const VolumeInfo& vol) {
   const fs::path out = fs::absolute(req.output_dir).lexically_normal();
   auto relative_if_under = [&](const fs::path& root) -> std::string {
@@ -89,7 +92,7 @@ nlohmann::json read_final_metrics(const fs::path& output_dir) {
   return out;
 }
 
-JobRecord job_record_from_spec(const submit::JobSpec& spec, const std::string& code_version) {
+JobRecord job_record_from_spec(const JobSpec& spec, const std::string& code_version) {
   JobRecord job;
   job.name = spec.name;
   job.ns = "runai-" + spec.project;
@@ -107,15 +110,15 @@ JobRecord job_record_from_spec(const submit::JobSpec& spec, const std::string& c
   return job;
 }
 
-TrainingSnapshotResult snapshot_after_training(SnapshotStore& store, Volumes& volumes,
+TrainingSnapshotResult snapshot_after_training(storage::SnapshotStore& store, storage::Volumes& volumes,
                                                const TrainingSnapshotRequest& req,
-                                               const std::optional<submit::JobSpec>& job_spec,
+                                               const std::optional<JobSpec>& job_spec,
                                                std::ostream& log) {
   auto vol = volumes.find(req.pvc);
   if (!vol) throw Error(fmt::format("PVC_NAME '{}' is not a volume of this backend; cannot snapshot it", req.pvc));
   TrainingSnapshotResult result;
   result.ns = "runai-" + req.project;
-  result.snapshot = training_snapshot_name(req.pvc, req.job, now_unix_ms());
+  result.snapshot = storage::training_snapshot_name(req.pvc, req.job, storage::now_unix_ms());
 
   std::map<std::string, std::string> metadata = {{"namespace", result.ns}, {"reason", "end-of-training"}};
   const std::string out_rel = output_path_in_volume(req, job_spec, *vol);
@@ -137,4 +140,4 @@ TrainingSnapshotResult snapshot_after_training(SnapshotStore& store, Volumes& vo
   return result;
 }
 
-}  // namespace lane::storage
+}  // namespace lane::submit

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "submit/kube/client/credentials.h"
-#include "submit/kube/client/kubeconfig.h"
+#include "kube/credentials.h"
+#include "kube/kubeconfig.h"
 
 namespace lane::kube {
 

@@ -1,12 +1,12 @@
-#include "storage/training_env/training_snapshot_env.h"
+#include "submit/factory/training_snapshot_env.h"
 
 #include <cstdlib>
 
 #include "submit/factory/factory.h"
 #include "submit/local/job_api.h"
-#include "storage/training/training_snapshot.h"
+#include "submit/training/training_snapshot.h"
 
-namespace lane::storage {
+namespace lane::submit {
 
 std::optional<std::string> snapshot_after_training_from_env(const std::filesystem::path& output_dir,
                                                             const std::string& code_version,
@@ -16,17 +16,17 @@ std::optional<std::string> snapshot_after_training_from_env(const std::filesyste
   if (const char* api = std::getenv("LANECTL_JOB_API"); api && *api) {
     // Inside a local job, which does not see the backend's state: its supervisor takes the
     // snapshot for it (submit/local/job_api.h).
-    auto reply = submit::local::job_api_call(
+    auto reply = local::job_api_call(
         api, {{"op", "snapshot"}, {"pvc", request->pvc},
               {"outputDir", std::filesystem::absolute(output_dir).lexically_normal().string()},
               {"codeVersion", code_version}});
     log << reply.value("log", std::string()) << std::flush;
     return reply.value("snapshot", std::string());
   }
-  auto backend = submit::open_backend(submit::load_backend_config());
-  std::optional<submit::JobSpec> spec;
+  auto backend = open_backend(load_backend_config());
+  std::optional<JobSpec> spec;
   if (auto job = backend->describe_job(request->job, request->project)) spec = job->spec;
   return snapshot_after_training(backend->snapshots(), backend->volumes(), *request, spec, log).snapshot;
 }
 
-}  // namespace lane::storage
+}  // namespace lane::submit

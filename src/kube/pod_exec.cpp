@@ -1,4 +1,4 @@
-#include "submit/kube/client/pod_exec.h"
+#include "kube/pod_exec.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "submit/kube/client/api_error.h"
-#include "submit/kube/client/resource.h"
+#include "kube/api_error.h"
+#include "kube/resource.h"
 
 namespace lane::kube {
 namespace {

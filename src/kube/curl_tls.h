@@ -3,8 +3,8 @@
 // initialisation, and TLS for a handle bound to an API server (the CA from the kubeconfig,
 // client certificates, verification always on unless the kubeconfig says
 // insecure-skip-tls-verify).
-#include "submit/kube/client/credentials.h"
-#include "submit/kube/client/kubeconfig.h"
+#include "kube/credentials.h"
+#include "kube/kubeconfig.h"
 
 namespace lane::kube {
 

@@ -1,4 +1,4 @@
-#include "submit/kube/client/kube_client.h"
+#include "kube/kube_client.h"
 
 #include <random>
 #include <thread>

@@ -1,4 +1,4 @@
-#include "submit/kube/client/curl_tls.h"
+#include "kube/curl_tls.h"
 
 #include <curl/curl.h>
 

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "submit/kube/client/credentials.h"
+#include "kube/credentials.h"
 
 extern char** environ;
 

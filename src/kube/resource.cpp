@@ -1,4 +1,4 @@
-#include "submit/kube/client/resource.h"
+#include "kube/resource.h"
 
 #include <cstdio>
 

@@ -9,10 +9,10 @@
 #include <optional>
 #include <string>
 
-namespace lane::storage {
+namespace lane::submit {
 
 std::optional<std::string> snapshot_after_training_from_env(const std::filesystem::path& output_dir,
                                                             const std::string& code_version,
                                                             std::ostream& log);
 
-}  // namespace lane::storage
+}  // namespace lane::submit

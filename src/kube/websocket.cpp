@@ -1,4 +1,4 @@
-#include "submit/kube/client/websocket.h"
+#include "kube/websocket.h"
 
 #include <curl/curl.h>
 #include <openssl/evp.h>
@@ -13,9 +13,9 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
-#include "submit/kube/client/api_error.h"
-#include "submit/kube/client/curl_tls.h"
-#include "submit/kube/client/http_transport.h"
+#include "kube/api_error.h"
+#include "kube/curl_tls.h"
+#include "kube/http_transport.h"
 
 namespace lane::kube {
 namespace {
