@@ -1,18 +1,12 @@
 #include "submit/kube/mapping.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
 
-#include "common/error.h"
-#include "common/names.h"
-#include "submit/core/quantity.h"
+#include "submit/core/validate.h"
 #include "submit/core/workload_json.h"
 
 namespace lane::submit::kube {
 namespace {
-
-bool is_whole(double g) { return std::floor(g) == g; }
 
 std::string join(const std::vector<std::string>& v) {
   std::string out;
@@ -58,7 +52,7 @@ PodParts storage_parts(const JobSpec& spec) {
   PodParts p;
   for (size_t i = 0; i < spec.pvcs.size(); ++i) {
     const auto& m = spec.pvcs[i];
-    std::string claim = m.create ? generated_pvc_name(spec.name, i) : m.claim;
+    std::string claim = m.create ? generated_claim_name(spec.name, i) : m.claim;
     std::string vol = fmt::format("pvc-volume-{}", i);
     Json source{{"claimName", claim}};
     if (m.read_only) source["readOnly"] = true;
@@ -84,21 +78,8 @@ PodParts storage_parts(const JobSpec& spec) {
   return p;
 }
 
-// Container port for "[EXT:]CONTAINER".
-std::pair<int, int> parse_port(const std::string& text) {
-  auto colon = text.find(':');
-  std::string ext = colon == std::string::npos ? text : text.substr(0, colon);
-  std::string in = colon == std::string::npos ? text : text.substr(colon + 1);
-  auto number = [&](const std::string& s) {
-    if (s.empty() || s.size() > 5 || s.find_first_not_of("0123456789") != std::string::npos) {
-      throw UsageError(fmt::format("--port '{}': expected PORT or EXTERNAL:CONTAINER with numbers 1-65535", text));
-    }
-    int n = std::stoi(s);
-    if (n < 1 || n > 65535) throw UsageError(fmt::format("--port '{}': ports are 1-65535", text));
-    return n;
-  };
-  return {number(ext), number(in)};
-}
+// "[EXT:]CONTAINER", checked by validate() before anything is rendered.
+PortMapping port_of(const std::string& text) { return parse_port_mapping(text).value(); }
 
 Json container(const JobSpec& spec, const std::string& name, bool with_gpu, const PodParts& parts,
                bool with_command) {
@@ -126,7 +107,7 @@ Json container(const JobSpec& spec, const std::string& name, bool with_gpu, cons
   if (!parts.mounts.empty()) c["volumeMounts"] = parts.mounts;
   if (!spec.ports.empty()) {
     Json ports = Json::array();
-    for (const auto& p : spec.ports) ports.push_back({{"containerPort", parse_port(p).second}});
+    for (const auto& p : spec.ports) ports.push_back({{"containerPort", port_of(p).container}});
     c["ports"] = ports;
   }
   return c;
@@ -146,7 +127,7 @@ Json pvc_object(const KubeSettings& s, const JobSpec& spec, size_t index) {
   Json pvc{{"apiVersion", "v1"},
            {"kind", "PersistentVolumeClaim"},
            {"metadata",
-            {{"name", generated_pvc_name(spec.name, index)},
+            {{"name", generated_claim_name(spec.name, index)},
              {"namespace", project_namespace(s, spec.project)},
              {"labels", {{kJobLabel, spec.name}, {kProjectLabel, spec.project}, {kManagedByLabel, "lanectl"}}}}},
            {"spec",
@@ -163,7 +144,7 @@ Json service_object(const KubeSettings& s, const JobSpec& spec) {
   if (spec.service_type == "loadbalancer") type = "LoadBalancer";
   Json ports = Json::array();
   for (const auto& p : spec.ports) {
-    auto [ext, in] = parse_port(p);
+    const auto [ext, in] = port_of(p);
     Json port{{"name", fmt::format("{}-port", in)}, {"port", ext}, {"targetPort", in}, {"protocol", "TCP"}};
     if (type == "NodePort" && p.find(':') != std::string::npos) port["nodePort"] = ext;
     ports.push_back(port);
@@ -183,10 +164,6 @@ std::string format_gpu(double gpu) { return fmt::format("{:g}", gpu); }
 
 std::string project_namespace(const KubeSettings& s, const std::string& project) {
   return s.namespace_prefix + project;
-}
-
-std::string generated_pvc_name(const std::string& job, size_t index) {
-  return fmt::format("pvc-{}-{}", job, index);
 }
 
 Json namespace_object(const KubeSettings& s, const std::string& project) {
@@ -210,44 +187,6 @@ Json queue_object(const KubeSettings& s, const ProjectSpec& p) {
          {"spec", {{"displayName", p.name}, {"resources", {{"gpu", gpu}, {"cpu", unlimited}, {"memory", unlimited}}}}}};
   if (!s.parent_queue.empty()) q["spec"]["parentQueue"] = s.parent_queue;
   return q;
-}
-
-void validate_spec(const JobSpec& spec) {
-  require_dns1123_label(spec.name, "--name");
-  require_dns1123_label(spec.project, "--project");
-  if (spec.image.empty()) throw UsageError("--image is required (the container image to run)");
-  if (!(spec.gpu >= 0)) throw UsageError("--gpu must be 0 or more");
-  if (spec.gpu > 1 && !is_whole(spec.gpu)) {
-    throw UsageError(fmt::format("--gpu {}: fractions are only possible below 1 GPU; use a whole number", spec.gpu));
-  }
-  if (spec.type == JobType::kMpi && spec.processes < 1) throw UsageError("--processes must be at least 1");
-  if (spec.slots_per_worker < 1) throw UsageError("--slots-per-worker must be at least 1");
-  for (size_t i = 0; i < spec.pvcs.size(); ++i) {
-    const auto& m = spec.pvcs[i];
-    if (m.mount_path.empty() || m.mount_path[0] != '/') {
-      throw UsageError(fmt::format("--pvc #{}: the mount path '{}' must be absolute", i + 1, m.mount_path));
-    }
-    if (m.create) {
-      if (!parse_quantity_bytes(m.size)) {
-        throw UsageError(fmt::format("--pvc #{}: size '{}' is not a Kubernetes quantity such as 100Gi", i + 1, m.size));
-      }
-      require_dns1123_label(generated_pvc_name(spec.name, i), "--pvc claim name");
-    } else {
-      require_dns1123_label(m.claim, "--pvc claim name");
-    }
-  }
-  for (const auto& e : spec.env) {
-    if (e.name.empty()) throw UsageError("-e: an environment variable needs a NAME (NAME=VALUE)");
-  }
-  for (const auto& p : spec.ports) parse_port(p);
-  if (!spec.service_type.empty()) {
-    if (spec.service_type != "portforward" && spec.service_type != "loadbalancer" && spec.service_type != "nodeport" &&
-        spec.service_type != "ingress") {
-      throw UsageError(fmt::format("--service-type '{}': use portforward, loadbalancer, nodeport or ingress",
-                                   spec.service_type));
-    }
-    if (spec.ports.empty()) throw UsageError("--service-type needs at least one --port");
-  }
 }
 
 Json batch_job_object(const KubeSettings& s, const JobSpec& spec) {
@@ -310,7 +249,7 @@ Json mpijob_object(const KubeSettings& s, const JobSpec& spec) {
 }
 
 std::vector<Json> render_job(const KubeSettings& s, const JobSpec& spec) {
-  validate_spec(spec);
+  validate(spec);
   std::vector<Json> out;
   for (size_t i = 0; i < spec.pvcs.size(); ++i) {
     if (spec.pvcs[i].create) out.push_back(pvc_object(s, spec, i));
