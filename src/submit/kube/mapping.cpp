@@ -4,6 +4,7 @@
 
 #include "submit/core/validate.h"
 #include "submit/core/workload_json.h"
+#include "submit/kube/fields.h"
 
 namespace lane::submit::kube {
 namespace {
@@ -14,7 +15,7 @@ std::string join(const std::vector<std::string>& v) {
   return out;
 }
 
-const char* priority_class(JobType t) { return t == JobType::kInteractive ? "build" : "train"; }
+const char* priority_class(JobType t) { return t == JobType::kInteractive ? kPriorityBuild : kPriorityTrain; }
 
 // Labels on the workload object and its pod templates; the queue label is what KAI reads.
 Json workload_labels(const KubeSettings& s, const JobSpec& spec) {
@@ -24,7 +25,7 @@ Json workload_labels(const KubeSettings& s, const JobSpec& spec) {
               {kJobLabel, spec.name},
               {kReleaseLabel, spec.name},
               {kTypeLabel, to_string(spec.type)},
-              {kManagedByLabel, "lanectl"}};
+              {kManagedByLabel, kManagedByValue}};
 }
 
 // What lanectl reads back for list/describe: secret env values masked (the pods get the real ones).
@@ -100,7 +101,7 @@ Json container(const JobSpec& spec, const std::string& name, bool with_gpu, cons
   env.push_back({{"name", "LANECTL_PROJECT"}, {"value", spec.project}});
   c["env"] = env;
   Json res = Json::object();
-  if (with_gpu && spec.gpu >= 1) res["limits"]["nvidia.com/gpu"] = fmt::format("{}", static_cast<int64_t>(spec.gpu));
+  if (with_gpu && spec.gpu >= 1) res["limits"][kGpuResource] = fmt::format("{}", static_cast<int64_t>(spec.gpu));
   if (!spec.cpu.empty()) res["requests"]["cpu"] = spec.cpu;
   if (!spec.memory.empty()) res["requests"]["memory"] = spec.memory;
   if (!res.empty()) c["resources"] = res;
@@ -118,7 +119,7 @@ Json pod_spec(const KubeSettings& s, const JobSpec& spec, Json containers, const
   Json ps{{"schedulerName", s.scheduler_name}, {"containers", std::move(containers)}};
   if (restart_policy) ps["restartPolicy"] = restart_policy;
   if (!parts.volumes.empty()) ps["volumes"] = parts.volumes;
-  if (!spec.node_type.empty()) ps["nodeSelector"] = {{"run.ai/type", spec.node_type}};
+  if (!spec.node_type.empty()) ps["nodeSelector"] = {{kNodeTypeLabel, spec.node_type}};
   return ps;
 }
 
@@ -129,7 +130,7 @@ Json pvc_object(const KubeSettings& s, const JobSpec& spec, size_t index) {
            {"metadata",
             {{"name", generated_claim_name(spec.name, index)},
              {"namespace", project_namespace(s, spec.project)},
-             {"labels", {{kJobLabel, spec.name}, {kProjectLabel, spec.project}, {kManagedByLabel, "lanectl"}}}}},
+             {"labels", {{kJobLabel, spec.name}, {kProjectLabel, spec.project}, {kManagedByLabel, kManagedByValue}}}}},
            {"spec",
             {{"accessModes", Json::array({s.pvc_access_mode})},
              {"volumeMode", "Filesystem"},
@@ -154,7 +155,7 @@ Json service_object(const KubeSettings& s, const JobSpec& spec) {
               {"metadata",
                {{"name", spec.name},
                 {"namespace", project_namespace(s, spec.project)},
-                {"labels", {{kJobLabel, spec.name}, {kProjectLabel, spec.project}, {kManagedByLabel, "lanectl"}}}}},
+                {"labels", {{kJobLabel, spec.name}, {kProjectLabel, spec.project}, {kManagedByLabel, kManagedByValue}}}}},
               {"spec", {{"type", type}, {"selector", {{kReleaseLabel, spec.name}}}, {"ports", ports}}}};
 }
 
@@ -171,7 +172,7 @@ Json namespace_object(const KubeSettings& s, const std::string& project) {
               {"kind", "Namespace"},
               {"metadata",
                {{"name", project_namespace(s, project)},
-                {"labels", {{s.project_label, project}, {s.queue_label, project}, {kManagedByLabel, "lanectl"}}}}}};
+                {"labels", {{s.project_label, project}, {s.queue_label, project}, {kManagedByLabel, kManagedByValue}}}}}};
 }
 
 Json queue_object(const KubeSettings& s, const ProjectSpec& p) {
@@ -183,7 +184,7 @@ Json queue_object(const KubeSettings& s, const ProjectSpec& p) {
   Json unlimited{{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}};
   Json q{{"apiVersion", "scheduling.run.ai/v2"},
          {"kind", "Queue"},
-         {"metadata", {{"name", p.name}, {"labels", {{kManagedByLabel, "lanectl"}}}}},
+         {"metadata", {{"name", p.name}, {"labels", {{kManagedByLabel, kManagedByValue}}}}},
          {"spec", {{"displayName", p.name}, {"resources", {{"gpu", gpu}, {"cpu", unlimited}, {"memory", unlimited}}}}}};
   if (!s.parent_queue.empty()) q["spec"]["parentQueue"] = s.parent_queue;
   return q;
@@ -196,8 +197,8 @@ Json batch_job_object(const KubeSettings& s, const JobSpec& spec) {
   Json tmpl_meta{{"labels", labels}};
   if (Json a = pod_annotations(spec); !a.empty()) tmpl_meta["annotations"] = a;
   bool interactive = spec.type == JobType::kInteractive;
-  return Json{{"apiVersion", "batch/v1"},
-              {"kind", "Job"},
+  return Json{{"apiVersion", kJobApiVersion},
+              {"kind", kJobKind},
               {"metadata",
                {{"name", spec.name},
                 {"namespace", project_namespace(s, spec.project)},
@@ -223,26 +224,26 @@ Json mpijob_object(const KubeSettings& s, const JobSpec& spec) {
   Json annotations = workload_annotations(spec);
   annotations[kTotalGpusAnnotation] = format_gpu(spec.total_gpus());
   return Json{
-      {"apiVersion", "kubeflow.org/v2beta1"},
-      {"kind", "MPIJob"},
+      {"apiVersion", kMpiJobApiVersion},
+      {"kind", kMpiJobKind},
       {"metadata",
        {{"name", spec.name},
         {"namespace", project_namespace(s, spec.project)},
         {"labels", labels},
         {"annotations", annotations}}},
       {"spec",
-       {{"slotsPerWorker", spec.slots_per_worker},
+       {{kSlotsPerWorker, spec.slots_per_worker},
         {"mpiImplementation", "OpenMPI"},
         {"runPolicy", {{"cleanPodPolicy", "Running"}, {"backoffLimit", 6}}},
-        {"mpiReplicaSpecs",
-         {{"Launcher",
-           {{"replicas", 1},
+        {kReplicaSpecs,
+         {{kLauncherReplica,
+           {{kReplicas, 1},
             {"restartPolicy", "OnFailure"},
             {"template",
              {{"metadata", {{"labels", labels}}},
               {"spec", pod_spec(s, spec, Json::array({launcher_c}), parts, nullptr)}}}}},
-          {"Worker",
-           {{"replicas", spec.processes},
+          {kWorkerReplica,
+           {{kReplicas, spec.processes},
             {"restartPolicy", "Never"},
             {"template",
              {{"metadata", worker_meta}, {"spec", pod_spec(s, spec, Json::array({worker_c}), parts, nullptr)}}}}}}}}}};
