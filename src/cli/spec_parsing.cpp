@@ -1,6 +1,5 @@
 #include "cli/spec_parsing.h"
 
-#include <cctype>
 #include <sstream>
 
 #include "common/error.h"
@@ -82,23 +81,14 @@ submit::HostMount parse_host_mount(const std::string& value) {
 submit::EnvVar parse_env(const std::string& value) {
   auto eq = value.find('=');
   std::string name = value.substr(0, eq);
-  bool ok = eq != std::string::npos && !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
-  for (char c : name) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-  if (!ok)
+  if (eq == std::string::npos || !submit::is_env_name(name))
     throw UsageError("-e '" + value + "': expected NAME=VALUE with NAME made of letters, digits and '_' "
                      "(e.g. -e BATCH_SIZE=33)");
   return {name, value.substr(eq + 1)};
 }
 
 std::string parse_port(const std::string& value) {
-  auto parts = split(value, ':');
-  bool ok = parts.size() == 1 || parts.size() == 2;
-  for (const auto& p : parts) {
-    ok = ok && !p.empty() && p.size() <= 5;
-    for (char c : p) ok = ok && std::isdigit(static_cast<unsigned char>(c));
-    ok = ok && std::stoi(p.empty() ? "0" : p) >= 1 && std::stoi(p.empty() ? "0" : p) <= 65535;
-  }
-  if (!ok) throw UsageError("--port '" + value + "': use CONTAINER or EXTERNAL:CONTAINER with ports 1-65535");
+  if (!submit::parse_port_mapping(value)) throw UsageError("--port '" + value + "': use CONTAINER or EXTERNAL:CONTAINER with ports 1-65535");
   return value;
 }
 

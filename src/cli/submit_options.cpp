@@ -3,7 +3,6 @@
 #include <pwd.h>
 #include <unistd.h>
 
-#include <cmath>
 #include <cstdlib>
 #include <ostream>
 
@@ -12,7 +11,8 @@
 #include "cli/spec_parsing.h"
 #include "common/error.h"
 #include "common/secrets.h"
-#include "common/names.h"
+#include "submit/core/errors.h"
+#include "submit/core/validate.h"
 
 namespace lane::cli {
 
@@ -58,39 +58,25 @@ submit::JobSpec build_job_spec(const SubmitOptions& o, CliContext& ctx, submit::
   if (!o.positional_name.empty() && !o.name.empty() && o.positional_name != o.name)
     throw UsageError("two job names given ('" + o.positional_name + "' and --name " + o.name + "); give one");
   spec.name = o.name.empty() ? o.positional_name : o.name;
-  if (!spec.name.empty()) require_dns1123_label(spec.name, "job name (--name)");
   if (!spec.name.empty() && !o.name_prefix.empty())
     throw UsageError("--job-name-prefix cannot be combined with a job name; drop one of them");
   spec.project = ctx.project(o.project);
   spec.type = o.interactive ? submit::JobType::kInteractive : type;
   if (type == submit::JobType::kMpi && o.interactive)
     throw UsageError("--interactive is not available for submit-mpi; MPI jobs are training jobs");
-  if (o.image.empty()) throw UsageError("--image (-i) is required, e.g. -i scnn-train");
   spec.image = o.image;
-
-  if (!std::isfinite(o.gpu) || o.gpu < 0)
-    throw UsageError(fmt::format("--gpu {:g}: use 0, a fraction below 1 (e.g. 0.5) or a whole number", o.gpu));
-  if (o.gpu > 1 && std::floor(o.gpu) != o.gpu)
-    throw UsageError(fmt::format("--gpu {:g}: a fractional GPU must be below 1 (e.g. 0.5); use a whole number of GPUs above 1", o.gpu));
-  if (type == submit::JobType::kMpi && std::floor(o.gpu) != o.gpu)
-    throw UsageError(fmt::format("--gpu {:g} cannot be used with --processes: each MPI worker needs whole GPUs (e.g. --gpu 1)", o.gpu));
-  if (o.processes < 1) throw UsageError(fmt::format("--processes {}: use 1 or more", o.processes));
-  if (o.slots_per_worker < 1) throw UsageError(fmt::format("--slots-per-worker {}: use 1 or more", o.slots_per_worker));
   spec.gpu = o.gpu;
   spec.processes = type == submit::JobType::kMpi ? o.processes : 1;
   spec.slots_per_worker = o.slots_per_worker;
+  // The single-valued flags first, so that a missing --image is reported before the syntax of
+  // the repeatable ones; the whole spec is checked again once they are in.
+  submit::validate_unnamed(spec);
 
   for (const auto& e : o.env) spec.env.push_back(parse_env(e));
   for (const auto& p : o.pvcs) spec.pvcs.push_back(parse_pvc(p));
   for (const auto& v : o.volumes) spec.volumes.push_back(parse_host_mount(v));
   for (const auto& p : o.ports) spec.ports.push_back(parse_port(p));
-  if (!o.service_type.empty()) {
-    static const char* kTypes[] = {"portforward", "loadbalancer", "nodeport", "ingress"};
-    bool ok = false;
-    for (const char* t : kTypes) ok = ok || o.service_type == t;
-    if (!ok) throw UsageError("--service-type '" + o.service_type + "': use portforward, loadbalancer, nodeport or ingress");
-    if (o.ports.empty()) throw UsageError("--service-type needs at least one --port");
-  }
+  spec.service_type = o.service_type;
 
   // Command: `--command -- CMD ARGS` replaces the entrypoint; plain `-- ARGS` are appended to it;
   // the older `--command CMD --args A` form splits CMD on whitespace (never through a shell).
@@ -111,11 +97,11 @@ submit::JobSpec build_job_spec(const SubmitOptions& o, CliContext& ctx, submit::
   spec.shm_size = o.shm_size;
   spec.cpu = o.cpu;
   spec.memory = o.memory;
-  spec.service_type = o.service_type;
   spec.node_type = o.node_type;
   spec.working_dir = o.working_dir;
   spec.cli_argv = ctx.argv;
   spec.user = current_user();
+  submit::validate_unnamed(spec);
   return spec;
 }
 
@@ -144,8 +130,8 @@ void run_submit(const SubmitOptions& o, CliContext& ctx, submit::JobType type) {
       try {
         backend.submit(spec);
         break;
-      } catch (const UsageError& e) {
-        if (attempt >= 20 || std::string(e.what()).find("already exists") == std::string::npos) throw;
+      } catch (const submit::AlreadyExists&) {
+        if (attempt >= 20) throw;
       }
     }
   }

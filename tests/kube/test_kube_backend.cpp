@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "fake_server.h"
+#include "submit/core/errors.h"
 #include "submit/kube/kube_backend.h"
 #include "submit/kube/mapping.h"
 
@@ -146,8 +147,9 @@ TEST_CASE("kube backend: the seed workflow (submit, submit-mpi, list, logs, desc
   CHECK(jobs[1].spec.pvcs.size() == 1);
   CHECK(f.backend.list_jobs(std::nullopt).size() == 2);
 
-  // Duplicate names and unknown projects are usage errors; nothing is created.
-  CHECK_THROWS_AS(f.backend.submit(seed_download()), lane::UsageError);
+  // Duplicate names and unknown projects are usage errors; nothing is created. A taken name is
+  // the typed AlreadyExists (what --job-name-prefix catches to take the next name).
+  CHECK_THROWS_AS(f.backend.submit(seed_download()), AlreadyExists);
   JobSpec elsewhere = seed_download();
   elsewhere.project = "nowhere";
   CHECK_THROWS_WITH(f.backend.submit(elsewhere), Catch::Contains("project nowhere was not found"));
@@ -197,6 +199,28 @@ TEST_CASE("kube backend: the seed workflow (submit, submit-mpi, list, logs, desc
 
 // A real API server sends the items of a list without kind/apiVersion (the fake does the same);
 // a listed MPIJob must still be judged by the MPIJob rules (condition Succeeded, not Complete).
+TEST_CASE("kube backend: a 409 AlreadyExists for the workload is the typed AlreadyExists") {
+  Fixture f;
+  // A batch Job the lookup before creating does not count as a job (an MPIJob's launcher Job),
+  // so the name clash shows only in the API server's 409 answer to the create.
+  const Json launcher = Json::parse(R"({
+    "apiVersion": "batch/v1", "kind": "Job",
+    "metadata": {"name": "taken", "ownerReferences": [{"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob",
+                                                        "name": "other", "uid": "0b7e6c2a-1111-2222-3333-444455556666"}]},
+    "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}})");
+  f.client->create(res::kJob, "runai-lane-detection", launcher);
+  JobSpec spec;
+  spec.name = "taken";
+  spec.project = "lane-detection";
+  spec.image = "busybox";
+  try {
+    f.backend.submit(spec);
+    FAIL("the clash was not reported");
+  } catch (const AlreadyExists& e) {
+    CHECK(std::string(e.what()) == job_name_taken("taken", "lane-detection").what());
+  }
+}
+
 TEST_CASE("kube backend: listed MPIJobs keep MPIJob status rules although list items carry no kind") {
   Fixture f;
   f.backend.submit(seed_download());  // makes the claim the MPI job mounts

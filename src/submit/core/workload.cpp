@@ -1,5 +1,9 @@
 #include "submit/core/workload.h"
 
+#include <cctype>
+
+#include <fmt/format.h>
+
 #include "common/secrets.h"
 
 namespace lane::submit {
@@ -24,6 +28,33 @@ const char* to_string(JobStatus status) {
     case JobStatus::kUnknown: return "Unknown";
   }
   return "Unknown";
+}
+
+std::string generated_claim_name(const std::string& job, size_t index) { return fmt::format("pvc-{}-{}", job, index); }
+
+bool is_env_name(std::string_view name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+std::optional<PortMapping> parse_port_mapping(std::string_view text) {
+  auto number = [](std::string_view s) -> std::optional<int> {
+    if (s.empty() || s.size() > 5) return std::nullopt;
+    int n = 0;
+    for (char c : s) {
+      if (c < '0' || c > '9') return std::nullopt;
+      n = n * 10 + (c - '0');
+    }
+    if (n < 1 || n > 65535) return std::nullopt;
+    return n;
+  };
+  const size_t colon = text.find(':');
+  auto external = number(text.substr(0, colon));
+  auto container = colon == std::string_view::npos ? external : number(text.substr(colon + 1));
+  if (!external || !container) return std::nullopt;
+  return PortMapping{*external, *container};
 }
 
 JobSpec masked_for_display(const JobSpec& spec) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct PvcMount {
   bool read_only = false;
 };
 
+// The claim a new --pvc entry creates: pvc-<job>-<index> (index counts all --pvc entries).
+std::string generated_claim_name(const std::string& job, size_t index);
+
 // -v HOST:CONTAINER[:ro]
 struct HostMount {
   std::string host_path;
@@ -39,6 +43,16 @@ struct EnvVar {
   std::string name;
   std::string value;
 };
+
+// An environment variable name: letters, digits and '_', not starting with a digit.
+bool is_env_name(std::string_view name);
+
+// --port "[EXTERNAL:]CONTAINER" with both ports in 1..65535 (EXTERNAL defaults to CONTAINER).
+struct PortMapping {
+  int external = 0;
+  int container = 0;
+};
+std::optional<PortMapping> parse_port_mapping(std::string_view text);
 
 struct JobSpec {
   std::string name;

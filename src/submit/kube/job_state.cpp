@@ -5,6 +5,7 @@
 
 #include "submit/core/workload_json.h"
 #include "kube/credentials.h"
+#include "submit/kube/fields.h"
 
 namespace lane::submit::kube {
 namespace {
@@ -13,7 +14,7 @@ using Json = nlohmann::json;
 
 bool condition_true(const WorkloadSummary& w, const std::string& type) {
   for (const auto& c : w.conditions) {
-    if (c.type == type && c.status == "True") return true;
+    if (c.type == type && c.status == kConditionTrue) return true;
   }
   return false;
 }
@@ -36,17 +37,17 @@ JobSpec spec_from_workload(const KubeSettings& s, const WorkloadSummary& w) {
     spec.project = w.ns.rfind(s.namespace_prefix, 0) == 0 ? w.ns.substr(s.namespace_prefix.size()) : w.ns;
   }
   const std::string* user = find_value(w.annotations, kUserAnnotation);
-  const std::string* user_label = find_value(w.labels, "user");
+  const std::string* user_label = find_value(w.labels, kUserLabel);
   spec.user = user ? *user : user_label ? *user_label : std::string();
   const PodTemplateSummary* tmpl = nullptr;
-  if (w.kind == "MPIJob") {
+  if (w.kind == kMpiJobKind) {
     spec.type = JobType::kMpi;
     spec.processes = w.worker_replicas;
     spec.slots_per_worker = w.slots_per_worker;
     tmpl = &w.worker_template;
   } else {
     const std::string* priority = find_value(w.labels, kPriorityLabel);
-    spec.type = priority && *priority == "build" ? JobType::kInteractive : JobType::kTrain;
+    spec.type = priority && *priority == kPriorityBuild ? JobType::kInteractive : JobType::kTrain;
     tmpl = &w.job_template;
   }
   if (tmpl->has_spec) {
@@ -125,18 +126,18 @@ JobInfo job_info_from_summaries(const KubeSettings& s, const WorkloadSummary& w,
   });
   info.nodes.assign(nodes.begin(), nodes.end());
 
-  bool mpi = w.kind == "MPIJob";
-  if (condition_true(w, mpi ? "Succeeded" : "Complete")) {
+  bool mpi = w.kind == kMpiJobKind;
+  if (condition_true(w, mpi ? kConditionSucceeded : kConditionComplete)) {
     info.status = JobStatus::kSucceeded;
-  } else if (condition_true(w, "Failed")) {
+  } else if (condition_true(w, kConditionFailed)) {
     info.status = JobStatus::kFailed;
-    info.status_reason = condition_message(w, "Failed");
+    info.status_reason = condition_message(w, kConditionFailed);
   } else if (info.pods_running > 0) {
     info.status = info.pods_pending > 0 ? JobStatus::kPending : JobStatus::kRunning;
     if (info.pods_pending > 0) info.status_reason = std::to_string(info.pods_pending) + " pod(s) still pending";
   } else {
     info.status = JobStatus::kPending;
-    if (condition_true(w, "Suspended")) info.status_reason = "suspended";
+    if (condition_true(w, kConditionSuspended)) info.status_reason = "suspended";
   }
   if (info.status == JobStatus::kSucceeded || info.status == JobStatus::kFailed) info.gpus_allocated = 0;
   return info;

@@ -15,6 +15,7 @@
 #include "common/error.h"
 #include "common/names.h"
 #include "storage/kube/csi_snapshot_store.h"
+#include "submit/core/errors.h"
 #include "submit/kube/job_state.h"
 #include "submit/kube/list_page_parse.h"
 #include "submit/kube/mapping.h"
@@ -111,10 +112,7 @@ JobInfo KubeBackend::submit(const JobSpec& spec) {
   auto objects = render_job(settings_, spec);  // validates first: nothing is created on bad input
   require_project(spec.project);
   const std::string ns = ns_of(spec.project);
-  if (find_workload(ns, spec.name)) {
-    throw UsageError(fmt::format("a job named '{}' already exists in project {}; delete it or choose another --name",
-                                 spec.name, spec.project));
-  }
+  if (find_workload(ns, spec.name)) throw job_name_taken(spec.name, spec.project);
   for (const auto& m : spec.pvcs) {
     if (!m.create && !client_->try_get(res::kPvc, ns, m.claim)) {
       throw UsageError(fmt::format("--pvc: claim '{}' does not exist in {}; create it first or use the "
@@ -132,7 +130,10 @@ JobInfo KubeBackend::submit(const JobSpec& spec) {
       client_->create_idempotent(r, ns, obj);
     } catch (const ApiError& e) {
       // A claim left by an earlier run of the same job is reused (runai behaves the same).
-      if (!(e.already_exists() && kind == "PersistentVolumeClaim")) throw;
+      if (e.already_exists() && kind == "PersistentVolumeClaim") continue;
+      // 409 for the workload: another submission took the name since find_workload.
+      if (e.already_exists() && (&r == &res::kJob || &r == &res::kMpiJob)) throw job_name_taken(spec.name, spec.project);
+      throw;
     }
   }
   auto info = describe_job(spec.name, spec.project);

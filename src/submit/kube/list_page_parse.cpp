@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "submit/kube/settings.h"
+#include "submit/kube/fields.h"
 
 namespace lane::submit::kube {
 namespace {
@@ -68,7 +68,7 @@ class SummaryHandler {
       case At::kMpiJobNameLabel: p_->mpi_job_name = v; break;
       case At::kJobNameLabel: p_->job_name = v; break;
       case At::kRoleLabel: p_->role = v; break;
-      case At::kOwnerKind: w_->owned_by_mpijob = w_->owned_by_mpijob || v == "MPIJob"; break;
+      case At::kOwnerKind: w_->owned_by_mpijob = w_->owned_by_mpijob || v == kMpiJobKind; break;
       case At::kImage:
         if (tmpl_ && container_index_ == 1) tmpl_->first_image = v;
         break;
@@ -167,7 +167,7 @@ class SummaryHandler {
       case At::kLabels:
         if (!pods) return At::kLabel;
         if (k == kMpiJobNameLabel) return At::kMpiJobNameLabel;
-        if (k == "job-name") return At::kJobNameLabel;
+        if (k == kBatchJobNameLabel) return At::kJobNameLabel;
         if (k == kMpiJobRoleLabel) return At::kRoleLabel;
         break;
       case At::kAnnotations:
@@ -178,16 +178,16 @@ class SummaryHandler {
         if (k == "kind") return At::kOwnerKind;
         break;
       case At::kWorkloadSpec:
-        if (k == "mpiReplicaSpecs") return At::kReplicaSpecs;
+        if (k == kReplicaSpecs) return At::kReplicaSpecs;
         if (k == "template") return At::kTemplate;
-        if (k == "slotsPerWorker") return At::kSlots;
+        if (k == kSlotsPerWorker) return At::kSlots;
         break;
       case At::kReplicaSpecs:
-        if (k == "Worker") return At::kWorker;
+        if (k == kWorkerReplica) return At::kWorker;
         break;
       case At::kWorker:
         if (k == "template") return At::kTemplate;
-        if (k == "replicas") return At::kReplicas;
+        if (k == kReplicas) return At::kReplicas;
         break;
       case At::kTemplate:
         if (k == "spec") return At::kTemplateSpec;
@@ -204,7 +204,7 @@ class SummaryHandler {
         break;
       case At::kPodSpec:
         if (k == "containers") return At::kContainers;
-        if (k == "nodeName") return At::kNodeName;
+        if (k == kNodeName) return At::kNodeName;
         break;
       case At::kContainer:
         if (k == "resources") return At::kResources;
@@ -214,12 +214,12 @@ class SummaryHandler {
         if (k == "limits") return At::kLimits;
         break;
       case At::kLimits:
-        if (k == "nvidia.com/gpu") return At::kGpu;
+        if (k == kGpuResource) return At::kGpu;
         break;
       case At::kWorkloadStatus:
-        if (k == "conditions") return At::kConditions;
-        if (k == "startTime") return At::kStartTime;
-        if (k == "completionTime") return At::kCompletionTime;
+        if (k == kConditions) return At::kConditions;
+        if (k == kStartTime) return At::kStartTime;
+        if (k == kCompletionTime) return At::kCompletionTime;
         break;
       case At::kCondition:
         if (k == "type") return At::kCondType;
@@ -228,7 +228,7 @@ class SummaryHandler {
         if (k == "message") return At::kCondMessage;
         break;
       case At::kPodStatus:
-        if (k == "phase") return At::kPhase;
+        if (k == kPodPhase) return At::kPhase;
         break;
       default:
         break;

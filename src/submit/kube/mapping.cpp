@@ -1,18 +1,13 @@
 #include "submit/kube/mapping.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
 
-#include "common/error.h"
-#include "common/names.h"
-#include "common/quantity.h"
+#include "submit/core/validate.h"
 #include "submit/core/workload_json.h"
+#include "submit/kube/fields.h"
 
 namespace lane::submit::kube {
 namespace {
-
-bool is_whole(double g) { return std::floor(g) == g; }
 
 std::string join(const std::vector<std::string>& v) {
   std::string out;
@@ -20,7 +15,7 @@ std::string join(const std::vector<std::string>& v) {
   return out;
 }
 
-const char* priority_class(JobType t) { return t == JobType::kInteractive ? "build" : "train"; }
+const char* priority_class(JobType t) { return t == JobType::kInteractive ? kPriorityBuild : kPriorityTrain; }
 
 // Labels on the workload object and its pod templates; the queue label is what KAI reads.
 Json workload_labels(const KubeSettings& s, const JobSpec& spec) {
@@ -30,7 +25,7 @@ Json workload_labels(const KubeSettings& s, const JobSpec& spec) {
               {kJobLabel, spec.name},
               {kReleaseLabel, spec.name},
               {kTypeLabel, to_string(spec.type)},
-              {kManagedByLabel, "lanectl"}};
+              {kManagedByLabel, kManagedByValue}};
 }
 
 // What lanectl reads back for list/describe: secret env values masked (the pods get the real ones).
@@ -58,7 +53,7 @@ PodParts storage_parts(const JobSpec& spec) {
   PodParts p;
   for (size_t i = 0; i < spec.pvcs.size(); ++i) {
     const auto& m = spec.pvcs[i];
-    std::string claim = m.create ? generated_pvc_name(spec.name, i) : m.claim;
+    std::string claim = m.create ? generated_claim_name(spec.name, i) : m.claim;
     std::string vol = fmt::format("pvc-volume-{}", i);
     Json source{{"claimName", claim}};
     if (m.read_only) source["readOnly"] = true;
@@ -84,21 +79,8 @@ PodParts storage_parts(const JobSpec& spec) {
   return p;
 }
 
-// Container port for "[EXT:]CONTAINER".
-std::pair<int, int> parse_port(const std::string& text) {
-  auto colon = text.find(':');
-  std::string ext = colon == std::string::npos ? text : text.substr(0, colon);
-  std::string in = colon == std::string::npos ? text : text.substr(colon + 1);
-  auto number = [&](const std::string& s) {
-    if (s.empty() || s.size() > 5 || s.find_first_not_of("0123456789") != std::string::npos) {
-      throw UsageError(fmt::format("--port '{}': expected PORT or EXTERNAL:CONTAINER with numbers 1-65535", text));
-    }
-    int n = std::stoi(s);
-    if (n < 1 || n > 65535) throw UsageError(fmt::format("--port '{}': ports are 1-65535", text));
-    return n;
-  };
-  return {number(ext), number(in)};
-}
+// "[EXT:]CONTAINER", checked by validate() before anything is rendered.
+PortMapping port_of(const std::string& text) { return parse_port_mapping(text).value(); }
 
 Json container(const JobSpec& spec, const std::string& name, bool with_gpu, const PodParts& parts,
                bool with_command) {
@@ -119,14 +101,14 @@ Json container(const JobSpec& spec, const std::string& name, bool with_gpu, cons
   env.push_back({{"name", "LANECTL_PROJECT"}, {"value", spec.project}});
   c["env"] = env;
   Json res = Json::object();
-  if (with_gpu && spec.gpu >= 1) res["limits"]["nvidia.com/gpu"] = fmt::format("{}", static_cast<int64_t>(spec.gpu));
+  if (with_gpu && spec.gpu >= 1) res["limits"][kGpuResource] = fmt::format("{}", static_cast<int64_t>(spec.gpu));
   if (!spec.cpu.empty()) res["requests"]["cpu"] = spec.cpu;
   if (!spec.memory.empty()) res["requests"]["memory"] = spec.memory;
   if (!res.empty()) c["resources"] = res;
   if (!parts.mounts.empty()) c["volumeMounts"] = parts.mounts;
   if (!spec.ports.empty()) {
     Json ports = Json::array();
-    for (const auto& p : spec.ports) ports.push_back({{"containerPort", parse_port(p).second}});
+    for (const auto& p : spec.ports) ports.push_back({{"containerPort", port_of(p).container}});
     c["ports"] = ports;
   }
   return c;
@@ -137,7 +119,7 @@ Json pod_spec(const KubeSettings& s, const JobSpec& spec, Json containers, const
   Json ps{{"schedulerName", s.scheduler_name}, {"containers", std::move(containers)}};
   if (restart_policy) ps["restartPolicy"] = restart_policy;
   if (!parts.volumes.empty()) ps["volumes"] = parts.volumes;
-  if (!spec.node_type.empty()) ps["nodeSelector"] = {{"run.ai/type", spec.node_type}};
+  if (!spec.node_type.empty()) ps["nodeSelector"] = {{kNodeTypeLabel, spec.node_type}};
   return ps;
 }
 
@@ -146,9 +128,9 @@ Json pvc_object(const KubeSettings& s, const JobSpec& spec, size_t index) {
   Json pvc{{"apiVersion", "v1"},
            {"kind", "PersistentVolumeClaim"},
            {"metadata",
-            {{"name", generated_pvc_name(spec.name, index)},
+            {{"name", generated_claim_name(spec.name, index)},
              {"namespace", project_namespace(s, spec.project)},
-             {"labels", {{kJobLabel, spec.name}, {kProjectLabel, spec.project}, {kManagedByLabel, "lanectl"}}}}},
+             {"labels", {{kJobLabel, spec.name}, {kProjectLabel, spec.project}, {kManagedByLabel, kManagedByValue}}}}},
            {"spec",
             {{"accessModes", Json::array({s.pvc_access_mode})},
              {"volumeMode", "Filesystem"},
@@ -163,7 +145,7 @@ Json service_object(const KubeSettings& s, const JobSpec& spec) {
   if (spec.service_type == "loadbalancer") type = "LoadBalancer";
   Json ports = Json::array();
   for (const auto& p : spec.ports) {
-    auto [ext, in] = parse_port(p);
+    const auto [ext, in] = port_of(p);
     Json port{{"name", fmt::format("{}-port", in)}, {"port", ext}, {"targetPort", in}, {"protocol", "TCP"}};
     if (type == "NodePort" && p.find(':') != std::string::npos) port["nodePort"] = ext;
     ports.push_back(port);
@@ -173,7 +155,7 @@ Json service_object(const KubeSettings& s, const JobSpec& spec) {
               {"metadata",
                {{"name", spec.name},
                 {"namespace", project_namespace(s, spec.project)},
-                {"labels", {{kJobLabel, spec.name}, {kProjectLabel, spec.project}, {kManagedByLabel, "lanectl"}}}}},
+                {"labels", {{kJobLabel, spec.name}, {kProjectLabel, spec.project}, {kManagedByLabel, kManagedByValue}}}}},
               {"spec", {{"type", type}, {"selector", {{kReleaseLabel, spec.name}}}, {"ports", ports}}}};
 }
 
@@ -185,16 +167,12 @@ std::string project_namespace(const KubeSettings& s, const std::string& project)
   return s.namespace_prefix + project;
 }
 
-std::string generated_pvc_name(const std::string& job, size_t index) {
-  return fmt::format("pvc-{}-{}", job, index);
-}
-
 Json namespace_object(const KubeSettings& s, const std::string& project) {
   return Json{{"apiVersion", "v1"},
               {"kind", "Namespace"},
               {"metadata",
                {{"name", project_namespace(s, project)},
-                {"labels", {{s.project_label, project}, {s.queue_label, project}, {kManagedByLabel, "lanectl"}}}}}};
+                {"labels", {{s.project_label, project}, {s.queue_label, project}, {kManagedByLabel, kManagedByValue}}}}}};
 }
 
 Json queue_object(const KubeSettings& s, const ProjectSpec& p) {
@@ -206,48 +184,10 @@ Json queue_object(const KubeSettings& s, const ProjectSpec& p) {
   Json unlimited{{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}};
   Json q{{"apiVersion", "scheduling.run.ai/v2"},
          {"kind", "Queue"},
-         {"metadata", {{"name", p.name}, {"labels", {{kManagedByLabel, "lanectl"}}}}},
+         {"metadata", {{"name", p.name}, {"labels", {{kManagedByLabel, kManagedByValue}}}}},
          {"spec", {{"displayName", p.name}, {"resources", {{"gpu", gpu}, {"cpu", unlimited}, {"memory", unlimited}}}}}};
   if (!s.parent_queue.empty()) q["spec"]["parentQueue"] = s.parent_queue;
   return q;
-}
-
-void validate_spec(const JobSpec& spec) {
-  require_dns1123_label(spec.name, "--name");
-  require_dns1123_label(spec.project, "--project");
-  if (spec.image.empty()) throw UsageError("--image is required (the container image to run)");
-  if (!(spec.gpu >= 0)) throw UsageError("--gpu must be 0 or more");
-  if (spec.gpu > 1 && !is_whole(spec.gpu)) {
-    throw UsageError(fmt::format("--gpu {}: fractions are only possible below 1 GPU; use a whole number", spec.gpu));
-  }
-  if (spec.type == JobType::kMpi && spec.processes < 1) throw UsageError("--processes must be at least 1");
-  if (spec.slots_per_worker < 1) throw UsageError("--slots-per-worker must be at least 1");
-  for (size_t i = 0; i < spec.pvcs.size(); ++i) {
-    const auto& m = spec.pvcs[i];
-    if (m.mount_path.empty() || m.mount_path[0] != '/') {
-      throw UsageError(fmt::format("--pvc #{}: the mount path '{}' must be absolute", i + 1, m.mount_path));
-    }
-    if (m.create) {
-      if (!parse_quantity_bytes(m.size)) {
-        throw UsageError(fmt::format("--pvc #{}: size '{}' is not a Kubernetes quantity such as 100Gi", i + 1, m.size));
-      }
-      require_dns1123_label(generated_pvc_name(spec.name, i), "--pvc claim name");
-    } else {
-      require_dns1123_label(m.claim, "--pvc claim name");
-    }
-  }
-  for (const auto& e : spec.env) {
-    if (e.name.empty()) throw UsageError("-e: an environment variable needs a NAME (NAME=VALUE)");
-  }
-  for (const auto& p : spec.ports) parse_port(p);
-  if (!spec.service_type.empty()) {
-    if (spec.service_type != "portforward" && spec.service_type != "loadbalancer" && spec.service_type != "nodeport" &&
-        spec.service_type != "ingress") {
-      throw UsageError(fmt::format("--service-type '{}': use portforward, loadbalancer, nodeport or ingress",
-                                   spec.service_type));
-    }
-    if (spec.ports.empty()) throw UsageError("--service-type needs at least one --port");
-  }
 }
 
 Json batch_job_object(const KubeSettings& s, const JobSpec& spec) {
@@ -257,8 +197,8 @@ Json batch_job_object(const KubeSettings& s, const JobSpec& spec) {
   Json tmpl_meta{{"labels", labels}};
   if (Json a = pod_annotations(spec); !a.empty()) tmpl_meta["annotations"] = a;
   bool interactive = spec.type == JobType::kInteractive;
-  return Json{{"apiVersion", "batch/v1"},
-              {"kind", "Job"},
+  return Json{{"apiVersion", kJobApiVersion},
+              {"kind", kJobKind},
               {"metadata",
                {{"name", spec.name},
                 {"namespace", project_namespace(s, spec.project)},
@@ -284,33 +224,33 @@ Json mpijob_object(const KubeSettings& s, const JobSpec& spec) {
   Json annotations = workload_annotations(spec);
   annotations[kTotalGpusAnnotation] = format_gpu(spec.total_gpus());
   return Json{
-      {"apiVersion", "kubeflow.org/v2beta1"},
-      {"kind", "MPIJob"},
+      {"apiVersion", kMpiJobApiVersion},
+      {"kind", kMpiJobKind},
       {"metadata",
        {{"name", spec.name},
         {"namespace", project_namespace(s, spec.project)},
         {"labels", labels},
         {"annotations", annotations}}},
       {"spec",
-       {{"slotsPerWorker", spec.slots_per_worker},
+       {{kSlotsPerWorker, spec.slots_per_worker},
         {"mpiImplementation", "OpenMPI"},
         {"runPolicy", {{"cleanPodPolicy", "Running"}, {"backoffLimit", 6}}},
-        {"mpiReplicaSpecs",
-         {{"Launcher",
-           {{"replicas", 1},
+        {kReplicaSpecs,
+         {{kLauncherReplica,
+           {{kReplicas, 1},
             {"restartPolicy", "OnFailure"},
             {"template",
              {{"metadata", {{"labels", labels}}},
               {"spec", pod_spec(s, spec, Json::array({launcher_c}), parts, nullptr)}}}}},
-          {"Worker",
-           {{"replicas", spec.processes},
+          {kWorkerReplica,
+           {{kReplicas, spec.processes},
             {"restartPolicy", "Never"},
             {"template",
              {{"metadata", worker_meta}, {"spec", pod_spec(s, spec, Json::array({worker_c}), parts, nullptr)}}}}}}}}}};
 }
 
 std::vector<Json> render_job(const KubeSettings& s, const JobSpec& spec) {
-  validate_spec(spec);
+  validate(spec);
   std::vector<Json> out;
   for (size_t i = 0; i < spec.pvcs.size(); ++i) {
     if (spec.pvcs[i].create) out.push_back(pvc_object(s, spec, i));

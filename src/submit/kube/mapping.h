@@ -22,14 +22,8 @@ std::string project_namespace(const KubeSettings& s, const std::string& project)
 Json namespace_object(const KubeSettings& s, const std::string& project);
 Json queue_object(const KubeSettings& s, const ProjectSpec& project);
 
-// Checks what the API server cannot (GPU values, --pvc forms, ports) and throws UsageError
-// naming the flag. Called by render_job.
-void validate_spec(const JobSpec& spec);
-
-// The generated claim name for the index-th --pvc entry: pvc-<job>-<index>.
-std::string generated_pvc_name(const std::string& job, size_t index);
-
 // All objects of a submission in creation order (PVCs first, the workload, then a Service).
+// The spec is checked first (submit/core/validate.h): UsageError naming the flag, nothing rendered.
 std::vector<Json> render_job(const KubeSettings& s, const JobSpec& spec);
 
 // The single-pod workload alone (batch/v1 Job) and the MPIJob alone.

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "submit/kube/settings.h"
+#include "submit/kube/fields.h"
 
 namespace lane::submit::kube {
 namespace {
@@ -25,7 +25,7 @@ std::string text(const Json* o, const char* key) {
 std::optional<GpuQuantity> gpu_limit(const Json& container) {
   const Json* res = member(container, "resources");
   const Json* lim = res ? member(*res, "limits") : nullptr;
-  const Json* g = lim ? member(*lim, "nvidia.com/gpu") : nullptr;
+  const Json* g = lim ? member(*lim, kGpuResource) : nullptr;
   if (!g) return std::nullopt;
   GpuQuantity q;
   q.is_text = g->is_string();
@@ -107,22 +107,22 @@ WorkloadSummary summarize_workload(const Json& w) {
     string_pairs(member(*meta, "labels"), s.labels, nullptr);
     string_pairs(member(*meta, "annotations"), s.annotations, workload_annotation_read);
     if (const Json* owners = member(*meta, "ownerReferences"); owners && owners->is_array()) {
-      for (const auto& o : *owners) s.owned_by_mpijob = s.owned_by_mpijob || text(&o, "kind") == "MPIJob";
+      for (const auto& o : *owners) s.owned_by_mpijob = s.owned_by_mpijob || text(&o, "kind") == kMpiJobKind;
     }
   }
   if (const Json* spec = member(w, "spec")) {
-    s.slots_per_worker = int_or(spec, "slotsPerWorker", 1);
+    s.slots_per_worker = int_or(spec, kSlotsPerWorker, 1);
     s.job_template = summarize_template(member(*spec, "template"));
-    const Json* replicas = member(*spec, "mpiReplicaSpecs");
-    if (const Json* worker = replicas ? member(*replicas, "Worker") : nullptr) {
-      s.worker_replicas = int_or(worker, "replicas", 1);
+    const Json* replicas = member(*spec, kReplicaSpecs);
+    if (const Json* worker = replicas ? member(*replicas, kWorkerReplica) : nullptr) {
+      s.worker_replicas = int_or(worker, kReplicas, 1);
       s.worker_template = summarize_template(member(*worker, "template"));
     }
   }
   if (const Json* st = member(w, "status")) {
-    s.start_time = text(st, "startTime");
-    s.completion_time = text(st, "completionTime");
-    if (const Json* conds = member(*st, "conditions"); conds && conds->is_array()) {
+    s.start_time = text(st, kStartTime);
+    s.completion_time = text(st, kCompletionTime);
+    if (const Json* conds = member(*st, kConditions); conds && conds->is_array()) {
       for (const auto& c : *conds) {
         s.conditions.push_back({text(&c, "type"), text(&c, "status"), text(&c, "reason"), text(&c, "message")});
       }
@@ -140,17 +140,17 @@ PodSummary summarize_pod(const Json& p) {
   if (meta) {
     const Json* labels = member(*meta, "labels");
     s.mpi_job_name = text(labels, kMpiJobNameLabel);
-    s.job_name = text(labels, "job-name");
+    s.job_name = text(labels, kBatchJobNameLabel);
     s.role = text(labels, kMpiJobRoleLabel);
     const Json* ann = member(*meta, "annotations");
     const Json* f = ann ? member(*ann, kFractionAnnotation) : nullptr;
     if (f && f->is_string()) s.fraction = f->get<std::string>();
   }
-  if (const Json* st = member(p, "status"); st && member(*st, "phase") && (*st)["phase"].is_string()) {
-    s.phase = (*st)["phase"].get<std::string>();
+  if (const Json* st = member(p, "status"); st && member(*st, kPodPhase) && (*st)[kPodPhase].is_string()) {
+    s.phase = (*st)[kPodPhase].get<std::string>();
   }
   if (const Json* spec = member(p, "spec")) {
-    s.node = text(spec, "nodeName");
+    s.node = text(spec, kNodeName);
     if (const Json* containers = member(*spec, "containers"); containers && containers->is_array()) {
       for (const auto& c : *containers) {
         if (auto g = gpu_limit(c)) s.gpus.push_back(std::move(*g));

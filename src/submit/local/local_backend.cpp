@@ -6,7 +6,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cmath>
 #include <map>
 #include <ostream>
 
@@ -15,6 +14,8 @@
 #include "common/error.h"
 #include "common/names.h"
 #include "storage/local/local_snapshot_store.h"
+#include "submit/core/errors.h"
+#include "submit/core/validate.h"
 #include "submit/core/workload_json.h"
 #include "submit/local/job_launch.h"
 #include "submit/local/job_user.h"
@@ -37,10 +38,8 @@ Paths prepare_home(const fs::path& home) {
 }
 
 std::string claim_for(const JobSpec& spec, size_t index) {
-  return fmt::format("pvc-{}-{}", spec.name, index);
+  return generated_claim_name(spec.name, index);
 }
-
-bool is_whole(double g) { return std::floor(g) == g; }
 
 // True when `path` is `root` or lies below it, symlinks resolved where they exist.
 bool path_within(const std::string& path, const std::string& root) {
@@ -99,22 +98,11 @@ void LocalBackend::reschedule() {
 // ---------------------------------------------------------------------------- jobs
 
 void LocalBackend::validate(const JobSpec& spec) {
-  require_dns1123_label(spec.name, "job name (--name)");
-  require_dns1123_label(spec.project, "project (-p)");
+  submit::validate(spec);
   if (!find_project(db_, spec.project))
     throw UsageError("project '" + spec.project + "' does not exist; create it with `lanectl project create " +
                      spec.project + " --gpu-quota N` or pick one from `lanectl project list`");
-  if (spec.gpu < 0 || !std::isfinite(spec.gpu))
-    throw UsageError(fmt::format("--gpu {:g} is invalid; use 0, a fraction below 1 (e.g. 0.5) or a whole number", spec.gpu));
-  if (spec.gpu > 1 && !is_whole(spec.gpu))
-    throw UsageError(fmt::format("--gpu {:g}: a fractional GPU must be below 1 (e.g. 0.5); larger requests must be whole GPUs", spec.gpu));
-  if (spec.type == JobType::kMpi && spec.gpu > 0 && !is_whole(spec.gpu))
-    throw UsageError(fmt::format("--gpu {:g} with --processes: MPI workers need whole GPUs; use --gpu 1", spec.gpu));
-  if (spec.processes < 1)
-    throw UsageError(fmt::format("--processes {} is invalid; use 1 or more", spec.processes));
   for (const auto& p : spec.pvcs) {
-    if (p.mount_path.empty() || p.mount_path[0] != '/')
-      throw UsageError("--pvc mount path '" + p.mount_path + "' must be absolute, e.g. /mnt");
     if (!p.create && !volumes_.find(p.claim))
       throw UsageError("--pvc: volume '" + p.claim + "' does not exist; create it with `--pvc :SIZE:" +
                        p.mount_path + "` in an earlier job or restore a snapshot into it");
@@ -128,8 +116,6 @@ void LocalBackend::validate(const JobSpec& spec) {
           p.claim, p.mount_path, p.claim, owner, spec.project, owner, owner, spec.project, p.mount_path));
   }
   for (const auto& v : spec.volumes) {
-    if (v.container_path.empty() || v.container_path[0] != '/')
-      throw UsageError("-v container path '" + v.container_path + "' must be absolute");
     if (!fs::is_directory(v.host_path))
       throw UsageError("-v host path '" + v.host_path + "' is not an existing directory");
     if (path_within(v.host_path, paths_.home.string()))
@@ -189,10 +175,7 @@ JobInfo LocalBackend::submit(const JobSpec& input) {
   {
     WriteTransaction tx(db_);
     validate(spec);
-    if (load_job_row(db_, spec.project, spec.name, false))
-      throw UsageError("job '" + spec.name + "' already exists in project '" + spec.project +
-                       "'; choose another --name or delete it with `lanectl delete job " + spec.name +
-                       " -p " + spec.project + "`");
+    if (load_job_row(db_, spec.project, spec.name, false)) throw job_name_taken(spec.name, spec.project);
     for (size_t i = 0; i < spec.pvcs.size(); ++i) {
       auto& p = spec.pvcs[i];
       if (!p.create) continue;

@@ -1,0 +1,13 @@
+#include "submit/core/errors.h"
+
+#include <fmt/format.h>
+
+namespace lane::submit {
+
+AlreadyExists job_name_taken(const std::string& name, const std::string& project) {
+  return AlreadyExists(fmt::format("job '{}' already exists in project '{}'; choose another --name or delete it with "
+                                   "`lanectl delete job {} -p {}`",
+                                   name, project, name, project));
+}
+
+}  // namespace lane::submit

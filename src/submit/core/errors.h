@@ -1,0 +1,20 @@
+#pragma once
+// Errors with a meaning callers act on, thrown by every backend alike.
+#include <string>
+
+#include "common/error.h"
+
+namespace lane::submit {
+
+// The name is taken (a job of that name exists in the project: the local store has its row, or
+// the API server answered 409 AlreadyExists). A usage error (exit 2): the fix is another name.
+// Callers that pick names themselves (--job-name-prefix) catch it by type and try the next one.
+class AlreadyExists : public UsageError {
+ public:
+  using UsageError::UsageError;
+};
+
+// What every backend throws when project `project` already has a job named `name`.
+AlreadyExists job_name_taken(const std::string& name, const std::string& project);
+
+}  // namespace lane::submit

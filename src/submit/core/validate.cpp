@@ -1,0 +1,105 @@
+#include "submit/core/validate.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/names.h"
+#include "common/quantity.h"
+
+namespace lane::submit {
+namespace {
+
+bool is_whole(double g) { return std::floor(g) == g; }
+bool is_absolute(const std::string& path) { return !path.empty() && path[0] == '/'; }
+
+void check_gpu(const JobSpec& spec) {
+  if (!std::isfinite(spec.gpu) || spec.gpu < 0)
+    throw UsageError(fmt::format("--gpu {:g}: use 0, a fraction below 1 (e.g. 0.5) or a whole number", spec.gpu));
+  if (spec.gpu > 1 && !is_whole(spec.gpu))
+    throw UsageError(fmt::format(
+        "--gpu {:g}: a fractional GPU must be below 1 (e.g. 0.5); use a whole number of GPUs above 1", spec.gpu));
+  if (spec.type == JobType::kMpi && !is_whole(spec.gpu))
+    throw UsageError(fmt::format(
+        "--gpu {:g} cannot be used with --processes: each MPI worker needs whole GPUs (e.g. --gpu 1)", spec.gpu));
+}
+
+void check_counts(const JobSpec& spec) {
+  if (spec.processes < 1) throw UsageError(fmt::format("--processes {}: use 1 or more", spec.processes));
+  if (spec.slots_per_worker < 1)
+    throw UsageError(fmt::format("--slots-per-worker {}: use 1 or more", spec.slots_per_worker));
+}
+
+// Entries are numbered from 1 in the order given on the command line.
+void check_pvcs(const JobSpec& spec, bool named) {
+  for (size_t i = 0; i < spec.pvcs.size(); ++i) {
+    const PvcMount& m = spec.pvcs[i];
+    if (!is_absolute(m.mount_path))
+      throw UsageError(fmt::format("--pvc #{}: the mount path '{}' must be absolute (e.g. /mnt)", i + 1, m.mount_path));
+    if (!m.create) {
+      require_dns1123_label(m.claim, fmt::format("--pvc #{} claim name", i + 1));
+      continue;
+    }
+    auto bytes = parse_quantity_bytes(m.size);
+    if (!bytes || *bytes == 0)
+      throw UsageError(fmt::format(
+          "--pvc #{}: size '{}' is not a Kubernetes quantity such as 100Gi (a new claim needs a size above 0)", i + 1,
+          m.size));
+    if (named)
+      require_dns1123_label(generated_claim_name(spec.name, i),
+                            fmt::format("--pvc #{} new claim name (pvc-<job>-{}: use a shorter job name)", i + 1, i));
+  }
+}
+
+void check_host_mounts(const JobSpec& spec) {
+  for (size_t i = 0; i < spec.volumes.size(); ++i) {
+    const HostMount& v = spec.volumes[i];
+    if (!is_absolute(v.host_path) || !is_absolute(v.container_path))
+      throw UsageError(fmt::format("-v #{} '{}:{}': both paths must be absolute (e.g. -v /data:/data:ro)", i + 1,
+                                   v.host_path, v.container_path));
+  }
+}
+
+void check_env(const JobSpec& spec) {
+  for (size_t i = 0; i < spec.env.size(); ++i) {
+    // The value is never printed: it may be a secret.
+    if (!is_env_name(spec.env[i].name))
+      throw UsageError(fmt::format("-e #{}: '{}' is not a variable name; use NAME=VALUE with NAME made of letters, "
+                                   "digits and '_' (e.g. -e BATCH_SIZE=33)",
+                                   i + 1, spec.env[i].name));
+  }
+}
+
+void check_ports(const JobSpec& spec) {
+  for (const auto& p : spec.ports)
+    if (!parse_port_mapping(p))
+      throw UsageError("--port '" + p + "': use CONTAINER or EXTERNAL:CONTAINER with ports 1-65535");
+  if (spec.service_type.empty()) return;
+  static const char* kTypes[] = {"portforward", "loadbalancer", "nodeport", "ingress"};
+  bool known = false;
+  for (const char* t : kTypes) known = known || spec.service_type == t;
+  if (!known)
+    throw UsageError("--service-type '" + spec.service_type + "': use portforward, loadbalancer, nodeport or ingress");
+  if (spec.ports.empty()) throw UsageError("--service-type needs at least one --port");
+}
+
+void check_all(const JobSpec& spec, bool named) {
+  if (named) require_dns1123_label(spec.name, "job name (--name)");
+  require_dns1123_label(spec.project, "project (-p)");
+  if (spec.image.empty()) throw UsageError("--image (-i) is required, e.g. -i scnn-train");
+  check_gpu(spec);
+  check_counts(spec);
+  check_pvcs(spec, named);
+  check_host_mounts(spec);
+  check_env(spec);
+  check_ports(spec);
+}
+
+}  // namespace
+
+void validate(const JobSpec& spec) { check_all(spec, true); }
+
+void validate_unnamed(const JobSpec& spec) { check_all(spec, !spec.name.empty()); }
+
+}  // namespace lane::submit

@@ -1,0 +1,162 @@
+// submit::validate: one message per rule, naming the flag and the fix; the same for every backend.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include "common/error.h"
+#include "submit/core/errors.h"
+#include "submit/core/validate.h"
+
+using lane::submit::JobSpec;
+using lane::submit::JobType;
+
+namespace {
+
+JobSpec valid_spec() {
+  JobSpec s;
+  s.name = "train-1";
+  s.project = "lane-detection";
+  s.image = "scnn-train";
+  s.gpu = 1;
+  s.pvcs.push_back({true, "", "", "10Gi", "/data", false});
+  s.pvcs.push_back({false, "pvc-download-tusimple-data-0", "", "", "/mnt", true});
+  s.volumes.push_back({"/host", "/in", true});
+  s.env.push_back({"BATCH_SIZE", "33"});
+  s.ports.push_back("8080:80");
+  s.service_type = "nodeport";
+  return s;
+}
+
+std::string message_of(const JobSpec& s) {
+  try {
+    lane::submit::validate(s);
+  } catch (const lane::UsageError& e) {
+    CHECK(e.code() == lane::ExitCode::kUsage);
+    return e.what();
+  }
+  return "";
+}
+
+struct Case {
+  const char* rule;
+  std::function<void(JobSpec&)> change;
+  const char* message;  // the whole message: one wording per rule
+};
+
+}  // namespace
+
+TEST_CASE("validate: a complete spec passes, single-process and MPI") {
+  JobSpec s = valid_spec();
+  CHECK_NOTHROW(lane::submit::validate(s));
+  s.gpu = 0.5;
+  CHECK_NOTHROW(lane::submit::validate(s));
+  s.type = JobType::kMpi;
+  s.gpu = 2;
+  s.processes = 3;
+  s.slots_per_worker = 2;
+  CHECK_NOTHROW(lane::submit::validate(s));
+}
+
+TEST_CASE("validate: each rule has one message naming the flag and the fix") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  auto c = GENERATE_COPY(values<Case>({
+      {"name", [](JobSpec& s) { s.name = "Bad_Name"; },
+       "invalid job name (--name) 'Bad_Name': must be 1-63 lower-case letters, digits or '-', starting and ending "
+       "with a letter or digit (e.g. 'my-job-1')"},
+      {"name required", [](JobSpec& s) { s.name.clear(); },
+       "invalid job name (--name) '': must be 1-63 lower-case letters, digits or '-', starting and ending with a "
+       "letter or digit (e.g. 'my-job-1')"},
+      {"project", [](JobSpec& s) { s.project = "-x"; },
+       "invalid project (-p) '-x': must be 1-63 lower-case letters, digits or '-', starting and ending with a "
+       "letter or digit (e.g. 'my-job-1')"},
+      {"image", [](JobSpec& s) { s.image.clear(); }, "--image (-i) is required, e.g. -i scnn-train"},
+      {"gpu negative", [](JobSpec& s) { s.gpu = -1; },
+       "--gpu -1: use 0, a fraction below 1 (e.g. 0.5) or a whole number"},
+      {"gpu NaN", [nan](JobSpec& s) { s.gpu = nan; },
+       "--gpu nan: use 0, a fraction below 1 (e.g. 0.5) or a whole number"},
+      {"gpu infinite", [inf](JobSpec& s) { s.gpu = inf; },
+       "--gpu inf: use 0, a fraction below 1 (e.g. 0.5) or a whole number"},
+      {"fraction above 1", [](JobSpec& s) { s.gpu = 1.5; },
+       "--gpu 1.5: a fractional GPU must be below 1 (e.g. 0.5); use a whole number of GPUs above 1"},
+      {"MPI fraction", [](JobSpec& s) { s.type = JobType::kMpi; s.gpu = 0.5; s.processes = 2; },
+       "--gpu 0.5 cannot be used with --processes: each MPI worker needs whole GPUs (e.g. --gpu 1)"},
+      {"processes", [](JobSpec& s) { s.type = JobType::kMpi; s.processes = 0; }, "--processes 0: use 1 or more"},
+      {"slots", [](JobSpec& s) { s.slots_per_worker = -2; }, "--slots-per-worker -2: use 1 or more"},
+      {"pvc mount path", [](JobSpec& s) { s.pvcs[1].mount_path = "mnt"; },
+       "--pvc #2: the mount path 'mnt' must be absolute (e.g. /mnt)"},
+      {"pvc size", [](JobSpec& s) { s.pvcs[0].size = "lots"; },
+       "--pvc #1: size 'lots' is not a Kubernetes quantity such as 100Gi (a new claim needs a size above 0)"},
+      {"pvc size zero", [](JobSpec& s) { s.pvcs[0].size = "0"; },
+       "--pvc #1: size '0' is not a Kubernetes quantity such as 100Gi (a new claim needs a size above 0)"},
+      {"pvc claim", [](JobSpec& s) { s.pvcs[1].claim = "Data"; },
+       "invalid --pvc #2 claim name 'Data': must be 1-63 lower-case letters, digits or '-', starting and ending "
+       "with a letter or digit (e.g. 'my-job-1')"},
+      {"generated claim too long", [](JobSpec& s) { s.name = std::string(61, 'a'); },
+       "invalid --pvc #1 new claim name (pvc-<job>-0: use a shorter job name) 'pvc-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+       "aaaaaaaaaaaaaaaaaaaaaaaaaaaa-0': must be 1-63 lower-case letters, digits or '-', starting and ending with a "
+       "letter or digit (e.g. 'my-job-1')"},
+      {"host mount", [](JobSpec& s) { s.volumes[0].container_path = "in"; },
+       "-v #1 '/host:in': both paths must be absolute (e.g. -v /data:/data:ro)"},
+      {"env name", [](JobSpec& s) { s.env.push_back({"1PASSWORD", "hunter2"}); },
+       "-e #2: '1PASSWORD' is not a variable name; use NAME=VALUE with NAME made of letters, digits and '_' (e.g. "
+       "-e BATCH_SIZE=33)"},
+      {"port range", [](JobSpec& s) { s.ports.push_back("70000"); },
+       "--port '70000': use CONTAINER or EXTERNAL:CONTAINER with ports 1-65535"},
+      {"port form", [](JobSpec& s) { s.ports.push_back("1:2:3"); },
+       "--port '1:2:3': use CONTAINER or EXTERNAL:CONTAINER with ports 1-65535"},
+      {"service type", [](JobSpec& s) { s.service_type = "magic"; },
+       "--service-type 'magic': use portforward, loadbalancer, nodeport or ingress"},
+      {"service without port", [](JobSpec& s) { s.ports.clear(); }, "--service-type needs at least one --port"},
+  }));
+  INFO("rule: " << c.rule);
+  JobSpec s = valid_spec();
+  c.change(s);
+  CHECK(message_of(s) == c.message);
+}
+
+TEST_CASE("validate_unnamed: the name may be picked later, every other rule still applies") {
+  JobSpec s = valid_spec();
+  s.name.clear();
+  CHECK_NOTHROW(lane::submit::validate_unnamed(s));
+  s.gpu = 1.5;
+  CHECK_THROWS_WITH(lane::submit::validate_unnamed(s), Catch::Contains("fractional GPU must be below 1"));
+  s = valid_spec();
+  s.name = "Bad";
+  CHECK_THROWS_WITH(lane::submit::validate_unnamed(s), Catch::StartsWith("invalid job name (--name) 'Bad'"));
+}
+
+TEST_CASE("port mappings: [EXTERNAL:]CONTAINER with ports 1-65535") {
+  using lane::submit::parse_port_mapping;
+  auto [text, external, container] = GENERATE(table<std::string, int, int>({
+      {"80", 80, 80}, {"8080:80", 8080, 80}, {"65535:1", 65535, 1},
+      {"0", 0, 0}, {"65536", 0, 0}, {"", 0, 0}, {":80", 0, 0}, {"80:", 0, 0}, {"8a", 0, 0},
+      {"1:2:3", 0, 0}, {"-1", 0, 0}, {"123456", 0, 0}}));
+  INFO("port: '" << text << "'");
+  auto m = parse_port_mapping(text);
+  if (external == 0) {
+    CHECK_FALSE(m);
+  } else {
+    REQUIRE(m);
+    CHECK(m->external == external);
+    CHECK(m->container == container);
+  }
+}
+
+TEST_CASE("variable names: letters, digits and '_', not starting with a digit") {
+  auto [name, ok] = GENERATE(table<std::string, bool>({{"A", true}, {"_x1", true}, {"BATCH_SIZE", true},
+                                                       {"", false}, {"1A", false}, {"A-B", false}, {"A=B", false}}));
+  CHECK(lane::submit::is_env_name(name) == ok);
+}
+
+TEST_CASE("AlreadyExists: a usage error (exit 2) every backend throws with one wording") {
+  auto e = lane::submit::job_name_taken("dup", "team");
+  const lane::UsageError& as_usage = e;
+  CHECK(as_usage.code() == lane::ExitCode::kUsage);
+  CHECK(std::string(e.what()) ==
+        "job 'dup' already exists in project 'team'; choose another --name or delete it with "
+        "`lanectl delete job dup -p team`");
+  CHECK_THROWS_AS(throw e, lane::submit::AlreadyExists);
+}
