@@ -277,3 +277,23 @@ TEST_CASE("kube backend: render, services, status demotion and projects") {
   std::ostringstream out, err;
   CHECK_THROWS_WITH(f.backend.jobs().exec("x", "lane-detection", {"ls"}, false, "", out, err), Catch::Contains("does not exist"));
 }
+
+TEST_CASE("kube backend: storage progress goes to the stream it was given, nothing is written by itself") {
+  lane::test::FakeApiServer server;
+  auto client = std::make_shared<lane::kube::KubeClient>(server.connection());
+  std::ostringstream progress;
+  KubeBackend backend(client, KubeSettings{}, "lane-detection", &progress);
+  backend.projects().create_project({"lane-detection", 1, true});
+  backend.storage().volumes().create("pvc-data", "100Gi", "azurenetappfiles", "test");
+  auto info = backend.storage().snapshots().create("pvc-data", "snap-1", "", {});
+  CHECK(info.ns == "runai-lane-detection");
+  CHECK(progress.str().find("readyToUse=true") != std::string::npos);
+  // A project's own store reports to the same stream.
+  const auto before = progress.str().size();
+  backend.storage().snapshots_of("lane-detection").create("pvc-data", "snap-2", "", {});
+  CHECK(progress.str().size() > before);
+
+  // Without a stream the backend stays silent (and still works).
+  KubeBackend quiet(client, KubeSettings{}, "lane-detection");
+  CHECK(quiet.storage().snapshots().create("pvc-data", "snap-3", "", {}).name == "snap-3");
+}

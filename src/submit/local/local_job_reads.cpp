@@ -30,7 +30,7 @@ std::optional<JobInfo> LocalJobs::describe_job(const std::string& name, const st
 }
 
 void LocalJobs::stream_logs(const std::string& name, const std::string& project, const LogOptions& opts,
-                               std::ostream& out) {
+                            std::ostream& out) {
   auto row = load_job_row(st_.db, project, name, false);
   if (!row)
     throw Error("job '" + name + "' does not exist in project '" + project +
