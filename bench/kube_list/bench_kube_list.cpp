@@ -193,7 +193,7 @@ int main(int argc, char** argv) {
     tree.time(RUSAGE_SELF, [&] {
       for (const auto* r : {&res::kMpiJob, &res::kJob, &res::kPod}) client->list(*r, "runai-bench");
     });
-    backend_row.time(RUSAGE_SELF, [&] { jobs_listed = backend.list_jobs(std::string("bench")).size(); });
+    backend_row.time(RUSAGE_SELF, [&] { jobs_listed = backend.jobs().list_jobs(std::string("bench")).size(); });
     if (have_lanectl) {
       int rc = 0;
       cli.time(RUSAGE_CHILDREN, [&] { rc = std::system(cmd.c_str()); });

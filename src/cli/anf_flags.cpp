@@ -8,8 +8,6 @@
 
 namespace lane::cli {
 
-namespace anf = lane::storage::anf;
-
 void add_anf_options(CLI::App* cmd, AnfFlags& f) {
   cmd->add_option("-n,--namespace", f.ns, "ANF: Kubernetes namespace of the PVC (overrides -p)");
   cmd->add_option("--volume-id", f.volume_id, "ANF: volume ARM resource id (instead of --pvc)");
@@ -24,17 +22,15 @@ void add_backend_options(CLI::App* cmd, AnfFlags& f) {
 }
 
 bool anf_backend_selected(const AnfFlags& f) {
-  if (f.backend == "anf") return true;
-  if (!f.backend.empty() && f.backend != "local" && f.backend != "kubernetes")
-    throw UsageError(fmt::format("unknown --backend '{}'; use local, kubernetes or anf", f.backend));
+  if (submit::open_volume_provider(f.backend)) return true;
   if (!f.ns.empty() || !f.volume_id.empty() || !f.config.empty() || f.timeout_s != 0)
     throw UsageError("-n, --volume-id, --anf-config and --timeout are for Azure NetApp Files; add --backend anf");
   return false;
 }
 
-anf::OpenedTarget open_anf_volume(const AnfFlags& f, const std::string& pvc, const std::string& project,
-                                  CliContext& ctx) {
-  anf::AnfTarget t;
+std::unique_ptr<storage::ProviderVolume> open_anf_volume(const AnfFlags& f, const std::string& pvc,
+                                                         const std::string& project, CliContext& ctx) {
+  storage::ProviderVolumeTarget t;
   t.pvc = pvc;
   if (!pvc.empty()) require_dns1123_label(pvc, "--pvc");
   t.ns = !f.ns.empty() ? f.ns : "runai-" + ctx.project(project);
@@ -42,7 +38,7 @@ anf::OpenedTarget open_anf_volume(const AnfFlags& f, const std::string& pvc, con
   if (!f.config.empty()) t.config_file = f.config;
   if (f.timeout_s != 0) t.timeout_s = f.timeout_s;
   t.lineage_dir = submit::lanectl_home() / "anf-lineage";
-  return anf::open_anf_target(t, &ctx.err);
+  return submit::open_volume_provider("anf")->open(t, &ctx.err);
 }
 
 SelectedSnapshotStore::SelectedSnapshotStore(const AnfFlags& flags, const std::string& pvc,

@@ -33,7 +33,7 @@ const submit::BackendConfig& CliContext::config() {
 }
 
 submit::Backend& CliContext::backend() {
-  if (!backend_) backend_ = submit::open_backend(config());
+  if (!backend_) backend_ = submit::open_backend(config(), &err);
   return *backend_;
 }
 

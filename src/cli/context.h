@@ -1,6 +1,7 @@
 #pragma once
-// What every verb shares: the configured backend (opened lazily, so `--help` and usage errors
-// never touch state), the default project, and the -o output helpers.
+// What every verb shares: the roles of the configured backend (opened lazily, so `--help` and
+// usage errors never touch state), the default project, and the -o output helpers. A verb takes
+// the one role it works with (jobs, projects, cluster or storage) and nothing else.
 //
 // Verb registration convention: each verb lives in verb_<name>.cpp and provides
 //   void add_<name>_command(CLI::App& app, CliContext& ctx);
@@ -32,8 +33,12 @@ class CliContext {
   CliContext();
   ~CliContext();
 
-  // The backend from `lanectl config backend` / LANECTL_BACKEND, opened on first use.
-  submit::Backend& backend();
+  // The roles of the backend from `lanectl config backend` / LANECTL_BACKEND, opened on first
+  // use. It reports progress to `err` and writes nothing else.
+  submit::Jobs& jobs() { return backend().jobs(); }
+  submit::Projects& projects() { return backend().projects(); }
+  submit::Cluster& cluster() { return backend().cluster(); }
+  submit::Storage& storage() { return backend().storage(); }
   const submit::BackendConfig& config();
 
   // The -p value, else `lanectl config project`, else "default". Validated as DNS-1123.
@@ -51,6 +56,8 @@ class CliContext {
   std::optional<std::string> old_command;  // `--command CMD` / `--command=CMD`
 
  private:
+  submit::Backend& backend();
+
   std::optional<submit::BackendConfig> config_;
   std::unique_ptr<submit::Backend> backend_;
 };

@@ -7,11 +7,11 @@
 #include "cli/verbs.h"
 #include "common/error.h"
 #include "lane/version.h"
-#include "submit/local/supervisor.h"
+#include "submit/factory/factory.h"
 
 int main(int argc, char** argv) {
-  // Hidden verbs of the local backend (job supervisor, MPI rank wrapper): not user commands.
-  if (int code = lane::submit::local::run_internal_verb(argc, argv); code >= 0) return code;
+  // Hidden verbs of a backend (the local job supervisor, MPI rank wrapper): not user commands.
+  if (int code = lane::submit::run_internal_verb(argc, argv); code >= 0) return code;
 
   lane::cli::CliContext ctx;
   ctx.argv.assign(argv, argv + argc);

@@ -115,7 +115,7 @@ void run_submit(const SubmitOptions& o, CliContext& ctx, submit::JobType type) {
   for (const auto& e : spec.env)
     if (is_secret_env_name(e.name) && !submit::parse_secret_ref(e.value))
       ctx.err << "warning: " << secret_env_advice(e.name) << "\n";
-  auto& backend = ctx.backend();
+  auto& backend = ctx.jobs();
   if (o.dry_run) {
     if (spec.name.empty()) spec.name = backend.next_job_name(spec.project, o.name_prefix.empty() ? "job" : o.name_prefix);
     print_document(ctx.out, backend.render(submit::masked_for_display(spec)), format);

@@ -31,7 +31,7 @@ void add_cluster_command(CLI::App& app, CliContext& ctx) {
   set->callback([words, &ctx] {
     std::vector<submit::NodeSpec> nodes;
     for (const auto& w : *words) nodes.push_back(parse_node(w));
-    ctx.backend().set_nodes(nodes);
+    ctx.cluster().set_nodes(nodes);
     int total = 0;
     for (const auto& n : nodes) total += n.gpus;
     ctx.out << fmt::format("Cluster has {} node(s) with {} GPU(s)\n", nodes.size(), total);
@@ -41,7 +41,7 @@ void add_cluster_command(CLI::App& app, CliContext& ctx) {
   nodes->add_option("-o,--output", *output, "wide | json | yaml");
   nodes->callback([output, &ctx] {
     OutputFormat format = parse_output_format(*output);
-    auto list = ctx.backend().list_nodes();
+    auto list = ctx.cluster().list_nodes();
     if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
       nlohmann::json doc = nlohmann::json::array();
       for (const auto& n : list)

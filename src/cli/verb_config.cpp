@@ -15,7 +15,7 @@ void add_config_command(CLI::App& app, CliContext& ctx) {
   p->add_option("NAME", *project, "Project name")->required();
   p->callback([project, &ctx] {
     require_dns1123_label(*project, "project name");
-    if (!ctx.backend().project_exists(*project))
+    if (!ctx.projects().project_exists(*project))
       throw UsageError("project '" + *project + "' was not found; create it with `lanectl project create " +
                        *project + " --gpu-quota N` or see `lanectl project list`");
     submit::save_config_value(ctx.config().home, "project", *project);

@@ -20,14 +20,14 @@ void run_delete(const DeleteOptions& o, CliContext& ctx) {
   if (!o.all && names.empty()) throw UsageError("delete needs job names (lanectl delete job NAME...) or --all");
   for (const auto& n : names) require_dns1123_label(n, "job name");
   std::string project = ctx.project(o.project);
-  auto& backend = ctx.backend();
+  auto& jobs = ctx.jobs();
   if (o.all) {
-    for (const auto& n : backend.delete_all_jobs(project)) ctx.out << "Job " << n << " deleted successfully.\n";
+    for (const auto& n : jobs.delete_all_jobs(project)) ctx.out << "Job " << n << " deleted successfully.\n";
     return;
   }
   bool missing = false;
   for (const auto& n : names) {
-    if (backend.delete_job(n, project)) {
+    if (jobs.delete_job(n, project)) {
       ctx.out << "Job " << n << " deleted successfully.\n";
     } else {
       ctx.err << "Job " << n << " does not exist in project " << project

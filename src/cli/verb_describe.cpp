@@ -103,7 +103,7 @@ void run_describe(const DescribeOptions& o, CliContext& ctx) {
   if (words.size() != 1) throw UsageError("describe takes one job name: lanectl describe job NAME [-p PROJECT]");
   OutputFormat format = parse_output_format(o.output);
   std::string project = ctx.project(o.project);
-  auto job = ctx.backend().describe_job(words[0], project);
+  auto job = ctx.jobs().describe_job(words[0], project);
   if (!job)
     throw Error("job '" + words[0] + "' does not exist in project '" + project +
                 "'. If the job exists in a different project, use -p <project-name>.");

@@ -19,7 +19,7 @@ struct ExecOptions {
 // Shared with `bash`: exits the process with the command's exit code.
 void run_in_job(const std::string& name, const std::string& project_flag, const std::vector<std::string>& argv,
                 bool tty, const std::string& pod, CliContext& ctx) {
-  int code = ctx.backend().exec(name, ctx.project(project_flag), argv, tty, pod);
+  int code = ctx.jobs().exec(name, ctx.project(project_flag), argv, tty, pod, ctx.out, ctx.err);
   ctx.out.flush();
   std::exit(code);
 }

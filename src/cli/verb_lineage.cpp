@@ -61,12 +61,12 @@ void run_lineage(const LineageOptions& o, CliContext& ctx) {
   const OutputFormat format = parse_output_format(o.output);
   if (!storage::is_snapshot_name(o.target))
     throw UsageError(fmt::format("'{}' is not a snapshot or job name (lower-case letters, digits, '-')", o.target));
-  auto& backend = ctx.backend();
+  auto& stores = ctx.storage();
   std::vector<storage::LineageView> views;
-  if (auto v = storage::lineage_of_snapshot(backend.snapshots(), backend.volumes(), o.target)) {
+  if (auto v = storage::lineage_of_snapshot(stores.snapshots(), stores.volumes(), o.target)) {
     views.push_back(std::move(*v));
   } else {
-    views = storage::lineage_of_job(backend.snapshots(), backend.volumes(), o.target);
+    views = storage::lineage_of_job(stores.snapshots(), stores.volumes(), o.target);
   }
   if (views.empty())
     throw Error(fmt::format("no snapshot or job '{}' with lineage; see 'lanectl snapshot list'", o.target));

@@ -40,7 +40,7 @@ void run_list(const ListOptions& o, CliContext& ctx) {
   OutputFormat format = parse_output_format(o.output);
   std::optional<std::string> project;
   if (!o.all) project = ctx.project(o.project);
-  auto jobs = ctx.backend().list_jobs(project);
+  auto jobs = ctx.jobs().list_jobs(project);
 
   if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
     nlohmann::json doc = nlohmann::json::array();

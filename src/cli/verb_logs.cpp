@@ -25,7 +25,7 @@ void run_logs(const LogsOptions& o, CliContext& ctx) {
     if (!secs) throw UsageError("--since '" + o.since + "': use a duration such as 5s, 2m, 3h or 1h30m");
     opts.since_seconds = *secs;
   }
-  ctx.backend().stream_logs(o.name, ctx.project(o.project), opts, ctx.out);
+  ctx.jobs().stream_logs(o.name, ctx.project(o.project), opts, ctx.out);
 }
 
 }  // namespace

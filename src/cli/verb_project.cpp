@@ -19,7 +19,7 @@ nlohmann::json project_json(const submit::ProjectStatus& p) {
 
 void print_projects(CliContext& ctx, const std::string& output) {
   OutputFormat format = parse_output_format(output);
-  auto projects = ctx.backend().list_projects();
+  auto projects = ctx.projects().list_projects();
   if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
     nlohmann::json doc = nlohmann::json::array();
     for (const auto& p : projects) doc.push_back(project_json(p));
@@ -61,7 +61,7 @@ void add_project_command(CLI::App& app, CliContext& ctx) {
   create->add_option("--gpu-quota", o->quota, "Deserved GPUs (may be fractional)")->required();
   create->add_flag("--no-over-quota", o->no_over_quota, "Never use more than the quota");
   create->callback([o, &ctx] {
-    ctx.backend().create_project({o->name, o->quota, !o->no_over_quota});
+    ctx.projects().create_project({o->name, o->quota, !o->no_over_quota});
     ctx.out << fmt::format("Project {} created with a quota of {:g} GPUs{}\n", o->name, o->quota,
                            o->no_over_quota ? " (no over-quota)" : "");
   });
@@ -73,7 +73,7 @@ void add_project_command(CLI::App& app, CliContext& ctx) {
   auto* del = cmd->add_subcommand("delete", "Delete a project without jobs");
   del->add_option("NAME", o->name, "Project name")->required();
   del->callback([o, &ctx] {
-    ctx.backend().delete_project(o->name);
+    ctx.projects().delete_project(o->name);
     ctx.out << "Project " << o->name << " deleted\n";
   });
 
@@ -86,7 +86,7 @@ void add_project_command(CLI::App& app, CliContext& ctx) {
     std::optional<bool> over;
     if (o->no_over_quota) over = false;
     if (o->over_quota) over = true;
-    ctx.backend().set_project_quota(o->name, o->quota, over);
+    ctx.projects().set_project_quota(o->name, o->quota, over);
     ctx.out << fmt::format("Project {} quota set to {:g} GPUs\n", o->name, o->quota);
   });
 }

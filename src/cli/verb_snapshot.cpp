@@ -6,6 +6,7 @@
 
 #include "cli/anf_flags.h"
 #include "cli/context.h"
+#include "cli/snapshot_create.h"
 #include "cli/table.h"
 #include "common/error.h"
 #include "common/names.h"
@@ -17,12 +18,9 @@ namespace lane::cli {
 
 namespace {
 
-struct SnapshotOptions {
-  std::string pvc, name, job, project, output, snapshot;
-  AnfFlags anf;  // --backend and the ANF volume options
+struct SnapshotOptions : SnapshotCreateOptions {
+  std::string snapshot;
 };
-
-std::string namespace_of(const std::string& project) { return "runai-" + project; }
 
 void print_info_text(std::ostream& out, const storage::SnapshotInfo& s) {
   out << fmt::format("Name:            {}\n", s.name);
@@ -38,33 +36,6 @@ void print_info_text(std::ostream& out, const storage::SnapshotInfo& s) {
     out << "Metadata:\n";
     for (const auto& [k, v] : s.metadata) out << fmt::format("  {}: {}\n", k, v);
   }
-}
-
-void run_create(const SnapshotOptions& o, CliContext& ctx) {
-  const bool anf = anf_backend_selected(o.anf);
-  if (o.pvc.empty() && !(anf && !o.anf.volume_id.empty()))
-    throw UsageError("snapshot create needs --pvc NAME (the volume to snapshot)");
-  if (!o.pvc.empty()) require_dns1123_label(o.pvc, "--pvc");
-  if (!o.job.empty()) require_dns1123_label(o.job, "--job");
-  const OutputFormat format = parse_output_format(o.output);
-  if (!o.name.empty()) storage::require_snapshot_name(o.name, "--name");
-  const std::string ns = namespace_of(ctx.project(o.project));
-  SelectedSnapshotStore selected(o.anf, o.pvc, o.project, ctx);
-  const std::string base = o.pvc.empty() ? selected.anf_volume() : o.pvc;
-  const std::string name = o.name.empty() ? storage::default_snapshot_name(base, storage::now_unix_ms()) : o.name;
-  storage::require_snapshot_name(name, "--name");
-  auto info = selected.store().create(o.pvc, name, o.job, {{"namespace", ns}, {"reason", "user"}});
-  if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
-    print_document(ctx.out, storage::to_json(info), format);
-    return;
-  }
-  if (selected.is_anf()) {  // ANF reports no file counts or sizes for a snapshot
-    ctx.out << fmt::format("ANF snapshot {} created on volume {}\n", info.name, selected.anf_volume());
-    return;
-  }
-  ctx.out << fmt::format("Snapshot {} created in namespace {}\n", info.name, info.ns);
-  ctx.out << fmt::format("{} files, {}, {} added to the store\n", info.file_count,
-                         storage::format_bytes(info.total_bytes), storage::format_bytes(info.new_bytes));
 }
 
 void run_list(const SnapshotOptions& o, CliContext& ctx) {
@@ -113,9 +84,9 @@ void run_list(const SnapshotOptions& o, CliContext& ctx) {
 void run_describe(const SnapshotOptions& o, CliContext& ctx) {
   const OutputFormat format = parse_output_format(o.output);
   storage::require_snapshot_name(o.snapshot);
-  auto& backend = ctx.backend();
-  auto info = backend.snapshots().describe(o.snapshot);
-  auto view = storage::lineage_of_snapshot(backend.snapshots(), backend.volumes(), o.snapshot);
+  auto& stores = ctx.storage();
+  auto info = stores.snapshots().describe(o.snapshot);
+  auto view = storage::lineage_of_snapshot(stores.snapshots(), stores.volumes(), o.snapshot);
   if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
     nlohmann::json doc = storage::to_json(info);
     if (view) doc["lineage"] = storage::to_json(*view);
@@ -145,7 +116,7 @@ void run_delete(const SnapshotOptions& o, CliContext& ctx) {
 void run_verify(const SnapshotOptions& o, CliContext& ctx) {
   const OutputFormat format = parse_output_format(o.output);
   storage::require_snapshot_name(o.snapshot);
-  auto report = ctx.backend().snapshots().verify(o.snapshot);
+  auto report = ctx.storage().snapshots().verify(o.snapshot);
   if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
     print_document(ctx.out, storage::to_json(report), format);
   } else if (report.ok()) {
@@ -173,7 +144,7 @@ void add_snapshot_command(CLI::App& app, CliContext& ctx) {
   create->add_option("-p,--project", o->project, "Project");
   create->add_option("-o,--output", o->output, "json | yaml");
   add_backend_options(create, o->anf);
-  create->callback([o, &ctx] { run_create(*o, ctx); });
+  create->callback([o, &ctx] { create_snapshot(*o, ctx); });
 
   auto* list = cmd->add_subcommand("list", "List snapshots, oldest first");
   list->add_option("--pvc", o->pvc, "Only snapshots of this volume");

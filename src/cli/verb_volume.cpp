@@ -12,13 +12,12 @@
 #include "cli/table.h"
 #include "common/error.h"
 #include "common/names.h"
-#include "storage/anf/anf_target.h"
-#include "storage/anf/volume_service_level.h"
+#include "cli/snapshot_create.h"
+#include "storage/core/volume_provider.h"
+#include "submit/factory/factory.h"
 
 namespace lane::cli {
 namespace {
-
-namespace anf = lane::storage::anf;
 
 struct VolumeOptions {
   std::string pvc, project, output, level, pool, snapshot, name, to_volume;
@@ -26,7 +25,7 @@ struct VolumeOptions {
   bool yes = false;
 };
 
-anf::OpenedTarget open_target(const VolumeOptions& o, CliContext& ctx) {
+std::unique_ptr<storage::ProviderVolume> open_target(const VolumeOptions& o, CliContext& ctx) {
   return open_anf_volume(o.anf, o.pvc, o.project, ctx);
 }
 
@@ -39,50 +38,53 @@ void add_target_options(CLI::App* cmd, VolumeOptions& o) {
 void run_describe(const VolumeOptions& o, CliContext& ctx) {
   const OutputFormat format = parse_output_format(o.output);
   auto target = open_target(o, ctx);
-  auto facts = anf::describe_volume(target.arm(), target.volume.ref);
-  nlohmann::json doc = facts.to_json();
-  doc["pvc"] = target.volume.pvc;
-  doc["pv"] = target.volume.pv;
-  doc["resolvedBy"] = target.volume.method;
+  const auto& where = target->ref();
+  const nlohmann::json facts = target->describe();
+  nlohmann::json doc = facts;
+  doc["pvc"] = where.pvc;
+  doc["pv"] = where.pv;
+  doc["resolvedBy"] = where.method;
   if (format == OutputFormat::kJson || format == OutputFormat::kYaml) return print_document(ctx.out, doc, format);
+  auto text = [&](const char* key) { return facts.at(key).get<std::string>(); };
+  auto bytes = [&](const char* key) { return storage::format_bytes(static_cast<uint64_t>(facts.at(key).get<int64_t>())); };
   auto& out = ctx.out;
-  if (!facts.id.empty() && !target.volume.pvc.empty())
-    out << fmt::format("PVC:               {} (PV {}, resolved by {})\n", target.volume.pvc, target.volume.pv,
-                       target.volume.method);
-  out << fmt::format("ANF volume:        {}\n", facts.name);
-  out << fmt::format("Resource id:       {}\n", facts.id);
-  out << fmt::format("Location:          {}\n", facts.location);
-  out << fmt::format("Creation token:    {}\n", facts.creation_token);
-  out << fmt::format("State:             {}\n", facts.provisioning_state);
-  out << fmt::format("Capacity pool:     {} ({} QoS, {})\n", facts.pool, facts.pool_qos_type,
-                     storage::format_bytes(static_cast<uint64_t>(facts.pool_size_bytes)));
-  out << fmt::format("Service level:     {}\n", facts.service_level);
-  out << fmt::format("Quota:             {}\n", storage::format_bytes(static_cast<uint64_t>(facts.quota_bytes)));
-  out << fmt::format("Throughput:        {:g} MiB/s (pool total {:g} MiB/s)\n", facts.throughput_mibps,
-                     facts.pool_total_throughput_mibps);
+  if (!text("id").empty() && !where.pvc.empty())
+    out << fmt::format("PVC:               {} (PV {}, resolved by {})\n", where.pvc, where.pv, where.method);
+  out << fmt::format("ANF volume:        {}\n", text("name"));
+  out << fmt::format("Resource id:       {}\n", text("id"));
+  out << fmt::format("Location:          {}\n", text("location"));
+  out << fmt::format("Creation token:    {}\n", text("creationToken"));
+  out << fmt::format("State:             {}\n", text("provisioningState"));
+  out << fmt::format("Capacity pool:     {} ({} QoS, {})\n", text("pool"), text("poolQosType"), bytes("poolSizeBytes"));
+  out << fmt::format("Service level:     {}\n", text("serviceLevel"));
+  out << fmt::format("Quota:             {}\n", bytes("quotaBytes"));
+  out << fmt::format("Throughput:        {:g} MiB/s (pool total {:g} MiB/s)\n", facts.at("throughputMibps").get<double>(),
+                     facts.at("poolTotalThroughputMibps").get<double>());
 }
 
 void run_set_service_level(const VolumeOptions& o, CliContext& ctx) {
-  const std::string level = anf::parse_service_level(o.level);  // usage errors before any network
+  const std::string level = submit::open_volume_provider("anf")->parse_service_level(o.level);  // before any network
   auto target = open_target(o, ctx);
-  auto r = anf::change_service_level(target.arm(), target.volume.ref, level, o.pool);
+  auto r = target->set_service_level(level, o.pool);
   ctx.out << fmt::format("Volume {} moved from pool {} ({}) to pool {} ({}); no data was copied\n",
-                         target.volume.ref.volume, r.from_pool, r.from_level, r.to_pool, r.to_level);
+                         target->ref().volume, r.from_pool, r.from_level, r.to_pool, r.to_level);
 }
 
+// The same path as `lanectl snapshot create --backend anf`.
 void run_snapshot_create(const VolumeOptions& o, CliContext& ctx) {
-  auto target = open_target(o, ctx);
-  const std::string base = o.pvc.empty() ? target.volume.ref.volume : o.pvc;
-  const std::string name = o.name.empty() ? storage::default_snapshot_name(base, storage::now_unix_ms()) : o.name;
-  storage::require_snapshot_name(name, "--name");
-  auto info = target.store->create("", name, "", {{"reason", "user"}});
-  ctx.out << fmt::format("ANF snapshot {} created on volume {}\n", info.name, target.volume.ref.volume);
+  SnapshotCreateOptions create;
+  create.pvc = o.pvc;
+  create.name = o.name;
+  create.project = o.project;
+  create.anf = o.anf;
+  create.anf.backend = "anf";
+  create_snapshot(create, ctx);
 }
 
 void run_snapshot_list(const VolumeOptions& o, CliContext& ctx) {
   const OutputFormat format = parse_output_format(o.output);
   auto target = open_target(o, ctx);
-  auto snaps = target.store->list(std::nullopt);
+  auto snaps = target->snapshots().list(std::nullopt);
   if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
     nlohmann::json items = nlohmann::json::array();
     for (const auto& s : snaps) items.push_back(storage::to_json(s));
@@ -97,30 +99,30 @@ void run_snapshot_list(const VolumeOptions& o, CliContext& ctx) {
 void run_snapshot_delete(const VolumeOptions& o, CliContext& ctx) {
   storage::require_snapshot_name(o.snapshot, "snapshot");
   auto target = open_target(o, ctx);
-  target.store->remove(o.snapshot);
+  target->snapshots().remove(o.snapshot);
   ctx.out << fmt::format("ANF snapshot {} deleted\n", o.snapshot);
 }
 
 void run_revert(const VolumeOptions& o, CliContext& ctx) {
   storage::require_snapshot_name(o.snapshot, "snapshot");
   auto target = open_target(o, ctx);
-  auto plan = target.store->plan_revert(o.snapshot, "");
+  auto plan = target->snapshots().plan_revert(o.snapshot, "");
   std::string newer = plan.newer_snapshots.empty() ? "none" : "";
   for (const auto& s : plan.newer_snapshots) newer += (newer.empty() ? "" : ", ") + s;
   ctx.err << fmt::format("warning: reverting {} to {} replaces all its data and DELETES the newer snapshots: {}\n",
-                         target.volume.ref.volume, o.snapshot, newer);
+                         target->ref().volume, o.snapshot, newer);
   if (!o.yes) throw UsageError("revert is destructive and cannot be undone; repeat with --yes to confirm");
-  target.store->revert_in_place(o.snapshot, "");
-  ctx.out << fmt::format("Volume {} reverted to snapshot {}\n", target.volume.ref.volume, o.snapshot);
+  target->snapshots().revert_in_place(o.snapshot, "");
+  ctx.out << fmt::format("Volume {} reverted to snapshot {}\n", target->ref().volume, o.snapshot);
 }
 
 void run_restore(const VolumeOptions& o, CliContext& ctx) {
   storage::require_snapshot_name(o.snapshot, "snapshot");
   if (o.to_volume.empty()) throw UsageError("restore needs --to-volume NEW (the new ANF volume's name)");
   auto target = open_target(o, ctx);
-  target.store->restore_to_new_volume(o.snapshot, o.to_volume);
+  target->snapshots().restore_to_new_volume(o.snapshot, o.to_volume);
   ctx.out << fmt::format("Volume {} created from snapshot {} in pool {}\n", o.to_volume, o.snapshot,
-                         target.volume.ref.pool);
+                         target->ref().pool);
 }
 
 }  // namespace

@@ -63,7 +63,16 @@ TEST_CASE("anf cli: volume describe, snapshots, revert and set-service-level") {
   auto dj = env.run("volume describe --pvc data -n runai-team -o json");
   CHECK(nlohmann::json::parse(dj.out)["quotaBytes"] == 107374182400);
 
-  for (const char* s : {"s1", "s2"}) REQUIRE(env.run(std::string("volume snapshot create --pvc data -n runai-team --name ") + s).code == 0);
+  for (const char* s : {"s1", "s2"}) {
+    auto c = env.run(std::string("volume snapshot create --pvc data -n runai-team --name ") + s);
+    INFO(c.err);
+    REQUIRE(c.code == 0);
+    CHECK(c.out == std::string("ANF snapshot ") + s + " created on volume volume1\n");
+  }
+  // One path with `snapshot create --backend anf`: the same refusal of a duplicate name.
+  auto dup = env.run("volume snapshot create --pvc data -n runai-team --name s1");
+  CHECK(dup.code == 2);
+  CHECK(dup.err.find("snapshot 's1' already exists on ANF volume 'volume1'") != std::string::npos);
   auto l = env.run("volume snapshot list --pvc data -n runai-team");
   CHECK(l.out.find("s1") != std::string::npos);
   CHECK(l.out.find("s2") != std::string::npos);

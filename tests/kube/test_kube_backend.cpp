@@ -24,7 +24,7 @@ struct Fixture {
   Fixture()
       : client(std::make_shared<lane::kube::KubeClient>(server.connection())),
         backend(client, KubeSettings{}, "lane-detection") {
-    backend.create_project({"lane-detection", 3, true});
+    backend.projects().create_project({"lane-detection", 3, true});
   }
 };
 
@@ -122,21 +122,21 @@ TEST_CASE("kube backend: the seed workflow (submit, submit-mpi, list, logs, desc
   CHECK(ns["metadata"]["labels"]["runai/queue"] == "lane-detection");
   auto queue = f.client->get(res::kQueue, "", "lane-detection");
   CHECK(queue["spec"]["resources"]["gpu"]["quota"] == 3.0);
-  CHECK(f.backend.project_exists("lane-detection"));
-  CHECK_FALSE(f.backend.project_exists("other"));
+  CHECK(f.backend.projects().project_exists("lane-detection"));
+  CHECK_FALSE(f.backend.projects().project_exists("other"));
 
-  JobInfo dl = f.backend.submit(seed_download());
+  JobInfo dl = f.backend.jobs().submit(seed_download());
   CHECK(dl.spec.name == "download-tusimple-data");
   auto pvc = f.client->get(res::kPvc, "runai-lane-detection", "pvc-download-tusimple-data-0");
   CHECK(pvc["spec"]["accessModes"][0] == "ReadWriteMany");  // no RWX patch needed for the MPI job
   CHECK(pvc["spec"]["storageClassName"] == "azurenetappfiles");
   CHECK(pvc["spec"]["resources"]["requests"]["storage"] == "100Gi");
 
-  JobInfo tr = f.backend.submit(seed_training());
+  JobInfo tr = f.backend.jobs().submit(seed_training());
   CHECK(tr.spec.type == JobType::kMpi);
   CHECK(tr.pods.size() == 4);  // launcher + 3 workers
 
-  auto jobs = f.backend.list_jobs(std::string("lane-detection"));
+  auto jobs = f.backend.jobs().list_jobs(std::string("lane-detection"));
   REQUIRE(jobs.size() == 2);
   CHECK(jobs[0].spec.name == "dist-lane-detection-training");
   CHECK(jobs[0].status == JobStatus::kRunning);
@@ -145,42 +145,42 @@ TEST_CASE("kube backend: the seed workflow (submit, submit-mpi, list, logs, desc
   CHECK(jobs[0].nodes.size() == 4);
   CHECK(jobs[1].spec.name == "download-tusimple-data");
   CHECK(jobs[1].spec.pvcs.size() == 1);
-  CHECK(f.backend.list_jobs(std::nullopt).size() == 2);
+  CHECK(f.backend.jobs().list_jobs(std::nullopt).size() == 2);
 
   // Duplicate names and unknown projects are usage errors; nothing is created. A taken name is
   // the typed AlreadyExists (what --job-name-prefix catches to take the next name).
-  CHECK_THROWS_AS(f.backend.submit(seed_download()), AlreadyExists);
+  CHECK_THROWS_AS(f.backend.jobs().submit(seed_download()), AlreadyExists);
   JobSpec elsewhere = seed_download();
   elsewhere.project = "nowhere";
-  CHECK_THROWS_WITH(f.backend.submit(elsewhere), Catch::Contains("project nowhere was not found"));
+  CHECK_THROWS_WITH(f.backend.jobs().submit(elsewhere), Catch::Contains("project nowhere was not found"));
   JobSpec missing_claim = seed_training();
   missing_claim.name = "t2";
   missing_claim.pvcs[0].claim = "no-such-claim";
-  CHECK_THROWS_WITH(f.backend.submit(missing_claim), Catch::Contains("no-such-claim"));
+  CHECK_THROWS_WITH(f.backend.jobs().submit(missing_claim), Catch::Contains("no-such-claim"));
 
   // logs: the launcher of the MPI job, with --tail.
   std::ostringstream out;
   LogOptions lo;
-  f.backend.stream_logs("dist-lane-detection-training", "lane-detection", lo, out);
+  f.backend.jobs().stream_logs("dist-lane-detection-training", "lane-detection", lo, out);
   CHECK(out.str().rfind("Running with 3 workers\n", 0) == 0);
   std::ostringstream tail;
   lo.tail = 1;
-  f.backend.stream_logs("dist-lane-detection-training", "lane-detection", lo, tail);
+  f.backend.jobs().stream_logs("dist-lane-detection-training", "lane-detection", lo, tail);
   CHECK(tail.str() == "[1,0]<stdout>:epoch 10\n");
 
-  auto d = f.backend.describe_job("dist-lane-detection-training", "lane-detection");
+  auto d = f.backend.jobs().describe_job("dist-lane-detection-training", "lane-detection");
   REQUIRE(d);
   CHECK(d->pods.front().role == "launcher");
   bool running_condition = false;
   for (const auto& e : d->events) running_condition |= e.reason == "Running/MPIJobRunning";
   CHECK(running_condition);
-  CHECK_FALSE(f.backend.describe_job("nope", "lane-detection"));
+  CHECK_FALSE(f.backend.jobs().describe_job("nope", "lane-detection"));
 
-  CHECK(f.backend.next_job_name("lane-detection", "job") == "job-1");
+  CHECK(f.backend.jobs().next_job_name("lane-detection", "job") == "job-1");
 
   // delete cascades to the pods; the claim stays.
-  CHECK(f.backend.delete_job("dist-lane-detection-training", "lane-detection"));
-  CHECK_FALSE(f.backend.delete_job("dist-lane-detection-training", "lane-detection"));
+  CHECK(f.backend.jobs().delete_job("dist-lane-detection-training", "lane-detection"));
+  CHECK_FALSE(f.backend.jobs().delete_job("dist-lane-detection-training", "lane-detection"));
   auto reqs = f.server.requests();
   bool foreground = false;
   for (const auto& r : reqs) {
@@ -191,10 +191,10 @@ TEST_CASE("kube backend: the seed workflow (submit, submit-mpi, list, logs, desc
   o.label_selector = "training.kubeflow.org/job-name=dist-lane-detection-training";
   CHECK(f.client->list(res::kPod, "runai-lane-detection", o).items.empty());
   CHECK(f.client->try_get(res::kPvc, "runai-lane-detection", "pvc-download-tusimple-data-0"));
-  CHECK(f.backend.list_jobs(std::string("lane-detection")).size() == 1);
+  CHECK(f.backend.jobs().list_jobs(std::string("lane-detection")).size() == 1);
 
-  CHECK_THROWS_WITH(f.backend.delete_project("lane-detection"), Catch::Contains("still has 1 job"));
-  CHECK(f.backend.delete_all_jobs("lane-detection") == std::vector<std::string>{"download-tusimple-data"});
+  CHECK_THROWS_WITH(f.backend.projects().delete_project("lane-detection"), Catch::Contains("still has 1 job"));
+  CHECK(f.backend.jobs().delete_all_jobs("lane-detection") == std::vector<std::string>{"download-tusimple-data"});
 }
 
 // A real API server sends the items of a list without kind/apiVersion (the fake does the same);
@@ -214,7 +214,7 @@ TEST_CASE("kube backend: a 409 AlreadyExists for the workload is the typed Alrea
   spec.project = "lane-detection";
   spec.image = "busybox";
   try {
-    f.backend.submit(spec);
+    f.backend.jobs().submit(spec);
     FAIL("the clash was not reported");
   } catch (const AlreadyExists& e) {
     CHECK(std::string(e.what()) == job_name_taken("taken", "lane-detection").what());
@@ -223,8 +223,8 @@ TEST_CASE("kube backend: a 409 AlreadyExists for the workload is the typed Alrea
 
 TEST_CASE("kube backend: listed MPIJobs keep MPIJob status rules although list items carry no kind") {
   Fixture f;
-  f.backend.submit(seed_download());  // makes the claim the MPI job mounts
-  f.backend.submit(seed_training());
+  f.backend.jobs().submit(seed_download());  // makes the claim the MPI job mounts
+  f.backend.jobs().submit(seed_training());
   auto raw = Json::parse(f.client->request("GET", res::kMpiJob.collection_path("runai-lane-detection")).body);
   REQUIRE(raw["items"].size() == 1);
   CHECK_FALSE(raw["items"][0].contains("kind"));  // the server behaves like a real one
@@ -238,13 +238,13 @@ TEST_CASE("kube backend: listed MPIJobs keep MPIJob status rules although list i
   mpi["status"]["conditions"].push_back({{"type", "Succeeded"}, {"status", "True"}, {"reason", "MPIJobSucceeded"},
                                          {"message", "done"}, {"lastTransitionTime", "2026-01-01T00:00:00Z"}});
   f.server.control("/_test/object", mpi);
-  auto jobs = f.backend.list_jobs(std::string("lane-detection"));
+  auto jobs = f.backend.jobs().list_jobs(std::string("lane-detection"));
   REQUIRE(jobs.size() == 2);
   REQUIRE(jobs[0].spec.name == "dist-lane-detection-training");
   CHECK(jobs[0].status == JobStatus::kSucceeded);
   CHECK(jobs[0].gpus_allocated == 0);
-  CHECK(f.backend.list_jobs(std::nullopt).at(0).status == JobStatus::kSucceeded);
-  CHECK(f.backend.describe_job("dist-lane-detection-training", "lane-detection")->status == JobStatus::kSucceeded);
+  CHECK(f.backend.jobs().list_jobs(std::nullopt).at(0).status == JobStatus::kSucceeded);
+  CHECK(f.backend.jobs().describe_job("dist-lane-detection-training", "lane-detection")->status == JobStatus::kSucceeded);
 }
 
 TEST_CASE("kube backend: render, services, status demotion and projects") {
@@ -259,15 +259,15 @@ TEST_CASE("kube backend: render, services, status demotion and projects") {
   nb.service_type = "nodeport";
   nb.command = {"start-notebook.sh"};
   nb.args = {"--NotebookApp.token="};
-  Json rendered = f.backend.render(nb);
+  Json rendered = f.backend.jobs().render(nb);
   REQUIRE(rendered["items"].size() == 2);
   CHECK(rendered["items"][1]["kind"] == "Service");
   CHECK(rendered["items"][1]["spec"]["ports"][0]["nodePort"] == 30888);
   CHECK(f.client->list(res::kJob, "runai-lane-detection").items.empty());  // render changed nothing
-  f.backend.submit(nb);
+  f.backend.jobs().submit(nb);
   auto svc = f.client->get(res::kService, "runai-lane-detection", "notebook");
   CHECK(svc["spec"]["type"] == "NodePort");
-  auto job = f.backend.describe_job("notebook", "lane-detection");
+  auto job = f.backend.jobs().describe_job("notebook", "lane-detection");
   REQUIRE(job);
   CHECK(job->gpus_allocated == 0.5);
   CHECK(job->spec.type == JobType::kInteractive);
@@ -279,24 +279,45 @@ TEST_CASE("kube backend: render, services, status demotion and projects") {
   extra["metadata"]["name"] = "notebook-extra";
   extra["status"]["phase"] = "Pending";
   f.server.control("/_test/object", extra);
-  CHECK(f.backend.describe_job("notebook", "lane-detection")->status == JobStatus::kPending);
+  CHECK(f.backend.jobs().describe_job("notebook", "lane-detection")->status == JobStatus::kPending);
 
-  CHECK(f.backend.delete_job("notebook", "lane-detection"));
+  CHECK(f.backend.jobs().delete_job("notebook", "lane-detection"));
   CHECK_FALSE(f.client->try_get(res::kService, "runai-lane-detection", "notebook"));
 
-  f.backend.create_project({"team-b", 2, false});
-  CHECK_THROWS_AS(f.backend.create_project({"team-b", 2, false}), lane::UsageError);
-  auto projects = f.backend.list_projects();
+  f.backend.projects().create_project({"team-b", 2, false});
+  CHECK_THROWS_AS(f.backend.projects().create_project({"team-b", 2, false}), lane::UsageError);
+  auto projects = f.backend.projects().list_projects();
   REQUIRE(projects.size() == 2);
   CHECK(projects[1].spec.name == "team-b");
   CHECK(projects[1].spec.gpu_quota == 2.0);
   CHECK_FALSE(projects[1].spec.over_quota);
-  f.backend.set_project_quota("team-b", 4, true);
+  f.backend.projects().set_project_quota("team-b", 4, true);
   auto q = f.client->get(res::kQueue, "", "team-b");
   CHECK(q["spec"]["resources"]["gpu"]["quota"] == 4.0);
   CHECK(q["spec"]["resources"]["gpu"]["limit"] == -1.0);
-  f.backend.delete_project("team-b");
-  CHECK_FALSE(f.backend.project_exists("team-b"));
-  CHECK_THROWS_AS(f.backend.set_nodes({}), lane::UsageError);
-  CHECK_THROWS_WITH(f.backend.exec("x", "lane-detection", {"ls"}, false, ""), Catch::Contains("does not exist"));
+  f.backend.projects().delete_project("team-b");
+  CHECK_FALSE(f.backend.projects().project_exists("team-b"));
+  CHECK_THROWS_AS(f.backend.cluster().set_nodes({}), lane::UsageError);
+  std::ostringstream out, err;
+  CHECK_THROWS_WITH(f.backend.jobs().exec("x", "lane-detection", {"ls"}, false, "", out, err), Catch::Contains("does not exist"));
+}
+
+TEST_CASE("kube backend: storage progress goes to the stream it was given, nothing is written by itself") {
+  lane::test::FakeApiServer server;
+  auto client = std::make_shared<lane::kube::KubeClient>(server.connection());
+  std::ostringstream progress;
+  KubeBackend backend(client, KubeSettings{}, "lane-detection", &progress);
+  backend.projects().create_project({"lane-detection", 1, true});
+  backend.storage().volumes().create("pvc-data", "100Gi", "azurenetappfiles", "test");
+  auto info = backend.storage().snapshots().create("pvc-data", "snap-1", "", {});
+  CHECK(info.ns == "runai-lane-detection");
+  CHECK(progress.str().find("readyToUse=true") != std::string::npos);
+  // A project's own store reports to the same stream.
+  const auto before = progress.str().size();
+  backend.storage().snapshots_of("lane-detection").create("pvc-data", "snap-2", "", {});
+  CHECK(progress.str().size() > before);
+
+  // Without a stream the backend stays silent (and still works).
+  KubeBackend quiet(client, KubeSettings{}, "lane-detection");
+  CHECK(quiet.storage().snapshots().create("pvc-data", "snap-3", "", {}).name == "snap-3");
 }

@@ -10,17 +10,12 @@
 
 #include "storage/anf/anf_snapshot_store.h"
 #include "storage/anf/volume_resolver.h"
+#include "storage/core/volume_provider.h"
 
 namespace lane::storage::anf {
 
-struct AnfTarget {
-  std::string pvc;                      // --pvc
-  std::string ns;                       // namespace of the PVC ("" = kubeconfig's)
-  std::string volume_id;                // --volume-id (wins over --pvc)
-  std::optional<std::filesystem::path> config_file;  // --anf-config
-  std::optional<int> timeout_s;         // --timeout for long-running operations
-  std::filesystem::path lineage_dir;    // $LANECTL_HOME/anf-lineage
-};
+// --pvc, -n, --volume-id, --anf-config, --timeout and the lineage directory.
+using AnfTarget = ProviderVolumeTarget;
 
 struct OpenedTarget {
   std::unique_ptr<AnfSnapshotStore> store;  // owns the ARM client

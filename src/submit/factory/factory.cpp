@@ -7,8 +7,10 @@
 
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "storage/anf/anf_provider.h"
 #include "submit/kube/kube_backend.h"
 #include "submit/local/local_backend.h"
+#include "submit/local/supervisor.h"
 
 namespace lane::submit {
 namespace fs = std::filesystem;
@@ -70,10 +72,19 @@ void save_config_value(const fs::path& home, const std::string& key, const std::
   write_file_atomic(home / "config.json", file.dump(2) + "\n");
 }
 
-std::unique_ptr<Backend> open_backend(const BackendConfig& config) {
+std::unique_ptr<Backend> open_backend(const BackendConfig& config, std::ostream* progress) {
   require_known_kind(config.kind, "configuration");
   if (config.kind == "local") return std::make_unique<local::LocalBackend>(config.home);
-  return kube::open_kube_backend(config.default_project);
+  return kube::open_kube_backend(config.default_project, progress);
 }
+
+std::unique_ptr<storage::VolumeProvider> open_volume_provider(const std::string& backend) {
+  if (backend == "anf") return storage::anf::make_anf_provider();
+  if (!backend.empty() && backend != "local" && backend != "kubernetes")
+    throw UsageError("unknown --backend '" + backend + "'; use local, kubernetes or anf");
+  return nullptr;
+}
+
+int run_internal_verb(int argc, char** argv) { return local::run_internal_verb(argc, argv); }
 
 }  // namespace lane::submit

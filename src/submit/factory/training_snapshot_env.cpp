@@ -1,6 +1,7 @@
 #include "submit/factory/training_snapshot_env.h"
 
 #include <cstdlib>
+#include <iostream>
 
 #include "submit/factory/factory.h"
 #include "submit/local/job_api.h"
@@ -23,10 +24,10 @@ std::optional<std::string> snapshot_after_training_from_env(const std::filesyste
     log << reply.value("log", std::string()) << std::flush;
     return reply.value("snapshot", std::string());
   }
-  auto backend = open_backend(load_backend_config());
+  auto backend = open_backend(load_backend_config(), &std::cerr);
   std::optional<JobSpec> spec;
-  if (auto job = backend->describe_job(request->job, request->project)) spec = job->spec;
-  return snapshot_after_training(backend->snapshots(), backend->volumes(), *request, spec, log).snapshot;
+  if (auto job = backend->jobs().describe_job(request->job, request->project)) spec = job->spec;
+  return snapshot_after_training(backend->storage().snapshots(), backend->storage().volumes(), *request, spec, log).snapshot;
 }
 
 }  // namespace lane::submit

@@ -50,9 +50,9 @@ json answer_job_api(const fs::path& home, int64_t job_id, const json& request, p
   TrainingSnapshotRequest req;
   req.pvc = request.value("pvc", "");
   require_dns1123_label(req.pvc, "PVC_NAME");
-  if (!backend.local_volumes().find(req.pvc))
+  if (!backend.storage().local_volumes().find(req.pvc))
     throw Error(fmt::format("PVC_NAME '{}' is not a volume of this backend; cannot snapshot it", req.pvc));
-  std::string owner = backend.local_volumes().owner(req.pvc);
+  std::string owner = backend.storage().local_volumes().owner(req.pvc);
   if (owner != spec.project)
     throw Error(fmt::format("PVC_NAME '{}' belongs to project '{}'; a job of project '{}' can snapshot only "
                             "its own project's claims", req.pvc, owner.empty() ? "<none>" : owner, spec.project));
@@ -63,7 +63,7 @@ json answer_job_api(const fs::path& home, int64_t job_id, const json& request, p
   req.project = spec.project;
   req.code_version = request.value("codeVersion", "");
   std::ostringstream log;
-  auto result = snapshot_after_training(backend.snapshots(), backend.volumes(), req, spec, log);
+  auto result = snapshot_after_training(backend.storage().snapshots(), backend.storage().volumes(), req, spec, log);
   return {{"snapshot", result.snapshot}, {"log", log.str()}};
 }
 

@@ -1,0 +1,44 @@
+#include "cli/snapshot_create.h"
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/names.h"
+#include "storage/core/snapshots.h"
+
+namespace lane::cli {
+
+namespace {
+
+std::string namespace_of(const std::string& project) { return "runai-" + project; }
+
+}  // namespace
+
+void create_snapshot(const SnapshotCreateOptions& o, CliContext& ctx) {
+  const bool anf = anf_backend_selected(o.anf);
+  if (o.pvc.empty() && !(anf && !o.anf.volume_id.empty()))
+    throw UsageError("snapshot create needs --pvc NAME (the volume to snapshot)");
+  if (!o.pvc.empty()) require_dns1123_label(o.pvc, "--pvc");
+  if (!o.job.empty()) require_dns1123_label(o.job, "--job");
+  const OutputFormat format = parse_output_format(o.output);
+  if (!o.name.empty()) storage::require_snapshot_name(o.name, "--name");
+  const std::string ns = namespace_of(ctx.project(o.project));
+  SelectedSnapshotStore selected(o.anf, o.pvc, o.project, ctx);
+  const std::string base = o.pvc.empty() ? selected.anf_volume() : o.pvc;
+  const std::string name = o.name.empty() ? storage::default_snapshot_name(base, storage::now_unix_ms()) : o.name;
+  storage::require_snapshot_name(name, "--name");
+  auto info = selected.store().create(o.pvc, name, o.job, {{"namespace", ns}, {"reason", "user"}});
+  if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
+    print_document(ctx.out, storage::to_json(info), format);
+    return;
+  }
+  if (selected.is_anf()) {  // ANF reports no file counts or sizes for a snapshot
+    ctx.out << fmt::format("ANF snapshot {} created on volume {}\n", info.name, selected.anf_volume());
+    return;
+  }
+  ctx.out << fmt::format("Snapshot {} created in namespace {}\n", info.name, info.ns);
+  ctx.out << fmt::format("{} files, {}, {} added to the store\n", info.file_count,
+                         storage::format_bytes(info.total_bytes), storage::format_bytes(info.new_bytes));
+}
+
+}  // namespace lane::cli

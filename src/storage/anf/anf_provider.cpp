@@ -1,0 +1,43 @@
+#include "storage/anf/anf_provider.h"
+
+#include "storage/anf/anf_target.h"
+#include "storage/anf/volume_service_level.h"
+
+namespace lane::storage::anf {
+namespace {
+
+class AnfVolume : public ProviderVolume {
+ public:
+  explicit AnfVolume(OpenedTarget target)
+      : target_(std::move(target)),
+        ref_{target_.volume.ref.volume, target_.volume.ref.pool, target_.volume.pvc, target_.volume.pv,
+             target_.volume.method} {}
+
+  const ProviderVolumeRef& ref() const override { return ref_; }
+  SnapshotStore& snapshots() override { return *target_.store; }
+  nlohmann::json describe() override { return describe_volume(target_.arm(), target_.volume.ref).to_json(); }
+  ServiceLevelChange set_service_level(const std::string& level, const std::string& pool) override {
+    auto r = change_service_level(target_.arm(), target_.volume.ref, level, pool);
+    return {r.from_pool, r.to_pool, r.from_level, r.to_level};
+  }
+
+ private:
+  OpenedTarget target_;
+  ProviderVolumeRef ref_;
+};
+
+class AnfProvider : public VolumeProvider {
+ public:
+  std::string parse_service_level(const std::string& text) const override {
+    return anf::parse_service_level(text);
+  }
+  std::unique_ptr<ProviderVolume> open(const ProviderVolumeTarget& target, std::ostream* progress) override {
+    return std::make_unique<AnfVolume>(open_anf_target(target, progress));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<VolumeProvider> make_anf_provider() { return std::make_unique<AnfProvider>(); }
+
+}  // namespace lane::storage::anf

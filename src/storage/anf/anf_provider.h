@@ -1,0 +1,12 @@
+#pragma once
+// Azure NetApp Files as a volume provider (storage/core/volume_provider.h): what the factory
+// hands the CLI for `--backend anf` and `lanectl volume ...`.
+#include <memory>
+
+#include "storage/core/volume_provider.h"
+
+namespace lane::storage::anf {
+
+std::unique_ptr<VolumeProvider> make_anf_provider();
+
+}  // namespace lane::storage::anf

@@ -1,0 +1,68 @@
+#pragma once
+// A volume provider: storage that is managed at the provider itself rather than through a
+// backend (Azure NetApp Files, storage/anf). The factory picks it (`--backend anf`); the CLI
+// sees only these interfaces. An opened volume gives its native snapshots (a SnapshotStore)
+// and what the provider can tell and change about it.
+#include <filesystem>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "storage/core/snapshots.h"
+
+namespace lane::storage {
+
+// Which volume to open: a PVC (resolved through its bound PV) or the provider's own id.
+struct ProviderVolumeTarget {
+  std::string pvc;                      // --pvc
+  std::string ns;                       // namespace of the PVC ("" = kubeconfig's)
+  std::string volume_id;                // --volume-id (wins over --pvc)
+  std::optional<std::filesystem::path> config_file;  // --anf-config
+  std::optional<int> timeout_s;         // --timeout for long-running operations
+  std::filesystem::path lineage_dir;    // $LANECTL_HOME/anf-lineage
+};
+
+// Where the opened volume is.
+struct ProviderVolumeRef {
+  std::string volume;  // the provider's volume name
+  std::string pool;    // its capacity pool
+  std::string pvc;     // the claim name ("" with --volume-id)
+  std::string pv;      // the bound PV name
+  std::string method;  // how it was found: "internalID" | "creationToken" | "volume-id"
+};
+
+// The outcome of a service-level change (a move to a pool of that level).
+struct ServiceLevelChange {
+  std::string from_pool, to_pool, from_level, to_level;
+};
+
+class ProviderVolume {
+ public:
+  virtual ~ProviderVolume() = default;
+
+  virtual const ProviderVolumeRef& ref() const = 0;
+  // The volume's native snapshots.
+  virtual SnapshotStore& snapshots() = 0;
+  // The volume's facts: id, name, location, creationToken, provisioningState, pool,
+  // serviceLevel, poolQosType, quotaBytes, poolSizeBytes, throughputMibps,
+  // poolTotalThroughputMibps.
+  virtual nlohmann::json describe() = 0;
+  // Moves the volume to a pool of `level` (or to `pool` when given); no data is copied.
+  virtual ServiceLevelChange set_service_level(const std::string& level, const std::string& pool) = 0;
+};
+
+class VolumeProvider {
+ public:
+  virtual ~VolumeProvider() = default;
+
+  // The canonical spelling of a service level; UsageError otherwise (before any network).
+  virtual std::string parse_service_level(const std::string& text) const = 0;
+  // Throws UsageError when neither or both of target.pvc and target.volume_id are given.
+  // Progress of long operations goes to `progress` (nullptr = nowhere); secrets never do.
+  virtual std::unique_ptr<ProviderVolume> open(const ProviderVolumeTarget& target, std::ostream* progress) = 0;
+};
+
+}  // namespace lane::storage

@@ -1,0 +1,55 @@
+#pragma once
+// The Jobs role: what the job verbs (submit, submit-mpi, list, describe, logs, delete, exec,
+// bash) ask of a backend. Errors are lane::Error (exit 1) or lane::UsageError (exit 2) whose
+// message names the bad value and the fix.
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "submit/core/workload.h"
+
+namespace lane::submit {
+
+// `lanectl logs` options, mapped one to one onto the Kubernetes pods/log parameters.
+struct LogOptions {
+  bool follow = false;
+  int64_t tail = -1;           // last N lines; -1 = all
+  int64_t since_seconds = 0;   // only lines newer than this many seconds; 0 = all
+  bool timestamps = false;     // prefix each line with its RFC 3339 time
+  std::string pod;             // empty = the chief pod (MPI: the launcher)
+};
+
+class Jobs {
+ public:
+  virtual ~Jobs() = default;
+
+  // The objects a submit would create (for --dry-run -o yaml|json); changes nothing.
+  // Validates like submit (same errors).
+  virtual nlohmann::json render(const JobSpec& spec) = 0;
+  // Creates the job (spec.name must be set; see next_job_name below) and returns its state.
+  // Throws UsageError for a duplicate name, an unknown project or a job that could never fit.
+  virtual JobInfo submit(const JobSpec& spec) = 0;
+  // The smallest free "<prefix>-<N>" (N >= 1) in `project`, for --job-name-prefix / no name.
+  virtual std::string next_job_name(const std::string& project, const std::string& prefix) = 0;
+  // Jobs of `project`, or of all projects when `project` is nullopt; sorted by project, name.
+  virtual std::vector<JobInfo> list_jobs(const std::optional<std::string>& project) = 0;
+  virtual std::optional<JobInfo> describe_job(const std::string& name, const std::string& project) = 0;
+  // Writes the chief pod's (or opts.pod's) log to `out`; with follow, until the job ends.
+  virtual void stream_logs(const std::string& name, const std::string& project,
+                           const LogOptions& opts, std::ostream& out) = 0;
+  // Stops and removes the job; false when it does not exist.
+  virtual bool delete_job(const std::string& name, const std::string& project) = 0;
+  // Deletes every job of `project`; returns their names.
+  virtual std::vector<std::string> delete_all_jobs(const std::string& project) = 0;
+  // Runs argv inside the running job's environment (mounts, env); returns its exit code. What the
+  // command writes goes to `out` / `err` as it arrives (a backend whose command writes straight
+  // to this process's descriptors, as the local one's does, leaves them alone).
+  virtual int exec(const std::string& name, const std::string& project, const std::vector<std::string>& argv,
+                   bool tty, const std::string& pod, std::ostream& out, std::ostream& err) = 0;
+};
+
+}  // namespace lane::submit

@@ -1,0 +1,38 @@
+#pragma once
+// The Projects role: what `lanectl project ...` and `lanectl config project` ask of a backend.
+#include <string>
+#include <optional>
+#include <vector>
+
+namespace lane::submit {
+
+struct ProjectSpec {
+  std::string name;
+  double gpu_quota = 0;        // deserved GPUs
+  bool over_quota = true;      // may use idle GPUs beyond the quota (preemptible when it does)
+};
+
+// One row of `lanectl project list`.
+struct ProjectStatus {
+  ProjectSpec spec;
+  double gpus_allocated = 0;
+  double gpus_requested = 0;   // running + pending
+  double fair_share = 0;
+  int running_jobs = 0;
+  int pending_jobs = 0;
+  std::vector<std::string> explanation;  // the scheduler's reasons, one fact per line
+};
+
+class Projects {
+ public:
+  virtual ~Projects() = default;
+
+  virtual void create_project(const ProjectSpec& spec) = 0;
+  virtual std::vector<ProjectStatus> list_projects() = 0;
+  virtual bool project_exists(const std::string& name) = 0;
+  // Throws Error when the project still has jobs.
+  virtual void delete_project(const std::string& name) = 0;
+  virtual void set_project_quota(const std::string& name, double gpu_quota, std::optional<bool> over_quota) = 0;
+};
+
+}  // namespace lane::submit

@@ -1,0 +1,119 @@
+#include "submit/kube/kube_jobs.h"
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/names.h"
+#include "submit/core/errors.h"
+#include "submit/kube/job_state.h"
+#include "submit/kube/mapping.h"
+
+namespace lane::submit::kube {
+namespace {
+
+using lane::kube::ApiError;
+namespace res = lane::kube::resources;
+
+// MPI launcher Jobs are created by the operator and owned by the MPIJob: not jobs of their own.
+bool owned_by_mpijob(const Json& job) {
+  for (const auto& o : object_field(job["metadata"], "ownerReferences")) {
+    if (text(o, "kind") == "MPIJob") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+nlohmann::json KubeJobs::render(const JobSpec& spec) {
+  Json list{{"apiVersion", "v1"}, {"kind", "List"}, {"items", Json::array()}};
+  for (auto& obj : render_job(ctx_.settings, spec)) list["items"].push_back(std::move(obj));
+  return list;
+}
+
+std::optional<Json> KubeJobs::find_workload(const std::string& ns, const std::string& name) {
+  if (auto m = ctx_.client->try_get(res::kMpiJob, ns, name)) return m;
+  if (auto j = ctx_.client->try_get(res::kJob, ns, name)) {
+    if (!owned_by_mpijob(*j)) return j;
+  }
+  return std::nullopt;
+}
+
+JobInfo KubeJobs::submit(const JobSpec& spec) {
+  auto objects = render_job(ctx_.settings, spec);  // validates first: nothing is created on bad input
+  ctx_.require_project(spec.project);
+  const std::string ns = ctx_.ns_of(spec.project);
+  if (find_workload(ns, spec.name)) throw job_name_taken(spec.name, spec.project);
+  for (const auto& m : spec.pvcs) {
+    if (!m.create && !ctx_.client->try_get(res::kPvc, ns, m.claim)) {
+      throw UsageError(fmt::format("--pvc: claim '{}' does not exist in {}; create it first or use the "
+                                   "StorageClass:Size:Path form",
+                                   m.claim, ns));
+    }
+  }
+  for (const auto& obj : objects) {
+    std::string kind = obj.value("kind", "");
+    const lane::kube::Resource& r = kind == "PersistentVolumeClaim" ? res::kPvc
+                                    : kind == "MPIJob"              ? res::kMpiJob
+                                    : kind == "Job"                 ? res::kJob
+                                                                    : res::kService;
+    try {
+      ctx_.client->create_idempotent(r, ns, obj);
+    } catch (const ApiError& e) {
+      // A claim left by an earlier run of the same job is reused (runai behaves the same).
+      if (e.already_exists() && kind == "PersistentVolumeClaim") continue;
+      // 409 for the workload: another submission took the name since find_workload.
+      if (e.already_exists() && (&r == &res::kJob || &r == &res::kMpiJob)) throw job_name_taken(spec.name, spec.project);
+      throw;
+    }
+  }
+  auto info = describe_job(spec.name, spec.project);
+  if (!info) throw lane::Error(fmt::format("job '{}' was created but cannot be read back", spec.name));
+  return *info;
+}
+
+std::string KubeJobs::next_job_name(const std::string& project, const std::string& prefix) {
+  require_dns1123_label(prefix, "--job-name-prefix");
+  std::set<std::string> taken;
+  for (const auto& j : jobs_in(ctx_.ns_of(project))) taken.insert(j.spec.name);
+  for (int i = 1;; ++i) {
+    std::string name = fmt::format("{}-{}", prefix, i);
+    if (!taken.count(name)) return name;
+  }
+}
+
+bool KubeJobs::delete_job(const std::string& name, const std::string& project) {
+  const std::string ns = ctx_.ns_of(project);
+  auto w = find_workload(ns, name);
+  if (!w) return false;
+  const auto& r = text(*w, "kind") == "MPIJob" ? res::kMpiJob : res::kJob;
+  try {
+    ctx_.client->remove(r, ns, name, ctx_.settings.delete_propagation);
+  } catch (const ApiError& e) {
+    if (e.not_found()) return false;
+    throw;
+  }
+  // The Service made for --port belongs to the job; claims stay (they hold the data).
+  if (auto svc = ctx_.client->try_get(res::kService, ns, name)) {
+    auto labels = (*svc)["metadata"].value("labels", Json::object());
+    if (text(labels, kJobLabel) == name) {
+      try {
+        ctx_.client->remove(res::kService, ns, name, "Background");
+      } catch (const ApiError& e) {
+        if (!e.not_found()) throw;
+      }
+    }
+  }
+  return true;
+}
+
+std::vector<std::string> KubeJobs::delete_all_jobs(const std::string& project) {
+  std::vector<std::string> names;
+  for (const auto& j : jobs_in(ctx_.ns_of(project))) {
+    if (delete_job(j.spec.name, project)) names.push_back(j.spec.name);
+  }
+  return names;
+}
+
+}  // namespace lane::submit::kube

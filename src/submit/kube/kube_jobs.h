@@ -1,0 +1,41 @@
+#pragma once
+// The Jobs role on Kubernetes: jobs are batch/v1 Jobs and Kubeflow MPIJobs in the project's
+// namespace, scheduled by KAI. Written in three files: kube_jobs.cpp (create, name, delete),
+// kube_job_reads.cpp (list, describe) and kube_job_pods.cpp (logs, exec: the chief pod's I/O).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "submit/core/jobs.h"
+#include "submit/kube/kube_context.h"
+
+namespace lane::submit::kube {
+
+class KubeJobs : public Jobs {
+ public:
+  explicit KubeJobs(const KubeContext& context) : ctx_(context) {}
+
+  nlohmann::json render(const JobSpec& spec) override;
+  JobInfo submit(const JobSpec& spec) override;
+  std::string next_job_name(const std::string& project, const std::string& prefix) override;
+  std::vector<JobInfo> list_jobs(const std::optional<std::string>& project) override;
+  std::optional<JobInfo> describe_job(const std::string& name, const std::string& project) override;
+  void stream_logs(const std::string& name, const std::string& project, const LogOptions& opts,
+                   std::ostream& out) override;
+  bool delete_job(const std::string& name, const std::string& project) override;
+  std::vector<std::string> delete_all_jobs(const std::string& project) override;
+  int exec(const std::string& name, const std::string& project, const std::vector<std::string>& argv, bool tty,
+           const std::string& pod, std::ostream& out, std::ostream& err) override;
+
+  // The jobs of namespace `ns` (empty = all namespaces), unsorted.
+  std::vector<JobInfo> jobs_in(const std::string& ns);
+
+ private:
+  // The workload (Job or MPIJob) named `name` in `ns`, or nullopt.
+  std::optional<nlohmann::json> find_workload(const std::string& ns, const std::string& name);
+  std::string chief_pod(const std::string& ns, const nlohmann::json& workload);
+
+  const KubeContext& ctx_;
+};
+
+}  // namespace lane::submit::kube

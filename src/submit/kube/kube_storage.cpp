@@ -1,0 +1,43 @@
+#include "submit/kube/kube_storage.h"
+
+#include <ostream>
+
+#include "storage/kube/csi_snapshot_store.h"
+
+namespace lane::submit::kube {
+
+std::string KubeStorage::storage_namespace() {
+  if (!ctx_.default_project.empty()) return ctx_.ns_of(ctx_.default_project);
+  return ctx_.client->default_namespace();
+}
+
+storage::Volumes& KubeStorage::volumes() {
+  if (!volumes_) {
+    volumes_ = std::make_unique<storage::kube::PvcVolumes>(ctx_.client, storage_namespace(), ctx_.settings.pvc_access_mode);
+  }
+  return *volumes_;
+}
+
+std::unique_ptr<storage::SnapshotStore> KubeStorage::make_snapshot_store(const std::string& ns) {
+  storage::kube::CsiSnapshotOptions o;
+  o.ns = ns;
+  o.snapshot_class = ctx_.settings.snapshot_class;
+  o.restore_access_mode = ctx_.settings.pvc_access_mode;
+  if (progress_) o.progress = [out = progress_](const std::string& line) { *out << line << "\n"; };
+  return std::make_unique<storage::kube::CsiSnapshotStore>(ctx_.client, o);
+}
+
+storage::SnapshotStore& KubeStorage::snapshots() {
+  if (!snapshots_) snapshots_ = make_snapshot_store(storage_namespace());
+  return *snapshots_;
+}
+
+storage::SnapshotStore& KubeStorage::snapshots_of(const std::string& project) {
+  if (project.empty()) return snapshots();
+  const std::string ns = ctx_.ns_of(project);
+  auto& store = project_snapshots_[ns];
+  if (!store) store = make_snapshot_store(ns);
+  return *store;
+}
+
+}  // namespace lane::submit::kube

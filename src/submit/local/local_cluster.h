@@ -1,0 +1,20 @@
+#pragma once
+// The Cluster role of the local backend: the declared nodes (`cluster set-nodes`), else one
+// node with the GPUs detected on this machine, and what the running jobs hold of them.
+#include "submit/core/cluster.h"
+#include "submit/local/local_state.h"
+
+namespace lane::submit::local {
+
+class LocalCluster : public Cluster {
+ public:
+  explicit LocalCluster(LocalState& state) : st_(state) {}
+
+  void set_nodes(const std::vector<NodeSpec>& nodes) override;
+  std::vector<NodeStatus> list_nodes() override;
+
+ private:
+  LocalState& st_;
+};
+
+}  // namespace lane::submit::local

@@ -1,0 +1,63 @@
+#include "submit/local/local_jobs.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "submit/core/workload_json.h"
+#include "submit/local/job_launch.h"
+#include "submit/local/job_user.h"
+#include "submit/local/process_identity.h"
+#include "submit/local/sandbox.h"
+
+namespace lane::submit::local {
+using nlohmann::json;
+
+int LocalJobs::exec(const std::string& name, const std::string& project, const std::vector<std::string>& argv,
+                    bool tty, const std::string& pod, std::ostream& out, std::ostream& err) {
+  (void)out;  // the command writes to this process's descriptors itself
+  if (argv.empty()) throw UsageError("exec needs a command: lanectl exec JOB -- CMD ARGS...");
+  auto row = load_job_row(st_.db, project, name, true);
+  if (!row) throw Error("job '" + name + "' does not exist in project '" + project + "'");
+  if (row->status != "Running" || !process_alive(row->child_pgid, row->child_start))
+    throw Error("job '" + name + "' is " + row->status + ", not running; exec needs a running job");
+  JobSpec spec = spec_from_json(json::parse(row->spec_json));
+  // The job's environment and user, as its own processes have them (no LANECTL_HOME).
+  LaunchPlan plan =
+      make_launch_plan(spec, row->placement, st_.paths.claim_dirs(spec), st_.paths.home.string(), self_executable());
+  JobUser user;
+  {
+    WriteTransaction tx(st_.db);
+    user = job_user_for_project(st_.db, spec.project);
+    tx.commit();
+  }
+  plan.uid = user.uid;
+  plan.gid = user.gid;
+  pid_t target = job_namespace_process(row->child_pgid);
+  pid_t child = fork();
+  if (child == 0) {
+    for (const char* ns : {"pid", "mnt"}) {
+      std::string path = fmt::format("/proc/{}/ns/{}", target, ns);
+      int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0 || setns(fd, 0) != 0) {
+        err << fmt::format("lanectl: cannot enter the job's namespaces ({}): {}\n", path, std::strerror(errno))
+            << std::flush;
+        _exit(126);
+      }
+    }
+    exec_in_job(plan, argv);  // forks into the PID namespace; never returns
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace lane::submit::local

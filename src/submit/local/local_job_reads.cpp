@@ -1,0 +1,65 @@
+#include "submit/local/local_jobs.h"
+
+#include <functional>
+
+#include "common/error.h"
+#include "submit/local/log_files.h"
+
+namespace lane::submit::local {
+namespace fs = std::filesystem;
+
+std::vector<JobInfo> LocalJobs::list_jobs(const std::optional<std::string>& project) {
+  std::vector<JobRow> rows;
+  {
+    ReadTransaction tx(st_.db);
+    rows = load_job_rows(st_.db, project, false);
+  }
+  std::vector<JobInfo> out;
+  out.reserve(rows.size());
+  for (const auto& r : rows) out.push_back(job_info_from_row(r, false));
+  return out;
+}
+
+std::optional<JobInfo> LocalJobs::describe_job(const std::string& name, const std::string& project) {
+  ReadTransaction tx(st_.db);
+  auto row = load_job_row(st_.db, project, name, true);
+  if (!row) return std::nullopt;
+  JobInfo info = job_info_from_row(*row);
+  info.events = load_events(st_.db, row->id);
+  return info;
+}
+
+void LocalJobs::stream_logs(const std::string& name, const std::string& project, const LogOptions& opts,
+                            std::ostream& out) {
+  auto row = load_job_row(st_.db, project, name, false);
+  if (!row)
+    throw Error("job '" + name + "' does not exist in project '" + project +
+                "'; check the name with `lanectl list jobs -p " + project + "`");
+  JobInfo info = job_info_from_row(*row);
+  std::function<bool(const std::string&)> filter;
+  if (!opts.pod.empty()) {
+    bool known = false;
+    for (const auto& p : info.pods) known = known || p.name == opts.pod;
+    if (!known)
+      throw UsageError("--pod " + opts.pod + ": job '" + name + "' has no such pod; see `lanectl describe job " +
+                       name + " -p " + project + "`");
+    std::string worker_prefix = name + "-worker-";
+    if (opts.pod.rfind(worker_prefix, 0) == 0) {
+      // MPI ranks share the launcher's output; --tag-output marks each line with its rank.
+      std::string tag = "[1," + opts.pod.substr(worker_prefix.size()) + "]<";
+      filter = [tag](const std::string& line) { return line.rfind(tag, 0) == 0; };
+    }
+  }
+  fs::path path = st_.paths.job_dir(row->id) / "output.log";
+  if (!opts.follow && !fs::exists(path) && row->status == "Pending")
+    throw Error("job '" + name + "' has not started yet (" + row->reason + "); see `lanectl describe job " +
+                name + " -p " + project + "`");
+  int64_t id = row->id;
+  auto finished = [this, id] {
+    auto r = load_job_row_by_id(st_.db, id, false);
+    return !r || is_terminal(r->status);
+  };
+  read_log(path, opts, filter, finished, out);
+}
+
+}  // namespace lane::submit::local

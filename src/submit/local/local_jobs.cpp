@@ -1,0 +1,196 @@
+#include "submit/local/local_jobs.h"
+
+#include <signal.h>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/names.h"
+#include "submit/core/errors.h"
+#include "submit/core/validate.h"
+#include "submit/core/workload_json.h"
+#include "submit/local/job_launch.h"
+#include "submit/local/process_identity.h"
+#include "submit/local/sandbox.h"
+#include "submit/local/scheduling_pass.h"
+
+namespace lane::submit::local {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string claim_for(const JobSpec& spec, size_t index) {
+  return generated_claim_name(spec.name, index);
+}
+
+// True when `path` is `root` or lies below it, symlinks resolved where they exist.
+bool path_within(const std::string& path, const std::string& root) {
+  std::error_code ec;
+  return relative_within(fs::weakly_canonical(fs::absolute(path), ec), fs::weakly_canonical(fs::absolute(root), ec))
+      .has_value();
+}
+
+}  // namespace
+
+void LocalJobs::validate(const JobSpec& spec) {
+  submit::validate(spec);
+  if (!find_project(st_.db, spec.project))
+    throw UsageError("project '" + spec.project + "' does not exist; create it with `lanectl project create " +
+                     spec.project + " --gpu-quota N` or pick one from `lanectl project list`");
+  for (const auto& p : spec.pvcs) {
+    if (!p.create && !st_.volumes.find(p.claim))
+      throw UsageError("--pvc: volume '" + p.claim + "' does not exist; create it with `--pvc :SIZE:" +
+                       p.mount_path + "` in an earlier job or restore a snapshot into it");
+    if (p.create) continue;
+    std::string owner = st_.volumes.owner(p.claim);
+    if (!owner.empty() && owner != spec.project)
+      throw UsageError(fmt::format(
+          "--pvc {}:{}: claim '{}' belongs to project '{}'; a job of project '{}' can mount only its own "
+          "project's claims (as a PVC belongs to its namespace). Submit the job in project '{}' (-p {}), "
+          "or give it a claim of project '{}' (`--pvc :SIZE:{}` creates one)",
+          p.claim, p.mount_path, p.claim, owner, spec.project, owner, owner, spec.project, p.mount_path));
+  }
+  for (const auto& v : spec.volumes) {
+    if (!fs::is_directory(v.host_path))
+      throw UsageError("-v host path '" + v.host_path + "' is not an existing directory");
+    if (path_within(v.host_path, st_.paths.home.string()))
+      throw UsageError("-v host path '" + v.host_path + "' is inside LANECTL_HOME (" + st_.paths.home.string() +
+                       "), the backend's state, which jobs never see; mount claims with --pvc CLAIM:PATH instead");
+  }
+  shm_size_bytes(spec);
+  job_command(spec);  // throws when the command is unknown
+  sched::ClusterState state = build_cluster_state(st_.db);
+  JobRow probe;
+  probe.project = spec.project;
+  probe.name = spec.name;
+  probe.type = to_string(spec.type);
+  probe.gpu = spec.gpu;
+  probe.pods = spec.type == JobType::kMpi ? spec.processes : 1;
+  if (auto why = sched::never_fits(state, workload_from_row(probe)))
+    throw UsageError(*why + "; declare the cluster's GPUs with `lanectl cluster set-nodes NAME=GPUS...` "
+                     "or request fewer GPUs");
+}
+
+json LocalJobs::render(const JobSpec& spec) {
+  validate(spec);
+  JobSpec resolved = spec;
+  json items = json::array();
+  std::vector<std::string> volume_paths;
+  for (size_t i = 0; i < resolved.pvcs.size(); ++i) {
+    auto& p = resolved.pvcs[i];
+    if (p.create) {
+      p.claim = claim_for(resolved, i);
+      items.push_back({{"kind", "Volume"}, {"name", p.claim}, {"size", p.size},
+                       {"storageClass", p.storage_class},
+                       {"path", (st_.paths.volumes_dir() / p.claim).string()}});
+    }
+    volume_paths.push_back((st_.paths.volumes_dir() / p.claim).string());
+  }
+  json placeholder = json::array();
+  for (int i = 0; i < (spec.type == JobType::kMpi ? spec.processes : 1); ++i)
+    placeholder.push_back({{"node", "<scheduled>"}, {"gpus", json::array()}, {"share", 1.0}});
+  LaunchPlan plan = make_launch_plan(resolved, placeholder, volume_paths, st_.paths.home.string(), self_executable());
+  json mounts = json::array();
+  for (const auto& m : plan.mounts)
+    mounts.push_back({{"source", m.source}, {"target", m.target}, {"readOnly", m.read_only}});
+  json env = json::array();
+  for (const auto& [name, value] : plan.env) env.push_back({{"name", name}, {"value", value}});
+  items.push_back({{"kind", "LocalJob"},
+                   {"name", resolved.name},
+                   {"project", resolved.project},
+                   {"spec", spec_to_json(resolved)},
+                   {"launch", {{"argv", plan.argv}, {"env", env}, {"mounts", mounts},
+                               {"shmBytes", plan.shm_bytes}}}});
+  return {{"apiVersion", "lanectl/v1"}, {"kind", "List"}, {"items", items}};
+}
+
+JobInfo LocalJobs::submit(const JobSpec& input) {
+  JobSpec spec = input;
+  PassEffects effects;
+  {
+    WriteTransaction tx(st_.db);
+    validate(spec);
+    if (load_job_row(st_.db, spec.project, spec.name, false)) throw job_name_taken(spec.name, spec.project);
+    for (size_t i = 0; i < spec.pvcs.size(); ++i) {
+      auto& p = spec.pvcs[i];
+      if (!p.create) continue;
+      p.claim = claim_for(spec, i);
+      std::string owner = "job/" + spec.project + "/" + spec.name;
+      if (auto existing = st_.volumes.find(p.claim)) {
+        // A resubmitted job (same name) gets its old claim back, as a re-created PVC would bind.
+        if (existing->created_by != owner)
+          throw Error("volume '" + p.claim + "' already exists (created by " + existing->created_by +
+                      "); use another job name or mount it with --pvc " + p.claim + ":" + p.mount_path);
+      } else {
+        st_.volumes.create_in_transaction(p.claim, p.size, p.storage_class, owner);
+      }
+    }
+    std::vector<std::string> adopted;
+    for (const auto& p : spec.pvcs)
+      if (!p.create && st_.volumes.owner(p.claim).empty()) {
+        st_.volumes.adopt(p.claim, spec.project);
+        adopted.push_back(p.claim);
+      }
+    int64_t now = now_ms();
+    st_.db.prepare("INSERT INTO jobs(project, name, type, image, user, gpu, pods, spec, status, reason, created_ms) "
+                "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,'Pending','waiting for the scheduler',?9)")
+        .bind(1, spec.project).bind(2, spec.name).bind(3, std::string(to_string(spec.type)))
+        .bind(4, spec.image).bind(5, spec.user).bind(6, spec.gpu)
+        .bind(7, static_cast<int64_t>(spec.type == JobType::kMpi ? spec.processes : 1))
+        .bind(8, spec_to_json(spec).dump()).bind(9, now).run();
+    const int64_t job_id = st_.db.last_insert_id();
+    add_event(st_.db, job_id, "job/" + spec.name, "Normal", "Submitted",
+              fmt::format("job submitted by {}", spec.user.empty() ? "unknown user" : spec.user));
+    for (const auto& claim : adopted)
+      add_event(st_.db, job_id, "pvc/" + claim, "Normal", "ClaimAdopted",
+                "claim " + claim + " had no project (recorded by an earlier version); it now belongs to project " +
+                    spec.project);
+    effects = run_scheduling_pass(st_.db, st_.paths);
+    tx.commit();
+  }
+  terminate_supervisors(effects);
+  return *describe_job(spec.name, spec.project);
+}
+
+std::string LocalJobs::next_job_name(const std::string& project, const std::string& prefix) {
+  require_dns1123_label(prefix, "--job-name-prefix");
+  for (int n = 1;; ++n) {
+    std::string name = fmt::format("{}-{}", prefix, n);
+    if (!load_job_row(st_.db, project, name, false)) return name;
+  }
+}
+
+bool LocalJobs::delete_job(const std::string& name, const std::string& project) {
+  std::optional<JobRow> row;
+  PassEffects effects;
+  {
+    WriteTransaction tx(st_.db);
+    row = load_job_row(st_.db, project, name, false);
+    if (!row) return false;
+    st_.db.prepare("DELETE FROM events WHERE job_id = ?1").bind(1, row->id).run();
+    st_.db.prepare("DELETE FROM jobs WHERE id = ?1").bind(1, row->id).run();
+    effects = run_scheduling_pass(st_.db, st_.paths);
+    tx.commit();
+  }
+  if (row->status == "Running") {
+    if (process_alive(row->sup_pid, row->sup_start)) {
+      effects.terminate.emplace_back(row->sup_pid, row->sup_start);
+    } else if (row->child_pgid > 0 && process_alive(row->child_pgid, row->child_start)) {
+      kill(-row->child_pgid, SIGKILL);
+    }
+  }
+  terminate_supervisors(effects);
+  std::error_code ec;
+  fs::remove_all(st_.paths.job_dir(row->id), ec);
+  return true;
+}
+
+std::vector<std::string> LocalJobs::delete_all_jobs(const std::string& project) {
+  std::vector<std::string> names;
+  for (const auto& row : load_job_rows(st_.db, project, false))
+    if (delete_job(row.name, project)) names.push_back(row.name);
+  return names;
+}
+
+}  // namespace lane::submit::local

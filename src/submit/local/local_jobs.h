@@ -1,0 +1,34 @@
+#pragma once
+// The Jobs role of the local backend: jobs run on this machine under detached supervisors,
+// GPUs shared by the fair-share scheduler. Written in three files: local_jobs.cpp (validate,
+// render, submit, name, delete), local_job_reads.cpp (list, describe, logs), local_job_exec.cpp.
+#include "submit/core/jobs.h"
+#include "submit/local/local_state.h"
+
+namespace lane::submit::local {
+
+class LocalJobs : public Jobs {
+ public:
+  explicit LocalJobs(LocalState& state) : st_(state) {}
+
+  nlohmann::json render(const JobSpec& spec) override;
+  JobInfo submit(const JobSpec& spec) override;
+  std::string next_job_name(const std::string& project, const std::string& prefix) override;
+  std::vector<JobInfo> list_jobs(const std::optional<std::string>& project) override;
+  std::optional<JobInfo> describe_job(const std::string& name, const std::string& project) override;
+  void stream_logs(const std::string& name, const std::string& project, const LogOptions& opts,
+                   std::ostream& out) override;
+  bool delete_job(const std::string& name, const std::string& project) override;
+  std::vector<std::string> delete_all_jobs(const std::string& project) override;
+  // The command runs with this process's descriptors (it is a child of it): `out` and `err`
+  // are not written.
+  int exec(const std::string& name, const std::string& project, const std::vector<std::string>& argv,
+           bool tty, const std::string& pod, std::ostream& out, std::ostream& err) override;
+
+ private:
+  void validate(const JobSpec& spec);
+
+  LocalState& st_;
+};
+
+}  // namespace lane::submit::local

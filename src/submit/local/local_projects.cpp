@@ -1,0 +1,97 @@
+#include "submit/local/local_projects.h"
+
+#include <map>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/names.h"
+#include "submit/local/job_view.h"
+#include "submit/local/scheduling_pass.h"
+
+namespace lane::submit::local {
+
+void LocalProjects::create_project(const ProjectSpec& spec) {
+  require_dns1123_label(spec.name, "project name");
+  if (spec.gpu_quota < 0) throw UsageError("--gpu-quota must be 0 or more");
+  {
+    WriteTransaction tx(st_.db);
+    auto st = st_.db.prepare("SELECT 1 FROM projects WHERE name = ?1");
+    st.bind(1, spec.name);
+    if (st.step()) throw Error("project '" + spec.name + "' already exists; change it with `lanectl project set-quota`");
+    st_.db.prepare("INSERT INTO projects(name, gpu_quota, over_quota, created_ms) VALUES(?1,?2,?3,?4)")
+        .bind(1, spec.name).bind(2, spec.gpu_quota).bind(3, static_cast<int64_t>(spec.over_quota))
+        .bind(4, now_ms()).run();
+    tx.commit();
+  }
+  st_.reschedule();
+}
+
+std::vector<ProjectStatus> LocalProjects::list_projects() {
+  ReadTransaction tx(st_.db);
+  auto specs = load_projects(st_.db);
+  sched::ClusterState state = build_cluster_state(st_.db);
+  sched::Decision decision = sched::schedule(state);
+  std::map<std::string, sched::ProjectReport> reports;
+  for (const auto& r : decision.projects) reports[r.name] = r;
+  std::vector<ProjectStatus> out;
+  for (const auto& spec : specs) {
+    ProjectStatus s;
+    s.spec = spec;
+    if (auto it = reports.find(spec.name); it != reports.end()) {
+      s.gpus_allocated = it->second.allocated;
+      s.gpus_requested = it->second.requested;
+      s.fair_share = it->second.fair_share;
+      s.explanation = it->second.explanation;
+    }
+    out.push_back(s);
+  }
+  // Job counts come from the stored state (what is running now), not from the what-if decision.
+  auto st = st_.db.prepare("SELECT project, status, COUNT(*) FROM jobs WHERE status IN ('Running','Pending') GROUP BY project, status");
+  while (st.step())
+    for (auto& s : out)
+      if (s.spec.name == st.text(0)) (st.text(1) == "Running" ? s.running_jobs : s.pending_jobs) = static_cast<int>(st.integer(2));
+  double allocated_now = 0;
+  for (auto& s : out) {
+    allocated_now = 0;
+    for (const auto& row : load_job_rows(st_.db, s.spec.name, false, true))
+      if (row.status == "Running") allocated_now += job_info_from_row(row).gpus_allocated;
+    s.gpus_allocated = allocated_now;
+  }
+  return out;
+}
+
+bool LocalProjects::project_exists(const std::string& name) { return find_project(st_.db, name).has_value(); }
+
+void LocalProjects::delete_project(const std::string& name) {
+  require_dns1123_label(name, "project name");
+  WriteTransaction tx(st_.db);
+  if (name == "default") throw UsageError("the 'default' project always exists and cannot be deleted");
+  if (!find_project(st_.db, name)) throw Error("project '" + name + "' does not exist");
+  auto st = st_.db.prepare("SELECT COUNT(*) FROM jobs WHERE project = ?1");
+  st.bind(1, name);
+  st.step();
+  if (st.integer(0) > 0)
+    throw Error(fmt::format("project '{}' still has {} job(s); delete them first with `lanectl delete --all -p {}`",
+                            name, st.integer(0), name));
+  st_.db.prepare("DELETE FROM projects WHERE name = ?1").bind(1, name).run();
+  tx.commit();
+}
+
+void LocalProjects::set_project_quota(const std::string& name, double gpu_quota, std::optional<bool> over_quota) {
+  require_dns1123_label(name, "project name");
+  if (gpu_quota < 0) throw UsageError("--gpu-quota must be 0 or more");
+  {
+    WriteTransaction tx(st_.db);
+    auto existing = find_project(st_.db, name);
+    if (!existing) throw UsageError("project '" + name + "' does not exist; create it with `lanectl project create " + name + "`");
+    st_.db.prepare("INSERT INTO projects(name, gpu_quota, over_quota, created_ms) VALUES(?1,?2,?3,?4) "
+                "ON CONFLICT(name) DO UPDATE SET gpu_quota = excluded.gpu_quota, over_quota = excluded.over_quota")
+        .bind(1, name).bind(2, gpu_quota).bind(3, static_cast<int64_t>(over_quota.value_or(existing->over_quota)))
+        .bind(4, now_ms()).run();
+    tx.commit();
+  }
+  st_.reschedule();
+}
+
+}  // namespace lane::submit::local

@@ -1,0 +1,23 @@
+#pragma once
+// The Projects role of the local backend: projects and their GPU quotas in the state
+// database; `project list` shows the scheduler's fair shares and reasons.
+#include "submit/core/projects.h"
+#include "submit/local/local_state.h"
+
+namespace lane::submit::local {
+
+class LocalProjects : public Projects {
+ public:
+  explicit LocalProjects(LocalState& state) : st_(state) {}
+
+  void create_project(const ProjectSpec& spec) override;
+  std::vector<ProjectStatus> list_projects() override;
+  bool project_exists(const std::string& name) override;
+  void delete_project(const std::string& name) override;
+  void set_project_quota(const std::string& name, double gpu_quota, std::optional<bool> over_quota) override;
+
+ private:
+  LocalState& st_;
+};
+
+}  // namespace lane::submit::local

@@ -1,0 +1,28 @@
+#include "submit/local/local_storage.h"
+
+#include "storage/local/local_snapshot_store.h"
+
+namespace lane::submit::local {
+
+LocalStorage::LocalStorage(LocalState& state) : st_(state) {
+  // A restored claim belongs to the project of the claim its snapshot was taken of (as a
+  // Kubernetes restore creates the PVC in the snapshot's namespace); "runai-<project>" of the
+  // snapshot when that claim is gone.
+  st_.volumes.set_owner_resolver([this](const std::string& created_by) -> std::string {
+    if (created_by.rfind("restore:", 0) != 0) return "";
+    storage::SnapshotInfo info = snapshots().describe(created_by.substr(8));
+    if (st_.volumes.find(info.volume))
+      if (std::string p = st_.volumes.owner(info.volume); !p.empty()) return p;
+    return info.ns.rfind("runai-", 0) == 0 ? info.ns.substr(6) : "";
+  });
+}
+
+LocalStorage::~LocalStorage() = default;
+
+storage::SnapshotStore& LocalStorage::snapshots() {
+  if (!snapshots_)
+    snapshots_ = std::make_unique<storage::local::LocalSnapshotStore>(st_.paths.home / "snapshots", st_.volumes);
+  return *snapshots_;
+}
+
+}  // namespace lane::submit::local

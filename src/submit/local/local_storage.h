@@ -1,0 +1,30 @@
+#pragma once
+// The Storage role of the local backend: directory volumes under $LANECTL_HOME/volumes and
+// one content-addressed snapshot store for every project.
+#include <memory>
+
+#include "submit/core/storage.h"
+#include "submit/local/local_state.h"
+
+namespace lane::storage::local {
+class LocalSnapshotStore;
+}
+
+namespace lane::submit::local {
+
+class LocalStorage : public Storage {
+ public:
+  // Also teaches the volumes who owns a restored claim (it needs the snapshots).
+  explicit LocalStorage(LocalState& state);
+  ~LocalStorage() override;
+
+  storage::Volumes& volumes() override { return st_.volumes; }
+  LocalVolumes& local_volumes() { return st_.volumes; }
+  storage::SnapshotStore& snapshots() override;
+
+ private:
+  LocalState& st_;
+  std::unique_ptr<storage::local::LocalSnapshotStore> snapshots_;
+};
+
+}  // namespace lane::submit::local
