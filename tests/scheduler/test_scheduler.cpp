@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <random>
+#include <tuple>
 
 #include "common/error.h"
 #include "scheduler/scheduler_test_util.h"
@@ -227,32 +228,45 @@ TEST_CASE("interactive jobs are never preempted and stay within quota") {
         "interactive jobs must fit within the project's quota: requests 3 GPUs but project team-a has a quota of 2");
 }
 
+namespace {
+
+// Places pending fractional jobs f0, f1, ... (queue order) on one 4-GPU node beside `run`;
+// returns the GPU index of each, checking that each got exactly its share of one GPU.
+std::vector<int> place_fractions(const std::vector<double>& fractions, std::vector<Workload> run = {}) {
+  ClusterState s;
+  s.nodes = {node("node-1", 4)};
+  s.projects = {project("team-a", 4)};
+  s.workloads = std::move(run);
+  for (std::size_t i = 0; i < fractions.size(); ++i)
+    s.workloads.push_back(job("team-a", "f" + std::to_string(i), fractions[i], int64_t(10 + i)));
+  const Decision d = schedule(s);
+  std::vector<int> gpu;
+  for (std::size_t i = 0; i < fractions.size(); ++i) {
+    const StartedJob* st = start_of(d, "team-a/f" + std::to_string(i));
+    REQUIRE(st != nullptr);
+    REQUIRE(st->placement.size() == 1);
+    CHECK(st->placement[0].share_per_gpu == fractions[i]);
+    gpu.push_back(st->placement[0].gpu_indices.at(0));
+  }
+  return gpu;
+}
+
+}  // namespace
+
 TEST_CASE("fractional GPUs are packed best-fit and never exceed one GPU") {
-  auto place = [](std::vector<double> fractions, std::vector<Workload> run = {}) {
-    ClusterState s;
-    s.nodes = {node("node-1", 4)};
-    s.projects = {project("team-a", 4)};
-    s.workloads = std::move(run);
-    for (std::size_t i = 0; i < fractions.size(); ++i)
-      s.workloads.push_back(job("team-a", "f" + std::to_string(i), fractions[i], int64_t(10 + i)));
-    const Decision d = schedule(s);
-    std::vector<int> gpu;
-    for (std::size_t i = 0; i < fractions.size(); ++i) {
-      const StartedJob* st = start_of(d, "team-a/f" + std::to_string(i));
-      REQUIRE(st != nullptr);
-      REQUIRE(st->placement.size() == 1);
-      CHECK(st->placement[0].share_per_gpu == fractions[i]);
-      gpu.push_back(st->placement[0].gpu_indices.at(0));
-    }
-    return gpu;
-  };
-  CHECK(place({0.5, 0.5}) == std::vector<int>{0, 0});
-  CHECK(place({0.6, 0.6}) == std::vector<int>{0, 1});
-  CHECK(place({0.2, 0.2, 0.2, 0.2, 0.2, 0.2}) == std::vector<int>{0, 0, 0, 0, 0, 1});
-  // Best fit: GPU 0 has 0.3 left, GPU 1 has 0.5 left: 0.3 goes to GPU 0, 0.4 to GPU 1.
+  const auto [fractions, gpus] = GENERATE(table<std::vector<double>, std::vector<int>>({
+      {{0.5, 0.5}, {0, 0}},
+      {{0.6, 0.6}, {0, 1}},
+      {{0.2, 0.2, 0.2, 0.2, 0.2, 0.2}, {0, 0, 0, 0, 0, 1}},
+  }));
+  CHECK(place_fractions(fractions) == gpus);
+}
+
+TEST_CASE("a fraction goes to the partly used GPU it fits best") {
+  // GPU 0 has 0.3 left, GPU 1 has 0.5 left: 0.3 goes to GPU 0, 0.4 to GPU 1.
   std::vector<Workload> run = {running(job("team-a", "r0", 0.7, 1), {on("node-1", {0}, 0.7)}),
                                running(job("team-a", "r1", 0.5, 2), {on("node-1", {1}, 0.5)})};
-  CHECK(place({0.3, 0.4}, run) == std::vector<int>{0, 1});
+  CHECK(place_fractions({0.3, 0.4}, run) == std::vector<int>{0, 1});
 }
 
 TEST_CASE("a fraction that fits on no GPU names the largest free share") {
@@ -345,13 +359,22 @@ TEST_CASE("never_fits names what the cluster can never give") {
   ClusterState s;
   s.nodes = {node("node-1", 8), node("node-2", 8)};
   s.projects = {project("team-a", 16)};
-  CHECK(never_fits(s, job("team-a", "x", 20, 1)).value() == "requests 20 GPUs but the cluster has 16 in total");
-  CHECK(never_fits(s, job("team-a", "x", 9, 1)).value() ==
-        "each pod needs 9 GPUs on one node, but the largest node (node-1) has 8");
-  CHECK_THAT(never_fits(s, job("team-a", "x", 1.5, 1)).value(), Catch::Contains("ask for a fraction below 1"));
-  CHECK_FALSE(never_fits(s, job("team-a", "x", 0.25, 1)).has_value());
-  CHECK_FALSE(never_fits(s, job("team-a", "x", 0, 1)).has_value());
-  // A pending job that can never fit waits with that reason and does not count as demand.
+  // "" = the job can run here.
+  const auto [gpus, reason] = GENERATE(table<double, std::string>({
+      {20, "requests 20 GPUs but the cluster has 16 in total"},
+      {9, "each pod needs 9 GPUs on one node, but the largest node (node-1) has 8"},
+      {1.5, "requests 1.5 GPUs per pod: ask for a fraction below 1 (e.g. 0.5) or a whole number of GPUs"},
+      {0.25, ""},
+      {0, ""},
+  }));
+  CAPTURE(gpus);
+  CHECK(never_fits(s, job("team-a", "x", gpus, 1)).value_or("") == reason);
+}
+
+TEST_CASE("a pending job that can never fit waits with that reason and does not count as demand") {
+  ClusterState s;
+  s.nodes = {node("node-1", 8), node("node-2", 8)};
+  s.projects = {project("team-a", 16)};
   s.workloads.push_back(job("team-a", "huge", 20, 1));
   const Decision d = schedule(s);
   CHECK(d.pending_reason.at("team-a/huge") == "requests 20 GPUs but the cluster has 16 in total");
@@ -410,17 +433,15 @@ TEST_CASE("an inconsistent state is rejected with a clear error") {
   ClusterState s;
   s.nodes = {node("node-1", 2)};
   s.projects = {project("team-a", 2)};
-  s.workloads.push_back(job("team-a", "x", 1, 1));
-  s.workloads.push_back(job("team-a", "x", 1, 2));
-  CHECK_THROWS_WITH(schedule(s), Catch::Contains("workload team-a/x is listed twice"));
-
-  s.workloads = {running(job("team-a", "p", 0.6, 1), {on("node-1", {0}, 0.6)}),
-                 running(job("team-a", "q", 0.6, 2), {on("node-1", {0}, 0.6)})};
+  std::string why;
+  std::tie(s.workloads, why) = GENERATE(table<std::vector<Workload>, std::string>({
+      {{job("team-a", "x", 1, 1), job("team-a", "x", 1, 2)}, "workload team-a/x is listed twice"},
+      {{running(job("team-a", "p", 0.6, 1), {on("node-1", {0}, 0.6)}),
+        running(job("team-a", "q", 0.6, 2), {on("node-1", {0}, 0.6)})},
+       "GPU 0 on node node-1 would be used 1.2 > 1"},
+      {{running(job("team-a", "p", 1, 1), {on("node-9", {0})})}, "unknown node 'node-9'"},
+      {{running(job("team-a", "p", 1, 1), {on("node-1", {5})})}, "GPU 5 does not exist on node node-1"},
+  }));
   CHECK_THROWS_AS(schedule(s), lane::Error);
-  CHECK_THROWS_WITH(schedule(s), Catch::Contains("GPU 0 on node node-1 would be used 1.2 > 1"));
-
-  s.workloads = {running(job("team-a", "p", 1, 1), {on("node-9", {0})})};
-  CHECK_THROWS_WITH(schedule(s), Catch::Contains("unknown node 'node-9'"));
-  s.workloads = {running(job("team-a", "p", 1, 1), {on("node-1", {5})})};
-  CHECK_THROWS_WITH(schedule(s), Catch::Contains("GPU 5 does not exist on node node-1"));
+  CHECK_THROWS_WITH(schedule(s), Catch::Contains(why));
 }

@@ -218,47 +218,46 @@ TEST_CASE("random clusters keep every scheduling invariant (300 seeds × 8 passe
 }
 
 TEST_CASE("after settling, every project gets min(quota, demand) and nobody waits below its fair share while another is above") {
-  for (uint64_t seed = 1; seed <= 200; ++seed) {
-    Rng rng(seed * 7919);
-    ClusterState s;
-    const int nodes = 1 + rng.below(4);
-    int capacity = 0;
-    for (int n = 0; n < nodes; ++n) {
-      s.nodes.push_back(node("node-" + std::to_string(n), 1 + rng.below(8)));
-      capacity += s.nodes.back().gpus;
+  const uint64_t seed = GENERATE(range(uint64_t(1), uint64_t(201)));
+  Rng rng(seed * 7919);
+  ClusterState s;
+  const int nodes = 1 + rng.below(4);
+  int capacity = 0;
+  for (int n = 0; n < nodes; ++n) {
+    s.nodes.push_back(node("node-" + std::to_string(n), 1 + rng.below(8)));
+    capacity += s.nodes.back().gpus;
+  }
+  // Quotas that fit the cluster, 1-GPU training jobs (no fragmentation), submitted in waves.
+  int left = capacity;
+  const int projects = 2 + rng.below(3);
+  for (int p = 0; p < projects; ++p) {
+    const int quota = rng.below(left + 1);
+    left -= quota;
+    s.projects.push_back(project("p" + std::to_string(p), quota));
+  }
+  int64_t order = 0;
+  for (int wave = 0; wave < 3; ++wave) {
+    for (const Project& p : s.projects) {
+      const int jobs = rng.below(capacity + 1);
+      for (int j = 0; j < jobs; ++j) {
+        ++order;
+        s.workloads.push_back(job(p.name, "j" + std::to_string(order), 1, order));
+      }
     }
-    // Quotas that fit the cluster, 1-GPU training jobs (no fragmentation), submitted in waves.
-    int left = capacity;
-    const int projects = 2 + rng.below(3);
-    for (int p = 0; p < projects; ++p) {
-      const int quota = rng.below(left + 1);
-      left -= quota;
-      s.projects.push_back(project("p" + std::to_string(p), quota));
+    Decision d;
+    for (int pass = 0; pass < 10; ++pass) {  // until nothing changes
+      d = schedule(s);
+      check_pass(s, d);
+      s = apply(s, d);
+      if (d.start.empty() && d.preempt.empty()) break;
     }
-    int64_t order = 0;
-    for (int wave = 0; wave < 3; ++wave) {
-      for (const Project& p : s.projects) {
-        const int jobs = rng.below(capacity + 1);
-        for (int j = 0; j < jobs; ++j) {
-          ++order;
-          s.workloads.push_back(job(p.name, "j" + std::to_string(order), 1, order));
-        }
-      }
-      Decision d;
-      for (int pass = 0; pass < 10; ++pass) {  // until nothing changes
-        d = schedule(s);
-        check_pass(s, d);
-        s = apply(s, d);
-        if (d.start.empty() && d.preempt.empty()) break;
-      }
-      INFO("seed " << seed << " wave " << wave);
-      REQUIRE(d.start.empty());
-      REQUIRE(d.preempt.empty());
-      for (const ProjectReport& r : d.projects) {
-        CHECK(r.allocated >= std::min(r.quota, r.requested) - kEps);
-        if (r.pending == 0 || r.allocated + 1 > r.fair_share + kEps) continue;
-        for (const ProjectReport& other : d.projects) CHECK(other.allocated <= other.fair_share + kEps);
-      }
+    INFO("seed " << seed << " wave " << wave);
+    REQUIRE(d.start.empty());
+    REQUIRE(d.preempt.empty());
+    for (const ProjectReport& r : d.projects) {
+      CHECK(r.allocated >= std::min(r.quota, r.requested) - kEps);
+      if (r.pending == 0 || r.allocated + 1 > r.fair_share + kEps) continue;
+      for (const ProjectReport& other : d.projects) CHECK(other.allocated <= other.fair_share + kEps);
     }
   }
 }

@@ -1,5 +1,6 @@
 #pragma once
-// Internal: the bookkeeping of one scheduling pass, per project and per job.
+// Internal: the bookkeeping of one scheduling pass, per project and per job, and the state the
+// phases share (load_pass builds it; allocate/reclaim change it; make_decision reads it).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -7,6 +8,7 @@
 
 #include "submit/scheduler/fair_share.h"
 #include "submit/scheduler/gpu_capacity.h"
+#include "submit/scheduler/never_fits.h"
 #include "submit/scheduler/scheduler.h"
 
 namespace lane::submit::sched::detail {
@@ -43,5 +45,31 @@ struct JobState {
 
   bool waiting() const { return !was_running && !started && !never; }
 };
+
+// Everything one pass works on. Job and project indices are positions in `jobs` / `projects`.
+struct PassState {
+  PassState(ClusterLimits cluster_limits, GpuCapacity free_capacity)
+      : limits(std::move(cluster_limits)), capacity(std::move(free_capacity)) {}
+
+  ClusterLimits limits;
+  GpuCapacity capacity;
+  std::vector<ProjectState> projects;   // sorted by name
+  std::vector<JobState> jobs;           // sorted by (queue_order, id)
+  std::vector<int> victims;             // running preemptible jobs, youngest first
+  std::vector<int> started;             // jobs started by this pass, in start order
+  std::vector<PreemptedJob> preempted;  // in preemption order
+};
+
+// Would `job` keep its project within its fair share if it ran?
+inline bool within_fair_share(const PassState& s, const JobState& job) {
+  const ProjectState& p = s.projects[job.project];
+  return p.alloc + job.need <= p.fair;
+}
+
+// Starts waiting job `j` on `slots` (already taken from the capacity).
+void start(PassState& s, int j, std::vector<PodSlot> slots);
+
+// Tentative eviction / restoration of a running job's GPUs and its project's allocation.
+void set_running(PassState& s, JobState& job, bool running);
 
 }  // namespace lane::submit::sched::detail

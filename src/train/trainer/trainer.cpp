@@ -1,13 +1,16 @@
 // The training loop, top to bottom (in the manner of llm.c's train_gpt2.c): set up (communicator,
 // device, model, optimiser, loaders, resume), then one loop whose every iteration reads:
-// stop? -> end of epoch (validate) -> end of run (validate once more if needed) -> next batch ->
-// step -> log every --log-every steps -> checkpoint. At the end: final checkpoint, curves, hook.
+//   stop? (preempted or finished) -> end of epoch (validate) -> next batch -> step ->
+//   log every --log-every steps -> checkpoint every --checkpoint-every steps.
+// After the loop: a finished run's last validation (why: see there), the last partial log
+// window, the final checkpoint, curves, then the end-of-training hook.
 #include "train/trainer/trainer.h"
 
 #include <array>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -64,33 +67,144 @@ void set_lr(torch::optim::SGD& opt, double lr) {
   for (auto& group : opt.param_groups()) static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
 }
 
-// The logged training numbers of the steps since the last log line, summed on the device: the
-// step adds to them without reading anything back, and the log reads them once (one device to
-// host copy, one allreduce of four doubles) every --log-every steps.
-class LossWindow {
+// How the loop ends.
+enum class Ending { kNone, kPreempted, kFinished };
+
+// The one stop condition, asked before every step. `epoch_over`: the epoch in progress has no
+// batch left (it is closed right after this check unless the run is preempted).
+//   Preempted (--stop-after): stop at once, as a killed job would, without closing even a
+//   completed epoch; --resume continues from exactly there (and closes it).
+//   Finished: the step budget is spent, or the last epoch is over.
+Ending ending_now(const TrainConfig& cfg, const TrainingProgress& p, int64_t total_steps, bool epoch_over) {
+  if (cfg.stop_after > 0 && p.step >= cfg.stop_after && p.step < total_steps) return Ending::kPreempted;
+  const int64_t epochs_done = p.epoch + (epoch_over ? 1 : 0);
+  if (p.step >= total_steps || epochs_done >= cfg.epochs) return Ending::kFinished;
+  return Ending::kNone;
+}
+
+// The batches of the epoch in progress, starting where the progress stands (a resumed run
+// skips the batches its epoch already consumed).
+class EpochBatches {
  public:
-  explicit LossWindow(torch::Device device)
-      : sums_(torch::zeros({3}, torch::TensorOptions().dtype(torch::kFloat64).device(device))) {}
-  void add(const LossParts& l) {
+  EpochBatches(data::DeviceLoader& loader, int64_t per_epoch) : loader_(loader), per_epoch_(per_epoch) {}
+  bool over(const TrainingProgress& p) const { return exhausted_ || p.batch_in_epoch >= per_epoch_; }
+  // Counts the epoch as done; the next batch starts the next epoch.
+  void close(TrainingProgress& p) {
+    ++p.epoch;
+    p.batch_in_epoch = 0;
+    started_ = exhausted_ = false;
+  }
+  // The next batch of the epoch; nullopt (and over() from then on) when the loader has none left.
+  std::optional<data::DeviceBatch> next(const TrainingProgress& p) {
+    if (!started_) {
+      loader_.start_epoch(static_cast<int>(p.epoch), static_cast<size_t>(p.batch_in_epoch));
+      started_ = true;
+    }
+    auto batch = loader_.next();
+    exhausted_ = !batch;
+    return batch;
+  }
+
+ private:
+  data::DeviceLoader& loader_;
+  const int64_t per_epoch_;
+  bool started_ = false;
+  bool exhausted_ = false;
+};
+
+// What the named steps below share; fixed once the run is set up.
+struct Run {
+  const TrainConfig& cfg;
+  dist::Communicator& comm;
+  bool lead;  // rank 0: the only rank that writes files and prints
+  model::Scnn& net;
+  torch::optim::SGD& opt;
+  CheckpointModelInfo info;
+  fs::path latest_checkpoint;
+  fs::path best_checkpoint;
+  MetricsLog* metrics;  // rank 0 only
+  int64_t total_steps;
+};
+
+// Checkpoint: rank 0 saves the weights, optimiser state and progress (atomically).
+void save_latest(const Run& run, const TrainingProgress& progress) {
+  if (run.lead) save_checkpoint(run.latest_checkpoint, run.net, run.opt, progress, run.info);
+}
+
+// Validation: every rank evaluates its shard (collective); rank 0 records and prints the
+// numbers and keeps the best checkpoint (which updates progress.best_accuracy).
+void validate_now(const Run& run, data::TusimpleLoader& val_loader, TrainingProgress& progress) {
+  const auto m = validate(run.net, val_loader, run.cfg.crop_top, run.comm);
+  if (!run.lead) return;
+  run.metrics->write({{"kind", "val"}, {"step", progress.step}, {"epoch", progress.epoch},
+                      {"accuracy", m.accuracy}, {"fp", m.fp}, {"fn", m.fn}, {"frames", m.frames}});
+  std::cout << fmt::format("validation at step {}: accuracy {:.4f} FP {:.4f} FN {:.4f} ({} frames)\n",
+                           progress.step, m.accuracy, m.fp, m.fn, m.frames);
+  std::cout.flush();  // seen as it happens through a pipe (lanectl logs, bench/convergence)
+  if (m.accuracy > progress.best_accuracy) {
+    progress.best_accuracy = m.accuracy;
+    save_checkpoint(run.best_checkpoint, run.net, run.opt, progress, run.info);
+  }
+}
+
+// The logged training numbers of the steps since the last log line. The losses are summed on
+// the device: a step adds to them without reading anything back, and a log line reads them once
+// (one device to host copy and one batched allreduce of {total, seg, exist, steps}).
+class LogWindow {
+ public:
+  LogWindow(torch::Device device, Clock::time_point start)
+      : sums_(torch::zeros({3}, torch::TensorOptions().dtype(torch::kFloat64).device(device))), start_(start) {}
+  void add(const LossParts& l, int64_t images) {
     sums_ += torch::stack({l.total.detach(), l.seg.detach(), l.exist.detach()}).to(torch::kFloat64);
     ++steps_;
+    images_ += images;
   }
   int64_t steps() const { return steps_; }
-  // Mean over the window's steps and over the ranks of {total, seg, exist}; resets the window.
-  std::array<double, 3> take_mean(dist::Communicator& comm) {
+  struct Mean {
+    std::array<double, 3> loss;  // {total, seg, exist}: mean over the window's steps and the ranks
+    double images_per_s;         // of all ranks, over the window's wall time
+  };
+  // Collective (every rank). Starts the next window.
+  Mean take(dist::Communicator& comm) {
     const auto host = sums_.to(torch::kCPU);
     double v[4] = {host[0].item<double>(), host[1].item<double>(), host[2].item<double>(),
                    static_cast<double>(steps_)};
     comm.allreduce_sum_f64(v, 4);
+    const auto now = Clock::now();
+    const double seconds = std::chrono::duration<double>(now - start_).count();
+    const Mean mean{{v[0] / v[3], v[1] / v[3], v[2] / v[3]}, images_ / std::max(seconds, 1e-9)};
     sums_.zero_();
     steps_ = 0;
-    return {v[0] / v[3], v[1] / v[3], v[2] / v[3]};
+    images_ = 0;
+    start_ = now;
+    return mean;
   }
 
  private:
   torch::Tensor sums_;
   int64_t steps_ = 0;
+  int64_t images_ = 0;  // of all ranks
+  Clock::time_point start_;
 };
+
+// Logging (collective): one metrics record and one progress line on rank 0. Returns the mean loss.
+double log_progress(const Run& run, LogWindow& window, const TrainingProgress& progress, double lr,
+                    Clock::time_point start, int64_t first_step) {
+  const LogWindow::Mean mean = window.take(run.comm);
+  const auto& loss = mean.loss;
+  if (!run.lead) return loss[0];
+  run.metrics->write({{"kind", "train"}, {"step", progress.step}, {"epoch", progress.epoch},
+                      {"loss", loss[0]}, {"seg_loss", loss[1]}, {"exist_loss", loss[2]}, {"lr", lr}});
+  const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  const double per_step = elapsed / static_cast<double>(progress.step - first_step);
+  std::cout << fmt::format("epoch {}/{} step {}/{} loss {:.4f} (seg {:.4f} exist {:.4f}) lr {:.5f} "
+                           "{:.2f} img/s ETA {}\n",
+                           progress.epoch + 1, run.cfg.epochs, progress.step, run.total_steps, loss[0], loss[1],
+                           loss[2], lr, mean.images_per_s,
+                           hms(per_step * static_cast<double>(run.total_steps - progress.step)));
+  std::cout.flush();
+  return loss[0];
+}
 
 }  // namespace
 
@@ -125,7 +239,6 @@ TrainingResult run_training(const TrainConfig& cfg) {
                                                .momentum(cfg.momentum)
                                                .weight_decay(cfg.weight_decay)
                                                .nesterov(cfg.nesterov));
-  const CheckpointModelInfo info{cfg.model, cfg.crop_top};
 
   // Data: every rank reads its own shard.
   data::TusimpleLoader train_loader(loader_options(cfg, *comm, false));
@@ -168,101 +281,63 @@ TrainingResult run_training(const TrainConfig& cfg) {
         cfg.resume ? fmt::format(", resuming at step {}", progress.step) : "");
   }
 
-  // Named steps of the loop.
-  auto save_latest = [&] {
-    if (lead) save_checkpoint(result.latest_checkpoint, net, opt, progress, info);
-  };
-  int64_t last_val_step = -1;
-  auto run_validation = [&] {
-    const auto m = validate(net, *val_loader, cfg.crop_top, *comm);
-    last_val_step = progress.step;
-    if (!lead) return;
-    metrics->write({{"kind", "val"}, {"step", progress.step}, {"epoch", progress.epoch},
-                    {"accuracy", m.accuracy}, {"fp", m.fp}, {"fn", m.fn}, {"frames", m.frames}});
-    std::cout << fmt::format("validation at step {}: accuracy {:.4f} FP {:.4f} FN {:.4f} ({} frames)\n",
-                             progress.step, m.accuracy, m.fp, m.fn, m.frames);
-    std::cout.flush();  // seen as it happens through a pipe (lanectl logs, bench/convergence)
-    if (m.accuracy > progress.best_accuracy) {
-      progress.best_accuracy = m.accuracy;
-      save_checkpoint(best_path, net, opt, progress, info);
-    }
-  };
+  const Run run{cfg, *comm, lead, net, opt, {cfg.model, cfg.crop_top}, result.latest_checkpoint,
+                best_path, metrics.get(), total_steps};
+  EpochBatches epoch(batches, per_epoch);
   const auto start = Clock::now();
   const int64_t first_step = progress.step;
-  auto window_start = start;
-  int64_t window_images = 0;
-  LossWindow window(device);
+  LogWindow window(device, start);
+  int64_t validated_at = -1;  // the step of the last validation
+  double lr = schedule.at(progress.step);
   double last_loss = 0;
-  auto log_progress = [&](double lr) {
-    const auto mean = window.take_mean(*comm);  // every rank: the allreduce is collective
-    last_loss = mean[0];
-    if (!lead) return;
-    metrics->write({{"kind", "train"}, {"step", progress.step}, {"epoch", progress.epoch},
-                    {"loss", mean[0]}, {"seg_loss", mean[1]}, {"exist_loss", mean[2]}, {"lr", lr}});
-    const auto now = Clock::now();
-    const double window_s = std::chrono::duration<double>(now - window_start).count();
-    const double elapsed = std::chrono::duration<double>(now - start).count();
-    const double per_step = elapsed / static_cast<double>(progress.step - first_step);
-    std::cout << fmt::format("epoch {}/{} step {}/{} loss {:.4f} (seg {:.4f} exist {:.4f}) lr {:.5f} "
-                             "{:.2f} img/s ETA {}\n",
-                             progress.epoch + 1, cfg.epochs, progress.step, total_steps, mean[0], mean[1], mean[2],
-                             lr, window_images / std::max(window_s, 1e-9),
-                             hms(per_step * static_cast<double>(total_steps - progress.step)));
-    std::cout.flush();
-    window_start = now;
-    window_images = 0;
-  };
+  Ending ending = Ending::kNone;
 
   net->train();
-  bool stopped = false, epoch_started = false, loader_exhausted = false;
-  double lr = schedule.at(progress.step);
   for (;;) {
-    // 1. Preempted (--stop-after): stop at once, as a killed job would; --resume continues.
-    if (cfg.stop_after > 0 && progress.step >= cfg.stop_after && progress.step < total_steps) {
-      stopped = true;
-      break;
-    }
+    // 1. Stop?
+    ending = ending_now(cfg, progress, total_steps, epoch.over(progress));
+    if (ending == Ending::kPreempted) break;
     // 2. End of an epoch: count it and validate.
-    if (progress.batch_in_epoch >= per_epoch || loader_exhausted) {
-      ++progress.epoch;
-      progress.batch_in_epoch = 0;
-      epoch_started = loader_exhausted = false;
-      if (val_loader) run_validation();
+    if (epoch.over(progress)) {
+      epoch.close(progress);
+      if (val_loader) {
+        validate_now(run, *val_loader, progress);
+        validated_at = progress.step;
+      }
     }
-    // 3. End of the run. A run whose step budget ends inside an epoch (--max-steps) was not
-    // validated by 2., and the best checkpoint must reflect the final weights: validate here.
-    if (progress.step >= total_steps || progress.epoch >= cfg.epochs) {
-      if (val_loader && last_val_step != progress.step) run_validation();
-      break;
-    }
-    // 4. The next batch (on the device; its host target gives the loss normaliser).
-    if (!epoch_started) {
-      batches.start_epoch(static_cast<int>(progress.epoch), static_cast<size_t>(progress.batch_in_epoch));
-      epoch_started = true;
-    }
-    auto next = batches.next();
-    if (!next) {
-      loader_exhausted = true;
-      continue;
-    }
+    if (ending == Ending::kFinished) break;
+    // 3. The next batch (on the device; its host target gives the loss normaliser). None left:
+    // the epoch is over (a shard shorter than --batch-size × batches/epoch), closed by 2.
+    const auto next = epoch.next(progress);
+    if (!next) continue;
     const auto& batch = next->batch;
-    // 5. The step.
+    // 4. The step.
     lr = schedule.at(progress.step);
     set_lr(opt, lr);
     const double normaliser = global_seg_normaliser(loss_fn, *comm, next->host_seg);
-    window.add(train_step(net, opt, loss_fn, sync, *comm, amp, batch.images, batch.seg, batch.exist, normaliser));
+    const LossParts loss = train_step(net, opt, loss_fn, sync, *comm, amp, batch.images, batch.seg, batch.exist,
+                                      normaliser);
     ++progress.step;
     ++progress.batch_in_epoch;
-    window_images += batch.images.size(0) * comm->size();
-    // 6. Log every --log-every steps and at the last step (the only place that reads the loss).
-    if (progress.step % cfg.log_every == 0 || progress.step == total_steps) log_progress(lr);
-    // 7. Checkpoint.
-    if (progress.step % cfg.checkpoint_every == 0) save_latest();
+    window.add(loss, batch.images.size(0) * comm->size());
+    // 5. Log every --log-every steps and at the last step (the only place that reads the loss).
+    if (progress.step % cfg.log_every == 0 || progress.step == total_steps)
+      last_loss = log_progress(run, window, progress, lr, start, first_step);
+    // 6. Checkpoint.
+    if (progress.step % cfg.checkpoint_every == 0) save_latest(run, progress);
   }
-  if (window.steps() > 0) log_progress(lr);  // a preempted run logs its last partial window
+  // A finished run validates its final weights once more unless step 2 just did: a step budget
+  // (--max-steps) that ends inside an epoch leaves that epoch unclosed and unvalidated, and the
+  // best checkpoint and the last validation line must describe the weights the run ends with.
+  // A preempted run does not: the resumed run validates when it closes the epoch.
+  if (ending == Ending::kFinished && val_loader && validated_at != progress.step)
+    validate_now(run, *val_loader, progress);
+  // The last partial log window: a preempted run's, or a run whose last epoch ran out of batches.
+  if (window.steps() > 0) last_loss = log_progress(run, window, progress, lr, start, first_step);
 
   // Final checkpoint, curves, then the end-of-training hook (rank 0 only).
-  save_latest();
+  const bool stopped = ending == Ending::kPreempted;
+  save_latest(run, progress);
   result.steps = progress.step;
   result.final_loss = last_loss;
   result.best_accuracy = progress.best_accuracy;
