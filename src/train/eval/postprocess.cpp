@@ -129,6 +129,11 @@ std::vector<std::vector<double>> probabilities_to_lanes(const std::vector<cv::Ma
     }
     int points = 0;
     for (double x : xs) points += x >= 0;
+    if (options.lane_fit.degree > 0) {
+      LaneFitOptions fit = options.lane_fit;
+      fit.frame_width = options.frame_width;
+      xs = fit_lane(xs, h_samples, peaks, fit);
+    }
     if (options.fill_gaps) fill_gaps(xs, h_samples);
     if (points >= options.min_points) kept.push_back({existence[lane], std::move(xs)});
   }
