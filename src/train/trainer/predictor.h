@@ -22,6 +22,7 @@ struct PredictOptions {
   double relative_threshold = -1;
   int lane_fit = -1;         // >= 0 overrides PostprocessOptions::lane_fit.degree (0 = off)
   int lane_fit_extend = -1;  // >= 0 overrides PostprocessOptions::lane_fit.extend_rows
+  int border_columns = -1;   // >= 0 overrides PostprocessOptions::border_columns
 };
 
 struct PredictSummary {
