@@ -29,8 +29,8 @@ void check_inputs(const std::vector<cv::Mat>& lane_probs, const std::vector<floa
   if (o.frame_width <= 0 || o.frame_height <= 0 || o.crop_top < 0 || o.crop_top >= o.frame_height)
     throw UsageError(fmt::format("post-processing frame {}x{} with crop_top {} is invalid; need 0 <= crop_top < height",
                                  o.frame_width, o.frame_height, o.crop_top));
-  if (o.max_lanes < 0 || o.min_points < 0 || o.subpixel_radius < 0)
-    throw UsageError("post-processing max_lanes, min_points and subpixel_radius must not be negative");
+  if (o.max_lanes < 0 || o.min_points < 0 || o.subpixel_radius < 0 || o.border_columns < 0)
+    throw UsageError("post-processing max_lanes, min_points, subpixel_radius and border_columns must not be negative");
 }
 
 // Row of the network map that shows frame row y: the frame is cropped by crop_top, then the
@@ -113,7 +113,8 @@ std::vector<std::vector<double>> probabilities_to_lanes(const std::vector<cv::Ma
       double best = 0;
       cv::Point at;
       cv::minMaxLoc(prob.row(row), nullptr, &best, nullptr, &at);  // first maximum, like np.argmax
-      if (best > options.prob_threshold) {
+      const bool at_border = at.x < options.border_columns || at.x >= prob.cols - options.border_columns;
+      if (best > options.prob_threshold && !at_border) {
         xs[k] = options.subpixel_radius > 0
                     ? (weighted_column(prob.row(row), at.x, options.subpixel_radius) + 0.5) * x_scale - 0.5
                     : at.x * x_scale;
@@ -129,6 +130,11 @@ std::vector<std::vector<double>> probabilities_to_lanes(const std::vector<cv::Ma
     }
     int points = 0;
     for (double x : xs) points += x >= 0;
+    if (options.lane_fit.degree > 0) {
+      LaneFitOptions fit = options.lane_fit;
+      fit.frame_width = options.frame_width;
+      xs = fit_lane(xs, h_samples, peaks, fit);
+    }
     if (options.fill_gaps) fill_gaps(xs, h_samples);
     if (points >= options.min_points) kept.push_back({existence[lane], std::move(xs)});
   }

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <opencv2/core.hpp>
 
+#include "train/eval/lane_fit.h"
+
 namespace lane::eval {
 
 struct PostprocessOptions {
@@ -33,6 +35,16 @@ struct PostprocessOptions {
   // a fixed threshold extends every lane by several h_samples (each a miss of the metric); the
   // true end sits near half of the peak. 0 turns it off.
   double relative_threshold = 0.0;
+  // A row whose peak lies within this many map columns of the left or right border has no
+  // point: a lane that leaves the frame at the side still has its largest probability in the
+  // border column of the rows below (the map's tail of the lane), which is no lane position;
+  // the label has no point there. 0 keeps such peaks.
+  int border_columns = 0;
+  // Lane-shape prior (lane_fit.h): each lane's points are replaced by a robust polynomial x(y)
+  // through them (weights: the row peaks), resampled at every h_sample from its first to its
+  // last detected row; applied after the thresholds, before fill_gaps (which it makes moot).
+  // degree 0 (the default here) leaves the points as decoded.
+  LaneFitOptions lane_fit;
 };
 
 // The TuSimple test rows: 160, 170, ..., 710.

@@ -30,6 +30,17 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--relative-threshold", o->relative_threshold,
                   "Post-processing: a point also needs this share of its lane's median peak probability")
       ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--lane-fit", o->lane_fit,
+                  "Post-processing: degree of the robust polynomial x(y) each lane is resampled on (0 = off, "
+                  "points as decoded)")
+      ->check(CLI::Range(0, 3));
+  cmd->add_option("--lane-fit-extend", o->lane_fit_extend,
+                  "Post-processing: h_samples the lane fit also fills beyond each end of a lane")
+      ->check(CLI::Range(0, 56));
+  cmd->add_option("--border-columns", o->border_columns,
+                  "Post-processing: a row whose peak is within this many map columns of the side borders has no "
+                  "point (0 = keep)")
+      ->check(CLI::Range(0, 64));
   auto device = std::make_shared<std::optional<std::string>>();
   cmd->add_option("--device", *device,
                   "auto|cpu|cuda|cuda:N [env DEVICE, else auto: CUDA when built with it and a GPU is visible]");

@@ -20,6 +20,9 @@ struct PredictOptions {
   double prob_threshold = -1, exist_threshold = -1;
   int fill_gaps = -1;  // 0/1 overrides PostprocessOptions::fill_gaps
   double relative_threshold = -1;
+  int lane_fit = -1;         // >= 0 overrides PostprocessOptions::lane_fit.degree (0 = off)
+  int lane_fit_extend = -1;  // >= 0 overrides PostprocessOptions::lane_fit.extend_rows
+  int border_columns = -1;   // >= 0 overrides PostprocessOptions::border_columns
 };
 
 struct PredictSummary {
