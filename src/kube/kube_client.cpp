@@ -68,7 +68,7 @@ net::Response KubeClient::execute(net::Transport& transport, net::Request req, c
   net::RetryHooks hooks;
   // A 401: an expired plugin token or a rotated service-account token; fetch it again once.
   hooks.reauthenticate = [&] { return credentials_.invalidate(); };
-  const net::Outcome out = net::send_with_retries(
+  net::Outcome out = net::send_with_retries(
       [&] {
         const Credential credential = credentials_.current();
         req.bearer_token = credential.bearer_token;
@@ -88,8 +88,8 @@ net::Response KubeClient::execute(net::Transport& transport, net::Request req, c
     // data (the caller would see it twice), or the attempts ran out.
     throw TransportError(message, out.request_sent);
   }
-  const net::Response& resp = out.response;
-  if (resp.status >= 200 && resp.status < 300) return resp;
+  net::Response& resp = out.response;
+  if (resp.status >= 200 && resp.status < 300) return std::move(resp);  // a list page: up to MBs
   throw api_error_from_response(static_cast<int>(resp.status), resp.body, context);
 }
 
