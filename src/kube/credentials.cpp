@@ -100,4 +100,13 @@ bool CredentialSource::invalidate() {
   return helps;
 }
 
+net::TlsOptions tls_options(const Connection& connection, const Credential& credential) {
+  net::TlsOptions tls;
+  tls.verify = !connection.insecure_skip_tls_verify;
+  tls.ca_pem = connection.ca_pem;
+  tls.client_cert_pem = credential.client_cert_pem;
+  tls.client_key_pem = credential.client_key_pem;
+  return tls;
+}
+
 }  // namespace lane::kube

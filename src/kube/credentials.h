@@ -10,6 +10,7 @@
 #include <string>
 
 #include "kube/kubeconfig.h"
+#include "net/tls.h"
 
 namespace lane::kube {
 
@@ -22,6 +23,10 @@ struct Credential {
   std::string client_cert_pem;  // mutual TLS (empty: none)
   std::string client_key_pem;
 };
+
+// TLS for a connection to the API server: the CA from the kubeconfig, the client certificate
+// of `credential`, verification on unless the kubeconfig says insecure-skip-tls-verify.
+net::TlsOptions tls_options(const Connection& connection, const Credential& credential);
 
 // Runs the plugin once and parses its ExecCredential (exec_plugin.cpp).
 struct ExecResult {

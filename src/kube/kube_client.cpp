@@ -1,18 +1,16 @@
 #include "kube/kube_client.h"
 
+#include <algorithm>
 #include <random>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "net/retry.h"
 
 namespace lane::kube {
 namespace {
-
-bool idempotent(const std::string& method) { return method != "POST"; }
-
-bool retryable_status(long s) { return s == 429 || s == 500 || s == 502 || s == 503 || s == 504; }
 
 std::string query_join(const std::vector<std::string>& parts) {
   std::string q;
@@ -54,70 +52,50 @@ std::string random_hex(size_t bytes) {
 
 KubeClient::KubeClient(Connection connection, RetryPolicy retry)
     : connection_(std::move(connection)), retry_(retry), credentials_(connection_) {
-  shared_ = std::make_unique<HttpTransport>(connection_);
+  shared_ = std::make_unique<net::Transport>();
 }
 
 KubeClient::~KubeClient() = default;
 
-std::chrono::milliseconds KubeClient::backoff(int attempt, const HttpResponse* response) const {
-  // Exponential with "equal jitter": half fixed, half random, so clients spread out.
-  auto exp = retry_.base_delay * (1LL << std::min(attempt - 1, 16));
-  auto capped = std::min<std::chrono::milliseconds>(exp, retry_.max_delay);
-  std::uniform_int_distribution<long long> dist(0, capped.count() / 2);
-  std::chrono::milliseconds delay(capped.count() / 2 + dist(rng()));
-  if (response) {
-    std::string ra = response->header("retry-after");
-    if (!ra.empty() && std::all_of(ra.begin(), ra.end(), ::isdigit)) {
-      auto server = std::chrono::duration_cast<std::chrono::milliseconds>(
-          std::min<std::chrono::seconds>(std::chrono::seconds(std::stoll(ra)), retry_.max_retry_after));
-      delay = std::max(delay, server);
-    }
-  }
-  return delay;
-}
-
-HttpResponse KubeClient::execute(HttpTransport& transport, HttpRequest req, const std::string& context) {
-  bool reauthenticated = false;
-  std::string last_error;
-  for (int attempt = 1;; ++attempt) {
-    HttpOutcome out = transport.perform(req, credentials_.current());
-    ++requests_sent_;
-    const bool last = attempt >= retry_.max_attempts;
-    if (out.transport_failed) {
-      last_error = fmt::format("{}: cannot reach {}: {}", context, connection_.server, out.error);
-      if (out.permanent) throw TransportError(last_error + " (check the server URL in the kubeconfig)", false);
-      if (out.tls_failure) {
-        throw TransportError(last_error + " (TLS verification failed: check certificate-authority in the kubeconfig)",
-                             false);
-      }
-      // A POST that may have reached the server must not be repeated blindly.
-      // Neither may a stream that already delivered data: the caller would see it twice.
-      if ((!idempotent(req.method) && out.request_sent) || out.streamed_any || last) {
-        throw TransportError(last_error, out.request_sent);
-      }
-      std::this_thread::sleep_for(backoff(attempt, nullptr));
-      continue;
-    }
-    const HttpResponse& resp = out.response;
-    if (resp.status == 401 && !reauthenticated && credentials_.invalidate()) {
-      reauthenticated = true;  // expired plugin token or rotated service-account token
-      continue;
-    }
-    bool may_retry = retryable_status(resp.status) && (idempotent(req.method) || resp.status == 429);
-    if (may_retry && !last) {
-      std::this_thread::sleep_for(backoff(attempt, &resp));
-      continue;
-    }
-    if (resp.status >= 200 && resp.status < 300) return resp;
-    throw api_error_from_response(static_cast<int>(resp.status), resp.body, context);
-  }
-}
-
-HttpResponse KubeClient::request(const std::string& method, const std::string& path, const std::string& body,
-                                 const std::string& content_type) {
-  HttpRequest req;
+net::Request KubeClient::request_for(const std::string& method, const std::string& path) const {
+  net::Request req;
   req.method = method;
-  req.path = path;
+  req.url = connection_.server + path;
+  return req;
+}
+
+net::Response KubeClient::execute(net::Transport& transport, net::Request req, const std::string& context) {
+  net::RetryHooks hooks;
+  // A 401: an expired plugin token or a rotated service-account token; fetch it again once.
+  hooks.reauthenticate = [&] { return credentials_.invalidate(); };
+  net::Outcome out = net::send_with_retries(
+      [&] {
+        const Credential credential = credentials_.current();
+        req.bearer_token = credential.bearer_token;
+        ++requests_sent_;
+        return transport.perform(req, tls_options(connection_, credential));
+      },
+      net::idempotent(req.method), retry_, hooks);
+  std::fill(req.bearer_token.begin(), req.bearer_token.end(), '\0');
+  if (out.transport_failed) {
+    const std::string message = fmt::format("{}: cannot reach {}: {}", context, connection_.server, out.error);
+    if (out.permanent) throw TransportError(message + " (check the server URL in the kubeconfig)", false);
+    if (out.tls_failure) {
+      throw TransportError(message + " (TLS verification failed: check certificate-authority in the kubeconfig)",
+                           false);
+    }
+    // Not retried: a POST that may have reached the server, a stream that already delivered
+    // data (the caller would see it twice), or the attempts ran out.
+    throw TransportError(message, out.request_sent);
+  }
+  net::Response& resp = out.response;
+  if (resp.status >= 200 && resp.status < 300) return std::move(resp);  // a list page: up to MBs
+  throw api_error_from_response(static_cast<int>(resp.status), resp.body, context);
+}
+
+net::Response KubeClient::request(const std::string& method, const std::string& path, const std::string& body,
+                                  const std::string& content_type) {
+  net::Request req = request_for(method, path);
   req.body = body;
   req.content_type = content_type;
   std::lock_guard<std::mutex> lock(shared_mutex_);
@@ -135,8 +113,7 @@ std::string where(const Resource& r, const std::string& ns, const std::string& n
 
 Json KubeClient::get(const Resource& r, const std::string& ns, const std::string& name) {
   std::lock_guard<std::mutex> lock(shared_mutex_);
-  HttpRequest req;
-  req.path = r.object_path(ns, name);
+  net::Request req = request_for("GET", r.object_path(ns, name));
   return Json::parse(execute(*shared_, req, "get " + where(r, ns, name)).body);
 }
 
@@ -149,7 +126,7 @@ std::optional<Json> KubeClient::try_get(const Resource& r, const std::string& ns
   }
 }
 
-std::unique_ptr<HttpTransport> KubeClient::take_list_transport() {
+std::unique_ptr<net::Transport> KubeClient::take_list_transport() {
   {
     std::lock_guard<std::mutex> lock(pool_mutex_);
     if (!list_pool_.empty()) {
@@ -158,10 +135,10 @@ std::unique_ptr<HttpTransport> KubeClient::take_list_transport() {
       return t;
     }
   }
-  return std::make_unique<HttpTransport>(connection_);
+  return std::make_unique<net::Transport>();
 }
 
-void KubeClient::give_back_list_transport(std::unique_ptr<HttpTransport> t) {
+void KubeClient::give_back_list_transport(std::unique_ptr<net::Transport> t) {
   std::lock_guard<std::mutex> lock(pool_mutex_);
   list_pool_.push_back(std::move(t));
 }
@@ -177,9 +154,8 @@ std::string KubeClient::list_pages(const Resource& r, const std::string& ns, con
         auto params = selector_params(options);
         if (options.limit > 0) params.push_back("limit=" + std::to_string(options.limit));
         if (!cont.empty()) params.push_back("continue=" + url_encode(cont));
-        HttpRequest req;
-        req.path = r.collection_path(ns) + query_join(params);
-        HttpResponse resp = execute(*transport, std::move(req), context);
+        net::Request req = request_for("GET", r.collection_path(ns) + query_join(params));
+        net::Response resp = execute(*transport, std::move(req), context);
         ListPageMeta meta;
         try {
           meta = parse_page(resp.body);
@@ -227,9 +203,7 @@ ListResult KubeClient::list(const Resource& r, const std::string& ns, const List
 
 Json KubeClient::create(const Resource& r, const std::string& ns, const Json& object) {
   std::lock_guard<std::mutex> lock(shared_mutex_);
-  HttpRequest req;
-  req.method = "POST";
-  req.path = r.collection_path(ns);
+  net::Request req = request_for("POST", r.collection_path(ns));
   req.body = object.dump();
   std::string name = object.contains("metadata") ? object["metadata"].value("name", "") : "";
   return Json::parse(execute(*shared_, req, "create " + where(r, ns, name)).body);
@@ -276,18 +250,14 @@ Json KubeClient::create_idempotent(const Resource& r, const std::string& ns, Jso
 
 Json KubeClient::replace(const Resource& r, const std::string& ns, const std::string& name, const Json& object) {
   std::lock_guard<std::mutex> lock(shared_mutex_);
-  HttpRequest req;
-  req.method = "PUT";
-  req.path = r.object_path(ns, name);
+  net::Request req = request_for("PUT", r.object_path(ns, name));
   req.body = object.dump();
   return Json::parse(execute(*shared_, req, "replace " + where(r, ns, name)).body);
 }
 
 Json KubeClient::merge_patch(const Resource& r, const std::string& ns, const std::string& name, const Json& patch) {
   std::lock_guard<std::mutex> lock(shared_mutex_);
-  HttpRequest req;
-  req.method = "PATCH";
-  req.path = r.object_path(ns, name);
+  net::Request req = request_for("PATCH", r.object_path(ns, name));
   req.body = patch.dump();
   req.content_type = "application/merge-patch+json";
   return Json::parse(execute(*shared_, req, "patch " + where(r, ns, name)).body);
@@ -296,9 +266,7 @@ Json KubeClient::merge_patch(const Resource& r, const std::string& ns, const std
 void KubeClient::remove(const Resource& r, const std::string& ns, const std::string& name,
                         const std::string& propagation) {
   std::lock_guard<std::mutex> lock(shared_mutex_);
-  HttpRequest req;
-  req.method = "DELETE";
-  req.path = r.object_path(ns, name);
+  net::Request req = request_for("DELETE", r.object_path(ns, name));
   if (!propagation.empty()) {
     req.body = Json{{"kind", "DeleteOptions"}, {"apiVersion", "v1"}, {"propagationPolicy", propagation}}.dump();
   }
@@ -313,9 +281,8 @@ WatchEnd KubeClient::watch(const Resource& r, const std::string& ns, const ListO
   params.push_back("allowWatchBookmarks=true");
   params.push_back("timeoutSeconds=" + std::to_string(timeout_s));
   if (!resource_version.empty()) params.push_back("resourceVersion=" + url_encode(resource_version));
-  HttpTransport stream(connection_);  // a long-lived stream gets its own connection
-  HttpRequest req;
-  req.path = r.collection_path(ns) + query_join(params);
+  net::Transport stream;  // a long-lived stream gets its own connection
+  net::Request req = request_for("GET", r.collection_path(ns) + query_join(params));
   req.timeout_s = timeout_s + 30;
   std::string pending;
   bool gone = false, stopped = false;
@@ -379,7 +346,7 @@ std::optional<Json> KubeClient::wait_for(const Resource& r, const std::string& n
   while (std::chrono::steady_clock::now() < deadline) {
     if (gone_in_a_row > 1) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      std::this_thread::sleep_for(std::min(backoff(gone_in_a_row - 1, nullptr), std::max(left, std::chrono::milliseconds(0))));
+      std::this_thread::sleep_for(std::min(net::backoff_delay(retry_, gone_in_a_row - 1, nullptr), std::max(left, std::chrono::milliseconds(0))));
     }
     ListResult lr = list(r, ns, opts);
     std::string rv = lr.resource_version;
@@ -419,9 +386,8 @@ void KubeClient::stream_logs(const std::string& ns, const std::string& pod, cons
   if (o.since_seconds) params.push_back("sinceSeconds=" + std::to_string(*o.since_seconds));
   if (!o.since_time.empty()) params.push_back("sinceTime=" + url_encode(o.since_time));
   if (o.timestamps) params.push_back("timestamps=true");
-  HttpTransport stream(connection_);
-  HttpRequest req;
-  req.path = resources::kPod.object_path(ns, pod) + "/log" + query_join(params);
+  net::Transport stream;
+  net::Request req = request_for("GET", resources::kPod.object_path(ns, pod) + "/log" + query_join(params));
   req.timeout_s = o.follow ? 0 : 300;
   bool started = false;
   req.on_data = [&](std::string_view chunk) {

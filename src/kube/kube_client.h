@@ -1,7 +1,7 @@
 #pragma once
 // Typed access to the Kubernetes REST API: get/list/create/replace/patch/delete, watches and
-// pod logs, with retries (exponential backoff + jitter, Retry-After honoured) for requests
-// that are safe to repeat. POSTs are retried only when the server certainly did not act on
+// pod logs, with lane_net's retries (exponential backoff + jitter, Retry-After honoured) for
+// requests that are safe to repeat. POSTs are retried only when the server certainly did not act on
 // them (429, connection refused); create_idempotent() recovers a lost POST answer by reading
 // the object back and comparing a submission id it stamped on it.
 #include <atomic>
@@ -17,22 +17,19 @@
 
 #include "kube/api_error.h"
 #include "kube/credentials.h"
-#include "kube/http_transport.h"
 #include "kube/kubeconfig.h"
 #include "kube/pod_exec.h"
 #include "kube/pruned_parse.h"
 #include "kube/resource.h"
+#include "net/http.h"
+#include "net/retry.h"
+#include "net/transport.h"
 
 namespace lane::kube {
 
 using Json = nlohmann::json;
 
-struct RetryPolicy {
-  int max_attempts = 6;
-  std::chrono::milliseconds base_delay{200};
-  std::chrono::milliseconds max_delay{8000};
-  std::chrono::seconds max_retry_after{60};  // a larger Retry-After is capped here
-};
+using RetryPolicy = net::RetryPolicy;
 
 struct ListOptions {
   std::string label_selector;
@@ -125,25 +122,26 @@ class KubeClient {
   int exec(const PodExecRequest& request, PodExecIo& io);
 
   // Low level: one request with the retry policy; throws ApiError for non-2xx answers.
-  HttpResponse request(const std::string& method, const std::string& path, const std::string& body = "",
-                       const std::string& content_type = "application/json");
+  net::Response request(const std::string& method, const std::string& path, const std::string& body = "",
+                        const std::string& content_type = "application/json");
 
   int requests_sent() const { return requests_sent_; }  // attempts, for tests and benchmarks
 
  private:
-  HttpResponse execute(HttpTransport& transport, HttpRequest req, const std::string& context);
+  // `req.url` is the path + query on the API server. Throws TransportError / ApiError.
+  net::Response execute(net::Transport& transport, net::Request req, const std::string& context);
+  net::Request request_for(const std::string& method, const std::string& path) const;
   // Connections for list_pages(): kept open between calls (keep-alive), one per concurrent list.
-  std::unique_ptr<HttpTransport> take_list_transport();
-  void give_back_list_transport(std::unique_ptr<HttpTransport> t);
-  std::chrono::milliseconds backoff(int attempt, const HttpResponse* response) const;
+  std::unique_ptr<net::Transport> take_list_transport();
+  void give_back_list_transport(std::unique_ptr<net::Transport> t);
 
   Connection connection_;
   RetryPolicy retry_;
   CredentialSource credentials_;
   std::mutex shared_mutex_;
-  std::unique_ptr<HttpTransport> shared_;  // reused connection for ordinary requests
+  std::unique_ptr<net::Transport> shared_;  // reused connection for ordinary requests
   std::mutex pool_mutex_;
-  std::vector<std::unique_ptr<HttpTransport>> list_pool_;  // idle list_pages() connections
+  std::vector<std::unique_ptr<net::Transport>> list_pool_;  // idle list_pages() connections
   std::atomic<int> requests_sent_{0};
 };
 

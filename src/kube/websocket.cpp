@@ -14,8 +14,8 @@
 
 #include "common/error.h"
 #include "kube/api_error.h"
-#include "kube/curl_tls.h"
-#include "kube/http_transport.h"
+#include "net/http.h"
+#include "net/tls.h"
 
 namespace lane::kube {
 namespace {
@@ -132,7 +132,7 @@ std::optional<WsMessage> WsFrameDecoder::next() {
 WebSocket::WebSocket(const Connection& connection, const Credential& credential, const std::string& path,
                      const std::vector<std::string>& protocols, const std::string& context)
     : context_(context) {
-  init_curl_once();
+  net::init_curl_once();
   CURL* c = curl_easy_init();
   if (!c) throw Error("libcurl: cannot create a handle");
   curl_.reset(c);
@@ -142,7 +142,7 @@ WebSocket::WebSocket(const Connection& connection, const Credential& credential,
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  apply_tls(c, connection, credential);
+  net::apply_tls(c, tls_options(connection, credential));
   if (CURLcode rc = curl_easy_perform(c); rc != CURLE_OK) {
     throw TransportError(fmt::format("{}: cannot connect to {}: {}", context, connection.server,
                                      curl_easy_strerror(rc)),
@@ -181,11 +181,11 @@ WebSocket::WebSocket(const Connection& connection, const Credential& credential,
   int code = 0;
   if (std::sscanf(head.c_str(), "HTTP/%*s %d", &code) != 1)
     throw TransportError(context + ": the server's answer to the WebSocket upgrade is not HTTP", true);
-  HttpResponse answer;  // the headers after the status line
+  net::Response answer;  // the headers after the status line
   for (size_t line = head.find("\r\n"); line != std::string::npos;) {
     const size_t next = head.find("\r\n", line + 2);
     const auto text = std::string_view(head).substr(line + 2, next == std::string::npos ? next : next - line - 2);
-    if (auto header = parse_header_line(text)) answer.headers.insert(std::move(*header));
+    if (auto header = net::parse_header_line(text)) answer.headers.insert(std::move(*header));
     line = next;
   }
   const std::string length = answer.header("content-length");

@@ -95,6 +95,27 @@ TEST_CASE("anf client: persistent throttling and ARM errors surface code and mes
   }
 }
 
+TEST_CASE("anf client: a POST answered 503 is not repeated (its outcome is unknown), a GET is") {
+  FakeArm arm;
+  arm.control("/_test/faults", nlohmann::json::array(
+      {{{"method", "POST"}, {"path_contains", "/revert"}, {"status", 503}, {"code", "ServiceUnavailable"}, {"times", 1}},
+       {{"method", "GET"}, {"path_contains", "/volumes/volume1"}, {"status", 503}, {"code", "ServiceUnavailable"}, {"times", 1}}}));
+  std::ostringstream progress;
+  ArmClient client(arm.options(), &progress);
+  try {
+    client.post_action(kVolume1, "revert", {{"snapshotId", std::string(kVolume1) + "/snapshots/s1"}}, "revert");
+    FAIL("expected the 503 to surface");
+  } catch (const ArmError& e) {
+    CHECK(e.status() == 503);
+    CHECK(e.code() == "ServiceUnavailable");
+  }
+  CHECK(count_requests(arm.state(), "POST", "/revert") == 1);
+  CHECK(client.get(kVolume1)["location"] == "eastus");
+  CHECK(count_requests(arm.state(), "GET", "/volumes/volume1") == 2);
+  CHECK(progress.str().find("anf: GET HTTP 503, retrying in ") != std::string::npos);
+  CHECK(progress.str().find("anf: POST") == std::string::npos);
+}
+
 TEST_CASE("anf client: api-version is pinned and configurable") {
   FakeArm arm;
   auto o = arm.options();

@@ -3,32 +3,32 @@
 #include <curl/curl.h>
 
 #include <algorithm>
-#include <cctype>
 #include <thread>
+
+#include <fmt/format.h>
+
+#include "net/redact.h"
 
 namespace lane::storage::anf {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-size_t on_body(char* data, size_t size, size_t n, void* user) {
-  static_cast<std::string*>(user)->append(data, size * n);
-  return size * n;
+// ARM's scale: the first retry after 0.5-1 s, doubling up to 16 s (never above the configured
+// Retry-After cap), at least what the server's Retry-After asks for.
+net::RetryPolicy arm_retry_policy(const AnfOptions& o) {
+  net::RetryPolicy p;
+  p.max_attempts = o.max_attempts;
+  p.base_delay = std::chrono::seconds(1);
+  p.max_delay = std::chrono::seconds(std::clamp(o.max_retry_after_s, 0, 16));
+  p.max_retry_after = std::chrono::seconds(std::max(o.max_retry_after_s, 0));
+  return p;
 }
 
-size_t on_header(char* data, size_t size, size_t n, void* user) {
-  std::string line(data, size * n);
-  auto colon = line.find(':');
-  if (colon != std::string::npos) {
-    std::string name = line.substr(0, colon);
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-    std::string value = line.substr(colon + 1);
-    auto b = value.find_first_not_of(" \t");
-    auto e = value.find_last_not_of(" \t\r\n");
-    (*static_cast<std::map<std::string, std::string>*>(user))[name] =
-        b == std::string::npos ? "" : value.substr(b, e - b + 1);
-  }
-  return size * n;
+// "1 s", "0.7 s": whole seconds without a fraction.
+std::string seconds_text(std::chrono::milliseconds d) {
+  if (d.count() % 1000 == 0) return fmt::format("{} s", d.count() / 1000);
+  return fmt::format("{:.1f} s", static_cast<double>(d.count()) / 1000.0);
 }
 
 bool terminal(const std::string& state) {
@@ -78,60 +78,23 @@ std::string url_escape(const std::string& s) {
 
 }  // namespace
 
-std::optional<int> parse_retry_after(const std::string& value) {
-  if (value.empty() || value.size() > 9) return std::nullopt;
-  for (char c : value)
-    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
-  return std::stoi(value);
-}
-
 ArmClient::ArmClient(AnfOptions options, std::ostream* progress)
-    : options_(std::move(options)), progress_(progress), curl_(curl_easy_init()) {
-  if (!curl_) throw Error("ANF: cannot initialise libcurl");
-}
+    : options_(std::move(options)), progress_(progress), retry_(arm_retry_policy(options_)) {}
 
-ArmClient::~ArmClient() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
+ArmClient::~ArmClient() = default;
 
 std::string ArmClient::scrub(std::string text) const {
-  const std::string& s = options_.client_secret.reveal();
-  if (s.empty()) return text;
-  for (size_t p; (p = text.find(s)) != std::string::npos;) text.replace(p, s.size(), "****");
-  return text;
+  return net::redact(std::move(text), {options_.client_secret.reveal()});
 }
 
-// One HTTP exchange. Transport failures come back as status 0 with curl's message in body.
-ArmResponse ArmClient::send_with(const std::string& method, const std::string& url,
-                                 const std::string& body, const std::vector<std::string>& extra) {
-  CURL* c = static_cast<CURL*>(curl_);
-  curl_easy_reset(c);
-  ArmResponse r;
-  curl_slist* headers = nullptr;
-  for (const auto& h : extra) headers = curl_slist_append(headers, h.c_str());
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.c_str());
-  if (method == "GET") curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
-  if (method == "POST" || method == "PUT" || method == "PATCH") {
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.c_str());
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
-  }
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &r.body);
-  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(c, CURLOPT_HEADERDATA, &r.headers);
-  curl_easy_setopt(c, CURLOPT_TIMEOUT, static_cast<long>(options_.request_timeout_s));
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 15L);
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  CURLcode rc = curl_easy_perform(c);
-  curl_slist_free_all(headers);
-  if (rc != CURLE_OK) {
-    r.status = 0;
-    r.body = curl_easy_strerror(rc);
-    return r;
-  }
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
-  return r;
+net::Request ArmClient::request_to(const std::string& method, const std::string& url, const std::string& body) const {
+  net::Request req;
+  req.method = method;
+  req.url = url;
+  req.body = body;
+  req.timeout_s = options_.request_timeout_s;
+  req.connect_timeout_s = 15;
+  return req;
 }
 
 const std::string& ArmClient::token(bool force_refresh) {
@@ -140,18 +103,19 @@ const std::string& ArmClient::token(bool force_refresh) {
   const std::string form = "grant_type=client_credentials&client_id=" + url_escape(options_.client_id) +
                            "&client_secret=" + url_escape(options_.client_secret.reveal()) +
                            "&scope=" + url_escape(options_.scope);
-  ArmResponse r;
-  for (int attempt = 1;; ++attempt) {
-    ++token_requests_;
-    r = send_with("POST", url, form, {"Content-Type: application/x-www-form-urlencoded"});
-    bool retry = r.status == 0 || r.status == 429 || r.status >= 500;
-    if (!retry || attempt >= options_.max_attempts) break;
-    int wait = parse_retry_after(r.header("retry-after")).value_or(1 << std::min(attempt - 1, 4));
-    std::this_thread::sleep_for(std::chrono::seconds(std::min(wait, options_.max_retry_after_s)));
-  }
-  if (r.status == 0)
-    throw Error(scrub("ANF: cannot reach the token endpoint " + url + ": " + r.body +
+  net::Request req = request_to("POST", url, form);
+  req.content_type = "application/x-www-form-urlencoded";
+  // Asking for a token twice is harmless: retried as an idempotent request.
+  const net::Outcome out = net::send_with_retries(
+      [&] {
+        ++token_requests_;
+        return transport_.perform(req);
+      },
+      /*idempotent=*/true, retry_);
+  if (out.transport_failed)
+    throw Error(scrub("ANF: cannot reach the token endpoint " + url + ": " + out.error +
                       " (check LANECTL_ANF_AUTHORITY_URL / authorityURL)"));
+  const net::Response& r = out.response;
   Json j = parse_or_null(r.body);
   if (r.status != 200 || !j.is_object() || !j.contains("access_token")) {
     std::string err = j.is_object() ? j.value("error", "") : "";
@@ -187,40 +151,36 @@ std::string ArmClient::url_for(const std::string& id_or_url) const {
   return options_.arm_url + id_or_url + sep + "api-version=" + options_.api_version;
 }
 
-// One logical request: bearer token (refreshed once on 401), retries on 429 / 5xx / transport
-// failures with Retry-After or exponential backoff. POST is retried only when the server
-// certainly did not act (429, or no connection).
-ArmResponse ArmClient::call(const std::string& method, const std::string& id, const std::string& body) {
-  const std::string url = url_for(id);
-  bool refreshed = false;
-  for (int attempt = 1;; ++attempt) {
-    std::vector<std::string> h = {"Authorization: Bearer " + token(false), "Accept: application/json"};
-    if (!body.empty()) h.push_back("Content-Type: application/json");
-    ArmResponse r = send_with(method, url, body, h);
-    if (r.status == 401 && !refreshed) {
-      refreshed = true;
-      token(true);
-      --attempt;
-      continue;
-    }
-    bool retryable = r.status == 429 || (method != "POST" && (r.status == 0 || r.status >= 500)) ||
-                     (method == "POST" && r.status == 503);
-    if (!retryable || attempt >= options_.max_attempts) return r;
-    auto after = parse_retry_after(r.header("retry-after"));
-    int wait = after.value_or(1 << std::min(attempt - 1, 4));
-    if (wait > options_.max_retry_after_s) wait = options_.max_retry_after_s;
-    if (progress_)
-      *progress_ << "anf: " << method << " " << (r.status ? "HTTP " + std::to_string(r.status) : "connection failed")
-                 << ", retrying in " << wait << " s (attempt " << attempt + 1 << " of "
-                 << options_.max_attempts << ")\n";
-    std::this_thread::sleep_for(std::chrono::seconds(wait));
+// One logical request: bearer token (fetched again once on a 401), retried by lane_net's loop
+// (429 / 5xx / transport failures; a POST only when the server certainly did not act).
+net::Outcome ArmClient::call(const std::string& method, const std::string& id, const std::string& body) {
+  net::Request req = request_to(method, url_for(id), body);
+  net::RetryHooks hooks;
+  hooks.reauthenticate = [&] {
+    token(true);
+    return true;
+  };
+  if (progress_) {
+    hooks.on_retry = [&](const net::Outcome& o, std::chrono::milliseconds wait, int next) {
+      *progress_ << "anf: " << method << " "
+                 << (o.transport_failed ? std::string("connection failed") : "HTTP " + std::to_string(o.response.status))
+                 << ", retrying in " << seconds_text(wait) << " (attempt " << next << " of " << retry_.max_attempts
+                 << ")\n";
+    };
   }
+  return net::send_with_retries(
+      [&] {
+        req.bearer_token = token(false);
+        return transport_.perform(req);
+      },
+      net::idempotent(method), retry_, hooks);
 }
 
-void ArmClient::fail(const std::string& method, const std::string& id, const ArmResponse& r) const {
-  if (r.status == 0)
-    throw Error(scrub("ANF: " + method + " " + id + ": cannot reach " + options_.arm_url + ": " + r.body +
+void ArmClient::fail(const std::string& method, const std::string& id, const net::Outcome& out) const {
+  if (out.transport_failed)
+    throw Error(scrub("ANF: " + method + " " + id + ": cannot reach " + options_.arm_url + ": " + out.error +
                       " (check LANECTL_ANF_ARM_URL / armURL)"));
+  const net::Response& r = out.response;
   auto [code, message] = arm_error_of(parse_or_null(r.body));
   std::string text = "ANF: " + method + " " + id + ": HTTP " + std::to_string(r.status);
   if (!reason(r.status).empty()) text += " " + reason(r.status);
@@ -232,17 +192,19 @@ void ArmClient::fail(const std::string& method, const std::string& id, const Arm
 }
 
 Json ArmClient::get(const std::string& id) {
-  ArmResponse r = call("GET", id, "");
-  if (r.status != 200) fail("GET", id, r);
+  const net::Outcome out = call("GET", id, "");
+  const net::Response& r = out.response;
+  if (r.status != 200) fail("GET", id, out);
   Json j = parse_or_null(r.body);
   if (j.is_null()) throw Error("ANF: GET " + id + ": the answer is not JSON");
   return j;
 }
 
 std::optional<Json> ArmClient::try_get(const std::string& id) {
-  ArmResponse r = call("GET", id, "");
+  const net::Outcome out = call("GET", id, "");
+  const net::Response& r = out.response;
   if (r.status == 404) return std::nullopt;
-  if (r.status != 200) fail("GET", id, r);
+  if (r.status != 200) fail("GET", id, out);
   return parse_or_null(r.body);
 }
 
@@ -261,16 +223,18 @@ std::vector<Json> ArmClient::list(const std::string& collection_id) {
 
 // Follows a 201/202 to a final state: the Azure-AsyncOperation status resource when offered,
 // else the Location URL (202 = still running), else the resource's own provisioningState.
-void ArmClient::follow(const ArmResponse& first, const std::string& method, const std::string& id,
+void ArmClient::follow(const net::Outcome& first, const std::string& method, const std::string& id,
                        const std::string& what) {
-  if (first.status == 200 || first.status == 204) return;
-  std::string async_url = first.header("azure-asyncoperation");
-  std::string location = first.header("location");
+  if (first.response.status == 200 || first.response.status == 204) return;
+  std::string async_url = first.response.header("azure-asyncoperation");
+  std::string location = first.response.header("location");
   const auto start = Clock::now();
   const auto deadline = start + std::chrono::seconds(options_.operation_timeout_s);
-  ArmResponse last = first;
+  net::Outcome last = first;
   for (int poll = 1;; ++poll) {
-    int wait = parse_retry_after(last.header("retry-after")).value_or(options_.default_poll_s);
+    int wait = static_cast<int>(net::parse_retry_after(last.response.header("retry-after"))
+                                   .value_or(std::chrono::seconds(options_.default_poll_s))
+                                   .count());
     wait = std::min(wait, options_.max_retry_after_s);
     if (Clock::now() + std::chrono::seconds(wait) > deadline)
       throw Error("ANF: " + what + " did not finish within " + std::to_string(options_.operation_timeout_s) +
@@ -281,8 +245,8 @@ void ArmClient::follow(const ArmResponse& first, const std::string& method, cons
     long elapsed = std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start).count();
     if (!async_url.empty()) {
       last = call("GET", async_url, "");
-      if (last.status != 200) fail("GET (operation status of " + what + ")", id, last);
-      Json j = parse_or_null(last.body);
+      if (last.response.status != 200) fail("GET (operation status of " + what + ")", id, last);
+      Json j = parse_or_null(last.response.body);
       state = j.is_object() ? j.value("status", "") : "";
       if (state == "Failed" || state == "Canceled") {
         auto [code, message] = arm_error_of(j);
@@ -294,12 +258,12 @@ void ArmClient::follow(const ArmResponse& first, const std::string& method, cons
       if (state == "Succeeded") return;
     } else if (!location.empty()) {
       last = call("GET", location, "");
-      if (last.status == 202) {
+      if (last.response.status == 202) {
         if (progress_) *progress_ << "anf: " << what << ": in progress (" << elapsed << " s)\n";
         continue;
       }
-      if (last.status != 200 && last.status != 204) fail("GET (operation result of " + what + ")", id, last);
-      Json j = parse_or_null(last.body);
+      if (last.response.status != 200 && last.response.status != 204) fail("GET (operation result of " + what + ")", id, last);
+      Json j = parse_or_null(last.response.body);
       std::string status = j.is_object() ? j.value("status", "") : "";
       if (status == "Failed" || status == "Canceled") {
         auto [code, message] = arm_error_of(j);
@@ -311,8 +275,8 @@ void ArmClient::follow(const ArmResponse& first, const std::string& method, cons
       // No operation URL: watch the resource itself (a 201 PUT may do this).
       if (method == "DELETE") return;
       last = call("GET", id, "");
-      if (last.status != 200) fail("GET", id, last);
-      Json j = parse_or_null(last.body);
+      if (last.response.status != 200) fail("GET", id, last);
+      Json j = parse_or_null(last.response.body);
       state = j.is_object() && j.contains("properties") ? j["properties"].value("provisioningState", "") : "";
       if (progress_) *progress_ << "anf: " << what << ": " << state << " (" << elapsed << " s)\n";
       if (state == "Failed" || state == "Canceled") throw Error("ANF: " + what + " ended " + state);
@@ -323,14 +287,15 @@ void ArmClient::follow(const ArmResponse& first, const std::string& method, cons
 }
 
 Json ArmClient::put(const std::string& id, const Json& body, const std::string& what) {
-  ArmResponse r = call("PUT", id, body.dump());
-  if (r.status != 200 && r.status != 201 && r.status != 202) fail("PUT", id, r);
+  const net::Outcome out = call("PUT", id, body.dump());
+  const net::Response& r = out.response;
+  if (r.status != 200 && r.status != 201 && r.status != 202) fail("PUT", id, out);
   if (r.status == 201 && r.header("azure-asyncoperation").empty() && r.header("location").empty()) {
     Json j = parse_or_null(r.body);
     std::string state = j.is_object() && j.contains("properties") ? j["properties"].value("provisioningState", "") : "";
-    if (state != "Succeeded") follow(r, "PUT", id, what);
+    if (state != "Succeeded") follow(out, "PUT", id, what);
   } else {
-    follow(r, "PUT", id, what);
+    follow(out, "PUT", id, what);
   }
   Json final_resource = get(id);
   std::string state = final_resource.contains("properties")
@@ -342,16 +307,18 @@ Json ArmClient::put(const std::string& id, const Json& body, const std::string& 
 void ArmClient::post_action(const std::string& id, const std::string& action, const Json& body,
                             const std::string& what) {
   const std::string path = id + "/" + action;
-  ArmResponse r = call("POST", path, body.dump());
-  if (r.status != 200 && r.status != 202 && r.status != 204) fail("POST", path, r);
-  follow(r, "POST", id, what);
+  const net::Outcome out = call("POST", path, body.dump());
+  const net::Response& r = out.response;
+  if (r.status != 200 && r.status != 202 && r.status != 204) fail("POST", path, out);
+  follow(out, "POST", id, what);
 }
 
 void ArmClient::remove(const std::string& id, const std::string& what) {
-  ArmResponse r = call("DELETE", id, "");
+  const net::Outcome out = call("DELETE", id, "");
+  const net::Response& r = out.response;
   if (r.status == 404 || r.status == 204) return;
-  if (r.status != 200 && r.status != 202) fail("DELETE", id, r);
-  follow(r, "DELETE", id, what);
+  if (r.status != 200 && r.status != 202) fail("DELETE", id, out);
+  follow(out, "DELETE", id, what);
 }
 
 }  // namespace lane::storage::anf

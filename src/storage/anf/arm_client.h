@@ -1,7 +1,8 @@
 #pragma once
-// A small Azure Resource Manager client over libcurl: OAuth2 client-credentials token (cached
+// A small Azure Resource Manager client over lane_net: OAuth2 client-credentials token (cached
 // until shortly before expiry, fetched again once on a 401), api-version pinned per request,
-// 429/5xx retried with backoff that honours Retry-After, and long-running operations followed
+// 429/5xx retried by lane_net's retry loop (backoff that honours Retry-After; POST only when the
+// server certainly did not act), and long-running operations followed
 // (Azure-AsyncOperation, else Location) to a final state with progress on a stream.
 // Paths are ARM resource ids ("/subscriptions/..."); absolute URLs (nextLink, LRO) must point
 // at the configured ARM base, so the bearer token never goes anywhere else.
@@ -15,6 +16,9 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "net/http.h"
+#include "net/retry.h"
+#include "net/transport.h"
 #include "storage/anf/anf_options.h"
 
 namespace lane::storage::anf {
@@ -33,16 +37,6 @@ class ArmError : public Error {
  private:
   long status_;
   std::string code_, message_;
-};
-
-struct ArmResponse {
-  long status = 0;
-  std::string body;
-  std::map<std::string, std::string> headers;  // lower-case names
-  std::string header(const std::string& name) const {
-    auto it = headers.find(name);
-    return it == headers.end() ? std::string() : it->second;
-  }
 };
 
 class ArmClient {
@@ -69,25 +63,22 @@ class ArmClient {
   int token_requests() const { return token_requests_; }  // for tests of the token cache
 
  private:
-  ArmResponse send_with(const std::string& method, const std::string& url, const std::string& body,
-                        const std::vector<std::string>& headers);
-  ArmResponse call(const std::string& method, const std::string& url, const std::string& body);
-  void follow(const ArmResponse& first, const std::string& method, const std::string& id,
+  net::Request request_to(const std::string& method, const std::string& url, const std::string& body) const;
+  net::Outcome call(const std::string& method, const std::string& url, const std::string& body);
+  void follow(const net::Outcome& first, const std::string& method, const std::string& id,
               const std::string& what);
   std::string url_for(const std::string& id_or_url) const;
   const std::string& token(bool force_refresh);
-  [[noreturn]] void fail(const std::string& method, const std::string& id, const ArmResponse& r) const;
+  [[noreturn]] void fail(const std::string& method, const std::string& id, const net::Outcome& r) const;
   std::string scrub(std::string text) const;
 
   AnfOptions options_;
   std::ostream* progress_;
-  void* curl_;  // CURL*, reused for keep-alive
+  net::RetryPolicy retry_;
+  net::Transport transport_;  // one connection, reused (keep-alive)
   std::string token_;
   std::chrono::steady_clock::time_point token_expiry_{};
   int token_requests_ = 0;
 };
-
-// Parses "Retry-After" (integer seconds); nullopt when absent or not a number.
-std::optional<int> parse_retry_after(const std::string& value);
 
 }  // namespace lane::storage::anf

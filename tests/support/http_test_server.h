@@ -1,9 +1,11 @@
 #pragma once
-// A tiny HTTP/1.1 server on 127.0.0.1 for download tests: serves byte strings by path, honours
-// "Range: bytes=N-", answers 404 for unknown paths, records every request, and can cut the
+// A tiny HTTP/1.1 server on 127.0.0.1 for the download and HTTP transport tests: serves byte
+// strings by path, honours "Range: bytes=N-", answers scripted responses (status, headers, body)
+// in order, 404 for unknown paths, records every request with its body, and can cut the
 // connection after N body bytes to simulate an interrupted transfer.
 #include <atomic>
 #include <cstddef>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <string>
@@ -15,6 +17,13 @@ namespace lane::test {
 struct RecordedRequest {
   std::string method, path;
   std::map<std::string, std::string> headers;  // names lower-cased
+  std::string body;
+};
+
+struct ScriptedResponse {
+  int status = 200;
+  std::map<std::string, std::string> headers;
+  std::string body;
 };
 
 class HttpTestServer {
@@ -25,6 +34,9 @@ class HttpTestServer {
   HttpTestServer& operator=(const HttpTestServer&) = delete;
 
   void serve(const std::string& path, std::string body);
+  // The next request for `path` gets `response` (queued: one scripted answer per request, in
+  // order, before anything serve()d for the path).
+  void script(const std::string& path, ScriptedResponse response);
   // The next response body is cut after `bytes` bytes (the headers still announce all of it).
   void cut_next_response_after(size_t bytes);
   std::string base_url() const;  // "http://127.0.0.1:<port>"
@@ -39,6 +51,7 @@ class HttpTestServer {
   std::atomic<bool> stop_{false};
   mutable std::mutex mu_;
   std::map<std::string, std::string> files_;
+  std::map<std::string, std::deque<ScriptedResponse>> scripted_;
   std::vector<RecordedRequest> requests_;
   long cut_after_ = -1;
   std::thread thread_;

@@ -1,44 +1,40 @@
 #pragma once
-// One libcurl easy handle bound to one API server: TLS set up from the Connection (the CA
-// from the kubeconfig, client certificates, verification always on unless the kubeconfig
-// says insecure-skip-tls-verify), keep-alive connection reuse across requests.
-// Not thread-safe: KubeClient serialises use of its shared handle and gives each stream its own.
+// One HTTP exchange as lane_net sees it: the request to send, the answer, and the outcome of an
+// attempt (an answer, or a transport failure with what is known about it).
 #include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
-#include "kube/credentials.h"
-#include "kube/kubeconfig.h"
+namespace lane::net {
 
-namespace lane::kube {
-
-struct HttpResponse {
+struct Response {
   long status = 0;
   std::string body;
   std::map<std::string, std::string> headers;  // lower-case names
-  std::string header(const std::string& name) const {
-    auto it = headers.find(name);
-    return it == headers.end() ? std::string() : it->second;
-  }
+  std::string header(const std::string& name) const;
 };
 
-struct HttpRequest {
+struct Request {
   std::string method = "GET";
-  std::string path;               // path + query, appended to the server URL
-  std::string body;
+  std::string url;                // absolute: scheme, host, path and query
+  std::string body;               // sent with Content-Type when non-empty or for POST/PUT/PATCH
   std::string content_type = "application/json";
-  long timeout_s = 60;            // 0 = none (followed logs)
+  std::string bearer_token;       // empty: no Authorization header. Never logged.
+  std::vector<std::string> headers;  // further "Name: value" lines
+  long timeout_s = 60;            // whole transfer; 0 = none (followed logs, watches)
+  long connect_timeout_s = 10;
   // When set, a 2xx body is handed over in chunks as it arrives instead of being collected.
   // Returning false stops the transfer.
   std::function<bool(std::string_view)> on_data;
 };
 
 // Outcome of one attempt: either an HTTP answer or a transport failure.
-struct HttpOutcome {
-  HttpResponse response;
+struct Outcome {
+  Response response;
   bool transport_failed = false;
   bool request_sent = false;      // false: the server certainly saw nothing (connect failed)
   bool tls_failure = false;       // certificate problems: retrying will not help
@@ -48,22 +44,11 @@ struct HttpOutcome {
   std::string error;              // curl's message for transport failures
 };
 
+// Methods whose repetition cannot change the result (everything but POST).
+bool idempotent(const std::string& method);
+
 // One "Name: value" header line: the name lower-cased, the value without surrounding
 // whitespace; nullopt for a line that is not a header (the status line, the blank line).
 std::optional<std::pair<std::string, std::string>> parse_header_line(std::string_view line);
 
-class HttpTransport {
- public:
-  explicit HttpTransport(const Connection& connection);
-  ~HttpTransport();
-  HttpTransport(const HttpTransport&) = delete;
-  HttpTransport& operator=(const HttpTransport&) = delete;
-
-  HttpOutcome perform(const HttpRequest& request, const Credential& credential);
-
- private:
-  const Connection& connection_;
-  void* curl_;  // CURL*
-};
-
-}  // namespace lane::kube
+}  // namespace lane::net

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -59,6 +60,11 @@ void HttpTestServer::cut_next_response_after(size_t bytes) {
   cut_after_ = static_cast<long>(bytes);
 }
 
+void HttpTestServer::script(const std::string& path, ScriptedResponse response) {
+  std::lock_guard<std::mutex> lock(mu_);
+  scripted_[path].push_back(std::move(response));
+}
+
 std::string HttpTestServer::base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
 
 std::vector<RecordedRequest> HttpTestServer::requests() const {
@@ -88,7 +94,9 @@ void HttpTestServer::handle(int fd) {
     head.append(buf, static_cast<size_t>(n));
   }
   RecordedRequest req;
-  std::istringstream lines(head.substr(0, head.find("\r\n\r\n")));
+  const size_t head_end = head.find("\r\n\r\n");
+  req.body = head.substr(head_end + 4);
+  std::istringstream lines(head.substr(0, head_end));
   std::string line;
   std::getline(lines, line);
   std::istringstream first(line);
@@ -102,12 +110,40 @@ void HttpTestServer::handle(int fd) {
     req.headers[name] = line.substr(line.find_first_not_of(' ', colon + 1));
   }
 
+  // The request body (Content-Length), read in full so that closing the socket resets nothing.
+  if (auto it = req.headers.find("content-length"); it != req.headers.end()) {
+    const size_t want = std::stoul(it->second);
+    while (req.body.size() < want) {
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, 2000) <= 0) return;
+      const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) return;
+      req.body.append(buf, static_cast<size_t>(n));
+    }
+  }
+
   std::string body;
   bool found = false;
   long cut = -1;
+  std::optional<ScriptedResponse> scripted;
   {
     std::lock_guard<std::mutex> lock(mu_);
     requests_.push_back(req);
+    if (auto it = scripted_.find(req.path); it != scripted_.end() && !it->second.empty()) {
+      scripted = std::move(it->second.front());
+      it->second.pop_front();
+    }
+  }
+  if (scripted) {
+    std::string resp = "HTTP/1.1 " + std::to_string(scripted->status) + " Scripted\r\nContent-Length: " +
+                       std::to_string(scripted->body.size()) + "\r\n";
+    for (const auto& [name, value] : scripted->headers) resp += name + ": " + value + "\r\n";
+    resp += "Connection: close\r\n\r\n" + scripted->body;
+    send_all(fd, resp.data(), resp.size());
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
     if (auto it = files_.find(req.path); it != files_.end()) body = it->second, found = true;
     if (found) cut = cut_after_, cut_after_ = -1;
   }

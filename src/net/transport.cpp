@@ -1,20 +1,18 @@
-#include "kube/http_transport.h"
+#include "net/transport.h"
 
 #include <curl/curl.h>
 
 #include <algorithm>
-#include <cctype>
 
 #include "common/error.h"
-#include "kube/curl_tls.h"
 
-namespace lane::kube {
+namespace lane::net {
 namespace {
 
 struct Transfer {
   CURL* curl;
-  const HttpRequest* request;
-  HttpOutcome* outcome;
+  const Request* request;
+  Outcome* outcome;
   bool streaming_decided = false;
   bool stream = false;
 };
@@ -47,55 +45,46 @@ size_t on_body(char* data, size_t size, size_t n, void* user) {
   return len;
 }
 
-}  // namespace
-
-std::optional<std::pair<std::string, std::string>> parse_header_line(std::string_view line) {
-  const auto colon = line.find(':');
-  if (colon == std::string_view::npos) return std::nullopt;
-  auto trim = [](std::string_view v) {
-    const auto b = v.find_first_not_of(" \t\r\n");
-    if (b == std::string_view::npos) return std::string();
-    return std::string(v.substr(b, v.find_last_not_of(" \t\r\n") - b + 1));
-  };
-  std::string name = trim(line.substr(0, colon));
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return std::make_pair(std::move(name), trim(line.substr(colon + 1)));
+bool sends_body(const Request& r) {
+  return !r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH";
 }
 
-HttpTransport::HttpTransport(const Connection& connection) : connection_(connection) {
+}  // namespace
+
+Transport::Transport() {
   init_curl_once();
   curl_ = curl_easy_init();
   if (!curl_) throw lane::Error("libcurl: cannot create a handle");
 }
 
-HttpTransport::~HttpTransport() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
+Transport::~Transport() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
 
-HttpOutcome HttpTransport::perform(const HttpRequest& request, const Credential& credential) {
+Outcome Transport::perform(const Request& request, const TlsOptions& tls) {
   CURL* c = static_cast<CURL*>(curl_);
   curl_easy_reset(c);  // options only; the connection cache survives, so keep-alive works
-  HttpOutcome outcome;
+  Outcome outcome;
   Transfer transfer{c, &request, &outcome};
-  std::string url = connection_.server + request.path;
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_URL, request.url.c_str());
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, request.connect_timeout_s);
   curl_easy_setopt(c, CURLOPT_TIMEOUT, request.timeout_s);
   curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  apply_tls(c, connection_, credential);
+  apply_tls(c, tls);
   curl_slist* headers = nullptr;
   headers = curl_slist_append(headers, "Accept: application/json");
   headers = curl_slist_append(headers, "User-Agent: lanectl");
   std::string auth, ctype;
-  if (!credential.bearer_token.empty()) {
-    auth = "Authorization: Bearer " + credential.bearer_token;
+  if (!request.bearer_token.empty()) {
+    auth = "Authorization: Bearer " + request.bearer_token;
     headers = curl_slist_append(headers, auth.c_str());
   }
+  for (const auto& h : request.headers) headers = curl_slist_append(headers, h.c_str());
   if (request.method == "GET") {
     curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
   } else {
     curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
-    if (!request.body.empty() || request.method == "POST" || request.method == "PUT" || request.method == "PATCH") {
+    if (sends_body(request)) {
       ctype = "Content-Type: " + request.content_type;
       headers = curl_slist_append(headers, ctype.c_str());
       curl_easy_setopt(c, CURLOPT_POSTFIELDS, request.body.c_str());
@@ -129,4 +118,4 @@ HttpOutcome HttpTransport::perform(const HttpRequest& request, const Credential&
   return outcome;
 }
 
-}  // namespace lane::kube
+}  // namespace lane::net
