@@ -26,7 +26,8 @@ Json queue_object(const KubeSettings& s, const ProjectSpec& project);
 // The spec is checked first (submit/core/validate.h): UsageError naming the flag, nothing rendered.
 std::vector<Json> render_job(const KubeSettings& s, const JobSpec& spec);
 
-// The single-pod workload alone (batch/v1 Job) and the MPIJob alone.
+// The single-pod workload alone (batch/v1 Job) and the MPIJob alone, for a spec that passed
+// validate() (render_job checks first).
 Json batch_job_object(const KubeSettings& s, const JobSpec& spec);
 Json mpijob_object(const KubeSettings& s, const JobSpec& spec);
 
