@@ -1,7 +1,7 @@
 #pragma once
 // The Projects role: what `lanectl project ...` and `lanectl config project` ask of a backend.
-#include <optional>
 #include <string>
+#include <optional>
 #include <vector>
 
 namespace lane::submit {
