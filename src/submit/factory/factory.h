@@ -1,5 +1,8 @@
 #pragma once
-// Opens the configured backend. The choice comes from, in order: env LANECTL_BACKEND, the
+// Where the CLI gets every implementation it uses, so that it includes only interfaces: the
+// configured backend (its roles: submit/core/backend.h), the volume provider a storage verb's
+// --backend names (storage/core/volume_provider.h), and the dispatch of a backend's hidden verbs.
+// The backend choice comes from, in order: env LANECTL_BACKEND, the
 // `backend` key of $LANECTL_HOME/config.json (`lanectl config backend local|kubernetes`),
 // then "local". LANECTL_HOME defaults to $XDG_DATA_HOME/lanectl or ~/.local/share/lanectl.
 #include <filesystem>
