@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "common/clock.h"
 #include "common/error.h"
 #include "common/names.h"
 #include "storage/local/local_snapshot_store.h"
@@ -213,7 +214,7 @@ JobInfo LocalBackend::submit(const JobSpec& input) {
         volumes_.adopt(p.claim, spec.project);
         adopted.push_back(p.claim);
       }
-    int64_t now = now_ms();
+    int64_t now = now_unix_ms();
     db_.prepare("INSERT INTO jobs(project, name, type, image, user, gpu, pods, spec, status, reason, created_ms) "
                 "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,'Pending','waiting for the scheduler',?9)")
         .bind(1, spec.project).bind(2, spec.name).bind(3, std::string(to_string(spec.type)))
@@ -377,7 +378,7 @@ void LocalBackend::create_project(const ProjectSpec& spec) {
     if (st.step()) throw Error("project '" + spec.name + "' already exists; change it with `lanectl project set-quota`");
     db_.prepare("INSERT INTO projects(name, gpu_quota, over_quota, created_ms) VALUES(?1,?2,?3,?4)")
         .bind(1, spec.name).bind(2, spec.gpu_quota).bind(3, static_cast<int64_t>(spec.over_quota))
-        .bind(4, now_ms()).run();
+        .bind(4, now_unix_ms()).run();
     tx.commit();
   }
   reschedule();
@@ -444,7 +445,7 @@ void LocalBackend::set_project_quota(const std::string& name, double gpu_quota, 
     db_.prepare("INSERT INTO projects(name, gpu_quota, over_quota, created_ms) VALUES(?1,?2,?3,?4) "
                 "ON CONFLICT(name) DO UPDATE SET gpu_quota = excluded.gpu_quota, over_quota = excluded.over_quota")
         .bind(1, name).bind(2, gpu_quota).bind(3, static_cast<int64_t>(over_quota.value_or(existing->over_quota)))
-        .bind(4, now_ms()).run();
+        .bind(4, now_unix_ms()).run();
     tx.commit();
   }
   reschedule();
