@@ -1,11 +1,10 @@
 // lanectl describe job NAME: summary, pods and events (the Run:AI layout, §1.9 of the reference).
-#include <chrono>
-
 #include <fmt/format.h>
 
 #include "cli/context.h"
 #include "cli/duration_format.h"
 #include "cli/table.h"
+#include "common/clock.h"
 #include "common/error.h"
 #include "common/secrets.h"
 #include "submit/core/workload_json.h"
@@ -13,11 +12,6 @@
 namespace lane::cli {
 
 namespace {
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 std::string join(const std::vector<std::string>& words, const char* sep = " ") {
   std::string out;
@@ -42,7 +36,7 @@ std::string shell_quoted(const std::vector<std::string>& words) {
 }
 
 void print_text(const submit::JobInfo& j, std::ostream& out) {
-  int64_t now = now_ms();
+  int64_t now = now_unix_ms();
   const auto& s = j.spec;
   int64_t end = j.finished_unix_ms ? j.finished_unix_ms : now;
   bool mpi = s.type == submit::JobType::kMpi;

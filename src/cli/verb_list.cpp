@@ -1,21 +1,16 @@
 // lanectl list [jobs]: the Run:AI job table (11 columns), or -o wide|json|yaml.
-#include <chrono>
 #include <set>
 
 #include "cli/context.h"
 #include "cli/duration_format.h"
 #include "cli/table.h"
+#include "common/clock.h"
 #include "common/error.h"
 #include "submit/core/workload_json.h"
 
 namespace lane::cli {
 
 namespace {
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 std::string node_cell(const submit::JobInfo& job) {
   if (job.status != submit::JobStatus::kRunning || job.nodes.empty()) return "";
@@ -52,7 +47,7 @@ void run_list(const ListOptions& o, CliContext& ctx) {
                                      "GPUs Allocated (Requested)", "PODs Running (Pending)", "SERVICE URL(S)"};
   if (format == OutputFormat::kWide) header.push_back("REASON");
   Table table(header);
-  int64_t now = now_ms();
+  int64_t now = now_unix_ms();
   for (const auto& j : jobs) {
     std::vector<std::string> row = {j.spec.name, submit::to_string(j.status), short_duration(now - j.created_unix_ms),
                                     node_cell(j), j.spec.image, submit::to_string(j.spec.type), j.spec.project,

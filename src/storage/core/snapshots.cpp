@@ -3,11 +3,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <ctime>
 
 #include <fmt/format.h>
 
+#include "common/clock.h"
 #include "common/error.h"
 #include "common/secrets.h"
 
@@ -26,11 +26,6 @@ void require_snapshot_name(const std::string& name, const std::string& field) {
       "invalid {} '{}': must be 1-{} lower-case letters, digits or '-', starting and ending "
       "with a letter or digit (e.g. 'tusimple-v1')",
       field, name, kMaxSnapshotName));
-}
-
-int64_t now_unix_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
 std::string format_bytes(uint64_t bytes) {

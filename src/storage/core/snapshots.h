@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/clock.h"
 #include "common/secrets.h"  // is_secret_env_name, mask_secret_env (JobRecord holds masked env)
 
 namespace lane::storage {
@@ -139,7 +140,7 @@ std::string default_snapshot_name(const std::string& pvc, int64_t unix_ms);
 // Copies what a job adds to a snapshot's lineage (job, final metrics, parents when given) into `base`.
 void merge_job_lineage(LineageRecord& base, const LineageRecord& from_job);
 
-int64_t now_unix_ms();
+using lane::now_unix_ms;  // the one wall clock (common/clock.h), as storage's callers name it
 std::string format_bytes(uint64_t bytes);  // 1.5 GiB, 12 KiB, 300 B
 std::string format_utc(int64_t unix_ms);  // 2026-11-22T00:46:03Z
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common/atomic_file.h"
+#include "common/clock.h"
 #include "common/debris.h"
 #include "common/error.h"
 #include "common/names.h"
@@ -67,7 +68,7 @@ storage::VolumeInfo LocalVolumes::create_in_transaction(const std::string& name,
   db_.prepare("INSERT INTO volumes(name, size, size_bytes, storage_class, created_by, created_ms, project) "
               "VALUES(?1,?2,?3,?4,?5,?6,?7)")
       .bind(1, name).bind(2, size).bind(3, static_cast<int64_t>(*bytes)).bind(4, storage_class)
-      .bind(5, created_by).bind(6, now_ms()).bind(7, project_of_creator(created_by)).run();
+      .bind(5, created_by).bind(6, now_unix_ms()).bind(7, project_of_creator(created_by)).run();
   // A directory without a row is debris of an interrupted create, restore or delete: never reuse its data.
   remove_tree(paths_.volumes_dir() / name);
   fs::create_directories(paths_.volumes_dir() / name);

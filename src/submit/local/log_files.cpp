@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "common/clock.h"
 #include "common/error.h"
 
 namespace lane::submit::local {
@@ -39,11 +40,6 @@ int64_t line_time_ms(const std::string& line) {
   tm.tm_year -= 1900;
   tm.tm_mon -= 1;
   return static_cast<int64_t>(timegm(&tm)) * 1000 + micros / 1000;
-}
-
-int64_t now_unix_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "common/clock.h"
 #include "submit/core/workload_json.h"
 #include "submit/local/process_identity.h"
 
@@ -105,7 +106,7 @@ PassEffects run_scheduling_pass(Database& db, const Paths& paths) {
     if (it == rows.end()) continue;
     JobRow& row = it->second;
     int attempt = row.attempt + 1;
-    int64_t now = now_ms();
+    int64_t now = now_unix_ms();
     double alloc = 0;
     std::string nodes;
     for (const auto& p : s.placement) {
@@ -153,7 +154,7 @@ bool fail_jobs_with_lost_supervisors(Database& db) {
         "supervisor process {} is gone (killed, e.g. with SIGKILL, or the machine restarted); "
         "the job's processes were stopped", row.sup_pid);
     db.prepare("UPDATE jobs SET status = 'Failed', reason = ?1, finished_ms = ?2, sup_pid = 0 WHERE id = ?3")
-        .bind(1, reason).bind(2, now_ms()).bind(3, row.id).run();
+        .bind(1, reason).bind(2, now_unix_ms()).bind(3, row.id).run();
     add_event(db, row.id, "job/" + row.name, "Warning", "SupervisorLost", reason);
     changed = true;
   }

@@ -2,9 +2,9 @@
 
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 
+#include "common/clock.h"
 #include "submit/core/workload_json.h"
 
 namespace lane::submit::local {
@@ -14,11 +14,6 @@ std::vector<std::string> Paths::claim_dirs(const JobSpec& spec) const {
   std::vector<std::string> dirs;
   for (const auto& p : spec.pvcs) dirs.push_back((volumes_dir() / p.claim).string());
   return dirs;
-}
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 void ensure_schema(Database& db) {
@@ -158,7 +153,7 @@ std::optional<JobRow> load_job_row_by_id(Database& db, int64_t id, bool with_spe
 void add_event(Database& db, int64_t job_id, const std::string& source, const std::string& type,
                const std::string& reason, const std::string& message) {
   db.prepare("INSERT INTO events(job_id, time_ms, source, type, reason, message) VALUES(?1,?2,?3,?4,?5,?6)")
-      .bind(1, job_id).bind(2, now_ms()).bind(3, source).bind(4, type).bind(5, reason).bind(6, message)
+      .bind(1, job_id).bind(2, now_unix_ms()).bind(3, source).bind(4, type).bind(5, reason).bind(6, message)
       .run();
 }
 

@@ -47,8 +47,6 @@ struct JobRow {
   std::string nodes;                // distinct placement nodes, comma separated
 };
 
-int64_t now_ms();
-
 // Creates the schema when missing (idempotent, safe under concurrency), and migrates a state
 // database written by an earlier version (see migrate_volume_projects).
 void ensure_schema(Database& db);

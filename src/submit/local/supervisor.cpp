@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "common/clock.h"
 #include "common/error.h"
 #include "submit/core/workload_json.h"
 #include "submit/local/job_api.h"
@@ -61,7 +62,7 @@ void finish_attempt(Database& db, const Paths& paths, int64_t id, int attempt, c
     bool ok = out.exit_code == 0 && out.reason.empty();
     db.prepare("UPDATE jobs SET status = ?1, reason = ?2, exit_code = ?3, finished_ms = ?4, sup_pid = 0 WHERE id = ?5")
         .bind(1, std::string(ok ? "Succeeded" : "Failed")).bind(2, out.reason)
-        .bind(3, static_cast<int64_t>(out.exit_code)).bind(4, now_ms()).bind(5, id).run();
+        .bind(3, static_cast<int64_t>(out.exit_code)).bind(4, now_unix_ms()).bind(5, id).run();
     add_event(db, id, "job/" + row->name, ok ? "Normal" : "Warning", ok ? "Completed" : "Failed",
               ok ? "the command exited with code 0" : out.reason);
     effects = run_scheduling_pass(db, paths);
