@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "common/clock.h"
 #include "common/error.h"
 #include "common/names.h"
 #include "submit/core/errors.h"
@@ -132,7 +133,7 @@ JobInfo LocalJobs::submit(const JobSpec& input) {
         st_.volumes.adopt(p.claim, spec.project);
         adopted.push_back(p.claim);
       }
-    int64_t now = now_ms();
+    int64_t now = now_unix_ms();
     st_.db.prepare("INSERT INTO jobs(project, name, type, image, user, gpu, pods, spec, status, reason, created_ms) "
                 "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,'Pending','waiting for the scheduler',?9)")
         .bind(1, spec.project).bind(2, spec.name).bind(3, std::string(to_string(spec.type)))

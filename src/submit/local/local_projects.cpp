@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "common/clock.h"
 #include "common/error.h"
 #include "common/names.h"
 #include "submit/local/job_view.h"
@@ -21,7 +22,7 @@ void LocalProjects::create_project(const ProjectSpec& spec) {
     if (st.step()) throw Error("project '" + spec.name + "' already exists; change it with `lanectl project set-quota`");
     st_.db.prepare("INSERT INTO projects(name, gpu_quota, over_quota, created_ms) VALUES(?1,?2,?3,?4)")
         .bind(1, spec.name).bind(2, spec.gpu_quota).bind(3, static_cast<int64_t>(spec.over_quota))
-        .bind(4, now_ms()).run();
+        .bind(4, now_unix_ms()).run();
     tx.commit();
   }
   st_.reschedule();
@@ -88,7 +89,7 @@ void LocalProjects::set_project_quota(const std::string& name, double gpu_quota,
     st_.db.prepare("INSERT INTO projects(name, gpu_quota, over_quota, created_ms) VALUES(?1,?2,?3,?4) "
                 "ON CONFLICT(name) DO UPDATE SET gpu_quota = excluded.gpu_quota, over_quota = excluded.over_quota")
         .bind(1, name).bind(2, gpu_quota).bind(3, static_cast<int64_t>(over_quota.value_or(existing->over_quota)))
-        .bind(4, now_ms()).run();
+        .bind(4, now_unix_ms()).run();
     tx.commit();
   }
   st_.reschedule();
