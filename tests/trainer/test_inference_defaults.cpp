@@ -2,7 +2,7 @@
 // applies the lane-shape prior: a lane whose far end the maps put on a neighbouring blob is
 // recovered within the metric's 20 px. Switching the prior off (lane_fit.degree 0, what
 // predict --lane-fit 0 does) shows the same maps fail without it.
-#include <catch2/catch.hpp>
+#include "catch_torch.h"  // torch first: its glog CHECK would otherwise replace Catch's
 
 #include <cmath>
 
