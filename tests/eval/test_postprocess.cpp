@@ -198,3 +198,31 @@ TEST_CASE("relative threshold trims a lane faint ends and fill_gaps interpolates
     for (size_t k = 0; k < 56; ++k) CHECK(lanes[0][k] == 200.0);
   }
 }
+
+TEST_CASE("border_columns: rows whose peak is in the border column of the map have no point") {
+  // A lane leaving the frame at the right: map column 600 + 2 * (row - 200) up to the border,
+  // then (as the blurred, upsampled maps of a network show it) its tail in the last column.
+  cv::Mat m = cv::Mat::zeros(kMapH, kMapW, CV_32F);
+  for (int r = 100; r < kMapH; ++r) m.at<float>(r, std::min(kMapW - 1, 600 + 2 * (r - 200))) = 0.8f;
+  PostprocessOptions opts;
+  opts.blur_kernel = 1;
+  auto row_of = [](int y) { return static_cast<int>(y * static_cast<double>(kMapH) / 720); };
+  const int exit_row = 200 + (kMapW - 1 - 600 + 1) / 2;  // first map row in the border column (220)
+  SECTION("0 keeps them") {
+    const auto lanes = probabilities_to_lanes({m}, {0.9f}, opts);
+    REQUIRE(lanes.size() == 1);
+    for (size_t k = 0; k < 56; ++k) CHECK((lanes[0][k] >= 0) == (row_of(160 + 10 * static_cast<int>(k)) >= 100));
+  }
+  SECTION("1 drops them, keeps the rows inside") {
+    opts.border_columns = 1;
+    const auto lanes = probabilities_to_lanes({m}, {0.9f}, opts);
+    REQUIRE(lanes.size() == 1);
+    for (size_t k = 0; k < 56; ++k) {
+      const int r = row_of(160 + 10 * static_cast<int>(k));
+      INFO("map row " << r);
+      CHECK((lanes[0][k] >= 0) == (r >= 100 && r < exit_row));
+    }
+  }
+  opts.border_columns = -1;
+  CHECK_THROWS_AS(probabilities_to_lanes({m}, {0.9f}, opts), lane::UsageError);
+}

@@ -2,7 +2,7 @@
 // applies the lane-shape prior: a lane whose far end the maps put on a neighbouring blob is
 // recovered within the metric's 20 px. Switching the prior off (lane_fit.degree 0, what
 // predict --lane-fit 0 does) shows the same maps fail without it.
-#include <catch2/catch.hpp>
+#include "catch_torch.h"  // torch first: its glog CHECK would otherwise replace Catch's
 
 #include <cmath>
 
@@ -15,6 +15,7 @@ TEST_CASE("validation and predict post-processing resamples lanes on the robust 
   model.input_width = 224;
   const auto options = lane::train::postprocess_options(model, 0);
   CHECK(options.lane_fit.degree == 2);
+  CHECK(options.border_columns == 1);
 
   // Probabilities [1, 2, 128, 224]: background and one lane class. The lane (3 columns wide)
   // runs straight from map (40, 30) to (120, 127); on map rows 40..59 (11 of its 55 h_samples)

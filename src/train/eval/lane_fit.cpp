@@ -47,14 +47,14 @@ double through(const Point* const* p, int n, double t) {
 }
 
 // Robust start (deterministic RANSAC): every curve of degree min(degree, 2) through 2 or 3 of
-// up to 20 evenly spread points is a hypothesis; the one whose points within `tolerance` px
+// up to 12 evenly spread points (220 curves) is a hypothesis; the one whose points within `tolerance` px
 // carry the most weight wins. Returns the base weights of its inliers (0 elsewhere). A plain
 // least-squares start would bend towards a run of outliers at one end of the lane and the
 // reweighting would then settle on that wrong curve.
 std::vector<double> consensus_weights(const std::vector<Point>& pts, int degree, double tolerance) {
   const int n = static_cast<int>(pts.size()), k = std::min(degree, 2) + 1;
   std::vector<int> idx;
-  const int m = std::min(n, 20);
+  const int m = std::min(n, 12);
   for (int i = 0; i < m; ++i) idx.push_back(static_cast<int>(std::lround(i * (n - 1) / std::max(1.0, m - 1.0))));
   double best = -1;
   std::vector<double> w(pts.size(), 0.0);
