@@ -4,7 +4,7 @@
 // once: kinds, label and annotation keys, resource names, the MPIJob replica specs and the
 // status fields and conditions. The core/v1 skeleton every object shares (metadata, spec,
 // labels, annotations, template, containers, resources, limits, ...) is the API's own
-// vocabulary and is written out where it is walked. tests/kube/test_fields_round_trip.cpp
+// vocabulary and is written out where it is walked. tests/submit_kube/test_fields_round_trip.cpp
 // renders specs with mapping and reads them back through both readers, so a name changed on
 // one side only fails there.
 
