@@ -13,6 +13,12 @@ namespace lane::dist {
 void abort_job(int my_rank, const std::string& message) {
   std::fprintf(stderr, "rank %d: %s; aborting\n", my_rank, message.c_str());
   std::fflush(stderr);
+  // In a ring every rank downstream of a stalled one runs into its deadline within
+  // milliseconds of the others, and which of them gets there first is down to scheduling.
+  // MPI_Abort ends them all at once, so wait a moment: each of them prints whom it waited on,
+  // and the first line, "no data from rank P", from the stalled rank's right neighbour, is
+  // not lost to a neighbour further along the ring that happened to abort first.
+  std::this_thread::sleep_for(kAbortGrace);
   MPI_Abort(MPI_COMM_WORLD, 3);
   std::_Exit(3);  // MPI_Abort does not return; this is for the compiler
 }

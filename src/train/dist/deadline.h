@@ -19,6 +19,9 @@ void wait_or_abort(MPI_Request* request, int my_rank, int peer, double timeout_s
 void wait_all_or_abort(int n, MPI_Request* requests, int my_rank, int peer, double timeout_s,
                        const char* what);
 
+// How long abort_job waits between printing its line and MPI_Abort, so that the other ranks
+// that reached their deadline at the same time print theirs too.
+inline constexpr std::chrono::milliseconds kAbortGrace{500};
 [[noreturn]] void abort_job(int my_rank, const std::string& message);
 
 // Paces a polling loop. Polling is what drives OpenMPI's progress, so a short wait polls flat
