@@ -1,10 +1,10 @@
 #pragma once
 // Lane-shape prior for decoded lanes: a robust low-order polynomial x(y) through a lane's points,
-// resampled at every h_sample between the lane's first and last detected rows (except long gaps,
-// max_gap_rows). A lane seen in
-// perspective is a smooth curve in the image (a straight lane is a straight line), so a point far
-// from the curve that the rest of the lane supports is a decoding error (the row peak jumped to
-// a neighbouring lane where lanes converge, or onto a vehicle), not the lane.
+// resampled at every h_sample between the lane's first and last detected rows (gaps longer than
+// max_gap_rows stay empty). A lane seen in perspective is a smooth curve in the image (a straight
+// lane is a straight line), so a point far from the curve that the rest of the lane supports is
+// a decoding error (the row peak jumped to a neighbouring lane where lanes converge, or onto a
+// vehicle), not the lane.
 #include <vector>
 
 namespace lane::eval {
