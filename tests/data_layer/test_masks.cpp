@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "common/error.h"
 #include "data_test_util.h"
@@ -44,6 +45,24 @@ data::LaneLabel two_lane_label() {
   }
   l.lanes = {right, left};  // label order is not the slot order
   return l;
+}
+
+// The reference scripts' mask: one polyline through all of a slot lane's points, bridging any
+// rows the label leaves out between them.
+cv::Mat bridged_mask(const data::LaneLabel& label, int lane_slots, cv::Size size) {
+  cv::Mat mask = cv::Mat::zeros(size, CV_8UC1);
+  const double sx = double(size.width) / data::kFrameWidth, sy = double(size.height) / data::kFrameHeight;
+  const bool full = size == cv::Size(data::kFrameWidth, data::kFrameHeight);
+  const int thickness = full ? data::kMaskThickness : std::max(1, int(std::lround(data::kMaskThickness * std::sqrt(sx * sy))));
+  const auto slots = data::assign_lane_slots(label, lane_slots);
+  for (int s = 0; s < lane_slots; ++s) {
+    if (!slots[size_t(s)].drawn) continue;
+    std::vector<cv::Point> pts;
+    for (const auto& p : slots[size_t(s)].points)
+      pts.push_back(full ? p : cv::Point(int(std::lround(p.x * sx)), int(std::lround(p.y * sy))));
+    for (size_t i = 0; i + 1 < pts.size(); ++i) cv::line(mask, pts[i], pts[i + 1], cv::Scalar(s + 1), thickness);
+  }
+  return mask;
 }
 
 }  // namespace
@@ -110,6 +129,45 @@ TEST_CASE("masks are drawn with value slot+1 and thickness 15") {
   const cv::Mat small = data::render_lane_mask(label, 6, cv::Size(640, 360));
   CHECK(small.at<uchar>(275, 225) == 3);
   CHECK(small.at<uchar>(275, 425) == 4);
+}
+
+TEST_CASE("a lane is not drawn across rows its label leaves out (a vehicle gap)") {
+  auto label = two_lane_label();  // h_samples 400, 450, ..., 700; ego-left x = 600 - (y - 400)
+  auto& left = label.lanes[1];
+  left[1] = data::kNoPoint;  // y 450 and 550 hidden: pieces {400}, {500}, {600, 650, 700}
+  left[3] = data::kNoPoint;
+  const cv::Mat mask = data::render_lane_mask(label, 6);
+  CHECK(data::lane_existence(label, 6) == std::vector<int>{0, 0, 1, 1, 0, 0});
+  CHECK(mask.at<uchar>(450, 550) == 0);  // on the line through the gap: not drawn
+  CHECK(mask.at<uchar>(550, 450) == 0);
+  CHECK(mask.at<uchar>(425, 575) == 0);
+  CHECK(mask.at<uchar>(400, 600) == 3);  // a lone labelled point is a dot
+  CHECK(mask.at<uchar>(500, 500) == 3);
+  CHECK(mask.at<uchar>(625, 375) == 3);  // the joined piece
+  CHECK(mask.at<uchar>(550, 850) == 4);  // the other lane has no gap
+  // The reference scripts' polyline would bridge both gaps.
+  const cv::Mat bridged = bridged_mask(label, 6, mask.size());
+  CHECK(bridged.at<uchar>(450, 550) == 3);
+  CHECK(cv::countNonZero(mask != bridged) > 0);
+  // Scaled renders keep the gap.
+  const cv::Mat small = data::render_lane_mask(label, 6, cv::Size(224, 128));
+  CHECK(small.at<uchar>(80, 96) == 0);  // (x 550, y 450) scaled
+  CHECK(bridged_mask(label, 6, small.size()).at<uchar>(80, 96) == 3);
+}
+
+TEST_CASE("lanes without inner gaps render as the reference polyline (real labels)") {
+  // The real TuSimple labels have no unlabelled row inside a lane, so their masks are unchanged.
+  const auto labels = data::load_label_file(test::tusimple_dir() / "label_data_0601.json").labels;
+  REQUIRE(labels.size() == 410);
+  for (const auto& size : {cv::Size(1280, 720), cv::Size(224, 128)}) {
+    int differing = 0;
+    for (const auto& l : labels)
+      differing += cv::countNonZero(data::render_lane_mask(l, 6, size) != bridged_mask(l, 6, size)) > 0;
+    INFO(size);
+    CHECK(differing == 0);
+  }
+  const auto label = two_lane_label();
+  CHECK(cv::countNonZero(data::render_lane_mask(label, 6) != bridged_mask(label, 6, cv::Size(1280, 720))) == 0);
 }
 
 TEST_CASE("real labels render only classes of present slots") {

@@ -126,6 +126,22 @@ TEST_CASE("lane fit: gaps are filled, ends extend only when asked, off and short
     const auto f = fit_lane(xs, ys, w, o);
     for (size_t k = 0; k < ys.size(); ++k) CHECK((f[k] >= 0) == (300 + 2.0 * static_cast<double>(k) < 360));
   }
+  SECTION("max_gap_rows: the gap of 7 rows stays empty under a limit of 6, is filled at 7") {
+    o.max_gap_rows = 6;
+    o.extend_rows = 2;  // the ends still extend: only inner gaps are limited
+    auto f = fit_lane(xs, ys, w, o);
+    for (size_t k = 0; k < ys.size(); ++k) {
+      INFO("row " << k);
+      const bool kept = (k >= 18 && k < 26) || (k > 32 && k <= 42);
+      CHECK((f[k] >= 0) == kept);
+      if (kept) CHECK(f[k] == Approx(300 + 2.0 * static_cast<double>(k)).margin(1e-6));
+    }
+    o.max_gap_rows = 7;
+    f = fit_lane(xs, ys, w, o);
+    for (size_t k = 0; k < ys.size(); ++k) CHECK((f[k] >= 0) == (k >= 18 && k <= 42));
+    o.max_gap_rows = -1;
+    CHECK(fit_lane(xs, ys, w, o) == f);
+  }
   SECTION("fewer than min_points points: unchanged") {
     std::vector<double> few(ys.size(), -2);
     few[3] = 100, few[9] = 140, few[12] = 180;
@@ -157,4 +173,43 @@ TEST_CASE("probabilities_to_lanes applies the lane fit to the decoded points") {
   const auto on = lane::eval::probabilities_to_lanes({m}, {0.9f}, opts);
   REQUIRE(on.size() == 1);
   CHECK(far_points(on[0], gt, 20) == 0);
+}
+
+TEST_CASE("probabilities_to_lanes: max_gap_rows keeps a long gap open through the fit and fill_gaps") {
+  // A vertical lane at map column 100 (frame x 200) of a 368x640 map, with no probability on map
+  // rows 150..189: the h_samples 300..370 (8 rows) have no point, as behind a vehicle.
+  constexpr int kH = 368, kW = 640;
+  cv::Mat m = cv::Mat::zeros(kH, kW, CV_32F);
+  m.col(100).setTo(0.9f);
+  m(cv::Rect(100, 150, 1, 40)).setTo(0.0f);
+  lane::eval::PostprocessOptions opts;
+  opts.blur_kernel = 1;
+  opts.fill_gaps = true;
+  opts.lane_fit.degree = 2;
+  const auto ys = rows();
+  auto in_gap = [](int y) { return y >= 300 && y <= 370; };
+  SECTION("no limit: every row is filled") {
+    const auto lanes = lane::eval::probabilities_to_lanes({m}, {0.9f}, opts);
+    REQUIRE(lanes.size() == 1);
+    for (size_t k = 0; k < ys.size(); ++k) CHECK(lanes[0][k] == Approx(200.0).margin(1e-6));
+  }
+  SECTION("a limit of 2 (or 7) rows leaves the 8 rows empty, with the fit or without it") {
+    for (int limit : {2, 7})
+      for (int degree : {0, 2}) {
+        opts.max_gap_rows = limit;
+        opts.lane_fit.degree = degree;
+        const auto lanes = lane::eval::probabilities_to_lanes({m}, {0.9f}, opts);
+        REQUIRE(lanes.size() == 1);
+        for (size_t k = 0; k < ys.size(); ++k) {
+          INFO("limit " << limit << " degree " << degree << " y " << ys[k]);
+          CHECK((lanes[0][k] >= 0) == !in_gap(ys[k]));
+        }
+      }
+  }
+  SECTION("a limit of 8 fills it") {
+    opts.max_gap_rows = 8;
+    const auto lanes = lane::eval::probabilities_to_lanes({m}, {0.9f}, opts);
+    REQUIRE(lanes.size() == 1);
+    for (size_t k = 0; k < ys.size(); ++k) CHECK(lanes[0][k] >= 0);
+  }
 }

@@ -83,8 +83,10 @@ TEST_CASE("post-processing ceiling at 96x160: synthetic ground truth through pro
   std::cout << "ceiling exact masks: acc " << exact.accuracy << " fp " << exact.fp << " fn " << exact.fn << "\n"
             << "ceiling 1/8 maps:    acc " << coarse.accuracy << " fp " << coarse.fp << " fn " << coarse.fn << "\n";
   CHECK(exact.accuracy >= 0.95);
-  CHECK(exact.fp <= 0.05);
-  CHECK(exact.fn <= 0.05);
+  // The masks follow the labels, vehicle gaps included: no lane of the exact maps is a false
+  // positive or a miss (0.030 / 0.024 when the masks bridged the gaps).
+  CHECK(exact.fp <= 0.01);
+  CHECK(exact.fn <= 0.01);
 }
 
 TEST_CASE("ceiling exploration", "[.explore]") {

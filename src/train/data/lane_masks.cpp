@@ -14,6 +14,7 @@ namespace {
 struct AngledLane {
   double angle_deg;
   std::vector<cv::Point> points;
+  std::vector<int> rows;
 };
 
 // Lanes with more than one valid point, with their angle, sorted ascending by angle.
@@ -22,7 +23,10 @@ std::vector<AngledLane> angled_lanes(const LaneLabel& label) {
   for (const auto& xs : label.lanes) {
     AngledLane lane;
     for (size_t k = 0; k < xs.size() && k < label.h_samples.size(); ++k)
-      if (xs[k] >= 0) lane.points.emplace_back(xs[k], label.h_samples[k]);
+      if (xs[k] >= 0) {
+        lane.points.emplace_back(xs[k], label.h_samples[k]);
+        lane.rows.push_back(static_cast<int>(k));
+      }
     if (lane.points.size() <= 1) continue;
     const cv::Point& first = lane.points.front();
     const cv::Point& last = lane.points.back();
@@ -55,6 +59,7 @@ std::vector<SlotLane> assign_lane_slots(const LaneLabel& label, int lane_slots) 
   auto place = [&](int slot, int lane_index) {
     if (slot < 0 || slot >= lane_slots || lane_index < 0 || lane_index >= int(lanes.size())) return;
     slots[slot].points = lanes[lane_index].points;
+    slots[slot].rows = lanes[lane_index].rows;
     slots[slot].drawn = int(slots[slot].points.size()) >= kMinPointsToDraw;
   };
   if (ego_left >= 0)
@@ -79,13 +84,20 @@ cv::Mat render_lane_mask(const LaneLabel& label, int lane_slots, cv::Size size) 
   for (int s = 0; s < lane_slots; ++s) {
     if (!slots[s].drawn) continue;
     const auto& pts = slots[s].points;
-    for (size_t i = 0; i + 1 < pts.size(); ++i) {
-      cv::Point a = pts[i], b = pts[i + 1];
-      if (!full) {
-        a = cv::Point(int(std::lround(a.x * sx)), int(std::lround(a.y * sy)));
-        b = cv::Point(int(std::lround(b.x * sx)), int(std::lround(b.y * sy)));
-      }
-      cv::line(mask, a, b, cv::Scalar(s + 1), thickness);
+    const auto& rows = slots[s].rows;
+    auto scaled = [&](cv::Point p) {
+      return full ? p : cv::Point(int(std::lround(p.x * sx)), int(std::lround(p.y * sy)));
+    };
+    // Two points are joined only when no row between them is unlabelled (x < 0): a lane the
+    // label leaves out (hidden behind a vehicle) is drawn as separate pieces, not through the gap.
+    // A point joined to neither neighbour is drawn as a dot of the line's thickness.
+    for (size_t i = 0; i < pts.size(); ++i) {
+      const bool joins_next = i + 1 < pts.size() && rows[i + 1] == rows[i] + 1;
+      const bool joined_prev = i > 0 && rows[i] == rows[i - 1] + 1;
+      if (joins_next)
+        cv::line(mask, scaled(pts[i]), scaled(pts[i + 1]), cv::Scalar(s + 1), thickness);
+      else if (!joined_prev)
+        cv::line(mask, scaled(pts[i]), scaled(pts[i]), cv::Scalar(s + 1), thickness);
     }
   }
   return mask;

@@ -1,7 +1,9 @@
 #pragma once
 // Segmentation targets from TuSimple labels, exactly as the common preprocessing scripts
 // (docs/data.md): lanes are ordered by angle, assigned to ego-centred slots, and each slot
-// lane with at least 4 points is drawn as a thick polyline of value slot+1.
+// lane with at least 4 points is drawn as a thick polyline of value slot+1. Unlike the reference
+// scripts, the polyline is broken where the label has no point between two points (a lane hidden
+// behind a vehicle in scnn-train synth's labels; real TuSimple labels have no such inner gaps).
 #include <array>
 #include <vector>
 
@@ -18,6 +20,7 @@ inline constexpr int kMinPointsToDraw = 4;    // slot lanes with fewer points ar
 
 struct SlotLane {
   std::vector<cv::Point> points;  // valid (x >= 0) points, top to bottom
+  std::vector<int> rows;          // index in the label's h_samples of each point
   bool drawn = false;             // has >= kMinPointsToDraw points -> rendered, existence 1
 };
 
@@ -30,6 +33,7 @@ std::vector<int> lane_existence(const LaneLabel& label, int lane_slots);
 
 // A CV_8UC1 mask of `size` (default the 720x1280 TuSimple frame): 0 background, slot+1 on
 // slot lanes. Coordinates are scaled from 1280x720 when `size` differs (thickness too).
+// Consecutive points are joined only when they sit on consecutive h_samples (no gap between).
 cv::Mat render_lane_mask(const LaneLabel& label, int lane_slots,
                          cv::Size size = cv::Size(kFrameWidth, kFrameHeight));
 

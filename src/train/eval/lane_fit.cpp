@@ -145,7 +145,17 @@ std::vector<double> fit_lane(const std::vector<double>& xs, const std::vector<in
   first = std::max(0, first - std::max(0, o.extend_rows));
   last = std::min(n - 1, last + std::max(0, o.extend_rows));
   std::vector<double> out(xs.size(), static_cast<double>(data::kNoPoint));
+  int prev = -1;  // the last detected row at or before k
   for (int k = first; k <= last; ++k) {
+    if (xs[k] >= 0) prev = k;
+    if (xs[k] < 0 && o.max_gap_rows >= 0 && prev >= 0) {
+      int next = k;  // the next detected row, if any (rows past the lane's end are extend_rows)
+      while (next < n && xs[next] < 0) ++next;
+      if (next < n && next - prev - 1 > o.max_gap_rows) {
+        k = next - 1;  // leave the whole gap empty
+        continue;
+      }
+    }
     const double x = poly(ys[k]);
     if (x >= 0 && x < o.frame_width) out[k] = x;
   }

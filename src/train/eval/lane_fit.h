@@ -1,9 +1,10 @@
 #pragma once
 // Lane-shape prior for decoded lanes: a robust low-order polynomial x(y) through a lane's points,
-// resampled at every h_sample between the lane's first and last detected rows. A lane seen in
-// perspective is a smooth curve in the image (a straight lane is a straight line), so a point far
-// from the curve that the rest of the lane supports is a decoding error (the row peak jumped to
-// a neighbouring lane where lanes converge, or onto a vehicle), not the lane.
+// resampled at every h_sample between the lane's first and last detected rows (gaps longer than
+// max_gap_rows stay empty). A lane seen in perspective is a smooth curve in the image (a straight
+// lane is a straight line), so a point far from the curve that the rest of the lane supports is
+// a decoding error (the row peak jumped to a neighbouring lane where lanes converge, or onto a
+// vehicle), not the lane.
 #include <vector>
 
 namespace lane::eval {
@@ -21,6 +22,9 @@ struct LaneFitOptions {
   double tukey_c = 4.685;
   double min_scale_px = 4.0;
   int extend_rows = 0;        // also fill this many h_samples beyond each end (occluded lane ends)
+  // A run of more than this many rows without a detected point between two detected points is
+  // left empty instead of resampled (a lane hidden behind a vehicle); < 0 resamples every row.
+  int max_gap_rows = -1;
   double frame_width = 1280;  // a resampled x outside [0, frame_width) is no point
 };
 

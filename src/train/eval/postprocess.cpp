@@ -61,12 +61,13 @@ double weighted_column(const cv::Mat& row, int peak, int radius) {
   return centre;
 }
 
-// Linear interpolation in y over the missing rows between two detected points.
-void fill_gaps(std::vector<double>& xs, const std::vector<int>& ys) {
+// Linear interpolation in y over the missing rows between two detected points, when there are
+// at most max_rows of them (< 0: any number).
+void fill_gaps(std::vector<double>& xs, const std::vector<int>& ys, int max_rows) {
   int prev = -1;
   for (int k = 0; k < static_cast<int>(xs.size()); ++k) {
     if (xs[k] < 0) continue;
-    if (prev >= 0 && k - prev > 1)
+    if (prev >= 0 && k - prev > 1 && (max_rows < 0 || k - prev - 1 <= max_rows))
       for (int j = prev + 1; j < k; ++j) {
         const double t = static_cast<double>(ys[j] - ys[prev]) / static_cast<double>(ys[k] - ys[prev]);
         xs[j] = xs[prev] + t * (xs[k] - xs[prev]);
@@ -133,9 +134,10 @@ std::vector<std::vector<double>> probabilities_to_lanes(const std::vector<cv::Ma
     if (options.lane_fit.degree > 0) {
       LaneFitOptions fit = options.lane_fit;
       fit.frame_width = options.frame_width;
+      fit.max_gap_rows = options.max_gap_rows;
       xs = fit_lane(xs, h_samples, peaks, fit);
     }
-    if (options.fill_gaps) fill_gaps(xs, h_samples);
+    if (options.fill_gaps) fill_gaps(xs, h_samples, options.max_gap_rows);
     if (points >= options.min_points) kept.push_back({existence[lane], std::move(xs)});
   }
 

@@ -30,6 +30,10 @@ struct PostprocessOptions {
   // (gaps between dashes, shadows) get x by linear interpolation between their neighbours, so a
   // dashed lane is not scored as missing in the gaps. Off in the recipe.
   bool fill_gaps = false;
+  // fill_gaps and the lane fit fill a run of missing rows between two detected points only when
+  // it is at most this many h_samples long; a longer run (a lane hidden behind a vehicle) stays
+  // empty, as the label leaves it. < 0: every run is filled.
+  int max_gap_rows = -1;
   // Lane ends: a point also needs at least this share of the lane's median row peak. Maps
   // upsampled from 1/8 resolution fall off over half a logit cell beyond a lane's true end, so
   // a fixed threshold extends every lane by several h_samples (each a miss of the metric); the

@@ -41,6 +41,10 @@ void add_predict_command(CLI::App& app) {
                   "Post-processing: a row whose peak is within this many map columns of the side borders has no "
                   "point (0 = keep)")
       ->check(CLI::Range(0, 64));
+  cmd->add_option("--max-gap-rows", o->max_gap_rows,
+                  "Post-processing: gap filling and the lane fit fill at most this many missing h_samples between "
+                  "two detected points of a lane; longer gaps stay empty (-1 = fill every gap)")
+      ->check(CLI::Range(-1, 100));
   auto device = std::make_shared<std::optional<std::string>>();
   cmd->add_option("--device", *device,
                   "auto|cpu|cuda|cuda:N [env DEVICE, else auto: CUDA when built with it and a GPU is visible]");

@@ -99,6 +99,7 @@ PredictSummary run_predict(const PredictOptions& o) {
     if (o.lane_fit >= 0) post.lane_fit.degree = o.lane_fit;
     if (o.lane_fit_extend >= 0) post.lane_fit.extend_rows = o.lane_fit_extend;
     if (o.border_columns >= 0) post.border_columns = o.border_columns;
+    if (o.max_gap_rows) post.max_gap_rows = *o.max_gap_rows;
     post.h_samples = labelled ? label->second.h_samples : eval::default_h_samples();
     const auto lanes = lanes_for_image(probs, 0, post);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

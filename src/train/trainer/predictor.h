@@ -3,6 +3,7 @@
 // overlay PNGs (with ground truth and the metric's per-lane decisions when labels are given),
 // report the time per image. No libtorch in this header.
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace lane::train {
@@ -23,6 +24,7 @@ struct PredictOptions {
   int lane_fit = -1;         // >= 0 overrides PostprocessOptions::lane_fit.degree (0 = off)
   int lane_fit_extend = -1;  // >= 0 overrides PostprocessOptions::lane_fit.extend_rows
   int border_columns = -1;   // >= 0 overrides PostprocessOptions::border_columns
+  std::optional<int> max_gap_rows;  // overrides PostprocessOptions::max_gap_rows (-1 = no limit)
 };
 
 struct PredictSummary {
