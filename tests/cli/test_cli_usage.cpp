@@ -92,3 +92,53 @@ TEST_CASE("the seed workflow's command lines run unchanged (dry run of the MPI j
   // Nothing was created by the dry runs.
   CHECK(l.run({"describe", "job", "dist-lane-detection-training"}).code == 1);
 }
+
+TEST_CASE("gpu flag: a value that is not a GPU amount is a usage error naming the rule it breaks") {
+  auto [value, message] = GENERATE(table<std::string, std::string>({
+      {"", "--gpu '' is not a number; use 0, a fraction below 1 (e.g. 0.5) or a whole number"},
+      {"abc", "--gpu 'abc' is not a number; use 0, a fraction below 1 (e.g. 0.5) or a whole number"},
+      {"1x", "--gpu '1x' is not a number; use 0, a fraction below 1 (e.g. 0.5) or a whole number"},
+      {"0.0001", "--gpu 0.0001: the smallest GPU fraction is 0.001; use 0 for no GPU or a fraction from 0.001 (e.g. "
+                 "0.5)"},
+      {"1e9", "--gpu 1e+09: at most 1000000 GPUs per process; ask for fewer (e.g. --gpu 8)"},
+      {"1.5", "--gpu 1.5: a fractional GPU must be below 1 (e.g. 0.5); use a whole number of GPUs above 1"},
+  }));
+  Lanectl l;
+  auto r = l.run({"submit", "j1", "-i", "x", "-g", value, "--dry-run", "--command", "--", "/bin/true"});
+  INFO("-g '" << value << "'");
+  CHECK(r.code == 2);
+  CHECK(r.err == "lanectl: error: " + message + "\n");
+}
+
+TEST_CASE("gpu flag: the bounds and ordinary values are accepted") {
+  auto value = GENERATE(as<std::string>{}, "0", "0.001", "0.5", "1", "2");
+  Lanectl l;
+  REQUIRE(l.run({"cluster", "set-nodes", "node-a=2"}).code == 0);
+  auto r = l.run({"submit", "j1", "-i", "x", "-g", value, "--dry-run", "-o", "json", "--command", "--", "/bin/true"});
+  INFO("-g '" << value << "'\nstderr: " << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(nlohmann::json::parse(r.out)["items"].back()["spec"]["gpu"] == std::stod(value));
+}
+
+TEST_CASE("an unknown project is a usage error (exit 2) for list as for submit, naming project list") {
+  Lanectl l;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"list", "-p", "nope"}, {"list", "jobs", "-p", "nope", "-o", "json"},
+        {"submit", "j1", "-i", "x", "-p", "nope", "--command", "--", "/bin/true"}}) {
+    auto r = l.run(args);
+    INFO("args: " << args[0] << " ...\nstderr: " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err ==
+          "lanectl: error: project 'nope' does not exist; create it with `lanectl project create nope --gpu-quota N` "
+          "or pick one from `lanectl project list`\n");
+    CHECK(r.out.empty());
+  }
+  // Existing projects list as before: the implicit default, a created one, and all of them.
+  CHECK(l.run({"list"}).code == 0);
+  REQUIRE(l.run({"project", "create", "p1", "--gpu-quota", "1"}).code == 0);
+  l.track_project("p1");
+  auto r = l.run({"list", "-p", "p1"});
+  CHECK(r.code == 0);
+  CHECK(r.out.rfind("Showing jobs for project p1\n", 0) == 0);
+  CHECK(l.run({"list", "-A"}).code == 0);
+}

@@ -52,6 +52,10 @@ TEST_CASE("validate: a complete spec passes, single-process and MPI") {
   CHECK_NOTHROW(lane::submit::validate(s));
   s.gpu = 0.5;
   CHECK_NOTHROW(lane::submit::validate(s));
+  s.gpu = 0.001;  // the smallest fraction and the largest whole request are the bounds, included
+  CHECK_NOTHROW(lane::submit::validate(s));
+  s.gpu = 1e6;
+  CHECK_NOTHROW(lane::submit::validate(s));
   s.type = JobType::kMpi;
   s.gpu = 2;
   s.processes = 3;
@@ -78,7 +82,11 @@ TEST_CASE("validate: each rule has one message naming the flag and the fix") {
       {"gpu NaN", [nan](JobSpec& s) { s.gpu = nan; },
        "--gpu nan: use 0, a fraction below 1 (e.g. 0.5) or a whole number"},
       {"gpu infinite", [inf](JobSpec& s) { s.gpu = inf; },
-       "--gpu inf: use 0, a fraction below 1 (e.g. 0.5) or a whole number"},
+       "--gpu inf: at most 1000000 GPUs per process; ask for fewer (e.g. --gpu 8)"},
+      {"gpu too many", [](JobSpec& s) { s.gpu = 1e9; },
+       "--gpu 1e+09: at most 1000000 GPUs per process; ask for fewer (e.g. --gpu 8)"},
+      {"gpu below the smallest fraction", [](JobSpec& s) { s.gpu = 0.0001; },
+       "--gpu 0.0001: the smallest GPU fraction is 0.001; use 0 for no GPU or a fraction from 0.001 (e.g. 0.5)"},
       {"fraction above 1", [](JobSpec& s) { s.gpu = 1.5; },
        "--gpu 1.5: a fractional GPU must be below 1 (e.g. 0.5); use a whole number of GPUs above 1"},
       {"MPI fraction", [](JobSpec& s) { s.type = JobType::kMpi; s.gpu = 0.5; s.processes = 2; },

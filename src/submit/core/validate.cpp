@@ -15,8 +15,15 @@ bool is_whole(double g) { return std::floor(g) == g; }
 bool is_absolute(const std::string& path) { return !path.empty() && path[0] == '/'; }
 
 void check_gpu(const JobSpec& spec) {
-  if (!std::isfinite(spec.gpu) || spec.gpu < 0)
+  if (std::isnan(spec.gpu) || spec.gpu < 0)
     throw UsageError(fmt::format("--gpu {:g}: use 0, a fraction below 1 (e.g. 0.5) or a whole number", spec.gpu));
+  if (spec.gpu > 0 && spec.gpu < kMinGpuFraction)
+    throw UsageError(fmt::format("--gpu {:g}: the smallest GPU fraction is {:g}; use 0 for no GPU or a fraction "
+                                 "from {:g} (e.g. 0.5)",
+                                 spec.gpu, kMinGpuFraction, kMinGpuFraction));
+  if (spec.gpu > kMaxGpusPerProcess)
+    throw UsageError(fmt::format("--gpu {:g}: at most {:.0f} GPUs per process; ask for fewer (e.g. --gpu 8)", spec.gpu,
+                                 kMaxGpusPerProcess));
   if (spec.gpu > 1 && !is_whole(spec.gpu))
     throw UsageError(fmt::format(
         "--gpu {:g}: a fractional GPU must be below 1 (e.g. 0.5); use a whole number of GPUs above 1", spec.gpu));

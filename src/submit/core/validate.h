@@ -7,6 +7,11 @@
 
 namespace lane::submit {
 
+// What one process may ask for with --gpu: 0, a fraction from kMinGpuFraction to below 1, or a
+// whole number up to kMaxGpusPerProcess (the scheduler counts GPUs in units of kMinGpuFraction).
+inline constexpr double kMinGpuFraction = 0.001;
+inline constexpr double kMaxGpusPerProcess = 1e6;
+
 // Throws UsageError (exit code 2) for the first rule `spec` breaks; returns when it breaks none.
 void validate(const JobSpec& spec);
 

@@ -37,8 +37,7 @@ bool path_within(const std::string& path, const std::string& root) {
 void LocalJobs::validate(const JobSpec& spec) {
   submit::validate(spec);
   if (!find_project(st_.db, spec.project))
-    throw UsageError("project '" + spec.project + "' does not exist; create it with `lanectl project create " +
-                     spec.project + " --gpu-quota N` or pick one from `lanectl project list`");
+    throw unknown_project(spec.project);
   for (const auto& p : spec.pvcs) {
     if (!p.create && !st_.volumes.find(p.claim))
       throw UsageError("--pvc: volume '" + p.claim + "' does not exist; create it with `--pvc :SIZE:" +
