@@ -3,8 +3,8 @@
 #include <iostream>
 
 #include "common/error.h"
-#include "common/names.h"
 #include "common/yaml_output.h"
+#include "submit/core/validate.h"
 
 namespace lane::cli {
 
@@ -41,7 +41,7 @@ std::string CliContext::project(const std::string& flag_value) {
   std::string p = flag_value;
   if (p.empty()) p = config().default_project;
   if (p.empty()) p = kDefaultProject;
-  require_dns1123_label(p, "project (-p)");
+  submit::validate_project_name(p, "project (-p)");
   return p;
 }
 

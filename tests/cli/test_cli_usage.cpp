@@ -142,3 +142,50 @@ TEST_CASE("an unknown project is a usage error (exit 2) for list as for submit, 
   CHECK(r.out.rfind("Showing jobs for project p1\n", 0) == 0);
   CHECK(l.run({"list", "-A"}).code == 0);
 }
+
+TEST_CASE("name rules: a job name starts with a letter, an MPI job's leaves room for its pods, a project for runai-") {
+  const std::string mpi_name(55, 'm'), project(58, 'p');
+  using Args = std::vector<std::string>;
+  auto [args, message] = GENERATE_COPY(table<Args, std::string>({
+      {Args{"submit", "1job", "-i", "x", "--dry-run"},
+       "invalid job name (--name) '1job': must start with a letter, as Run:AI requires (e.g. 'job-1job')"},
+      {Args{"submit", "--job-name-prefix", "2train", "-i", "x", "--dry-run"},
+       "invalid --job-name-prefix '2train': must start with a letter, as Run:AI requires (e.g. 'job-2train')"},
+      {Args{"submit-mpi", mpi_name, "--processes", "3", "-i", "x", "--dry-run"},
+       "invalid job name (--name) '" + mpi_name + "': an MPI job's pods are named " + mpi_name + "-launcher and " +
+           mpi_name + "-worker-N, which must fit in 63 characters; with --processes 3 use a name of at most 54 "
+           "characters"},
+      {Args{"project", "create", project, "--gpu-quota", "1"},
+       "invalid project name '" + project + "': at most 57 characters, so that its namespace runai-" + project +
+           " fits in 63; use a shorter name"},
+      {Args{"list", "-p", project},
+       "invalid project (-p) '" + project + "': at most 57 characters, so that its namespace runai-" + project +
+           " fits in 63; use a shorter name"},
+  }));
+  Lanectl l;
+  if (args[0].rfind("submit", 0) == 0) args.insert(args.end(), {"--command", "--", "/bin/true"});
+  auto r = l.run(args);
+  INFO("args: " << args[0] << " " << args[1]);
+  CHECK(r.code == 2);
+  CHECK(r.err == "lanectl: error: " + message + "\n");
+  // Nothing was created: the long project does not exist afterwards.
+  CHECK(l.run({"project", "list", "-o", "json"}).out.find(project) == std::string::npos);
+}
+
+TEST_CASE("name rules: the longest names that fit are accepted") {
+  Lanectl l;
+  REQUIRE(l.run({"cluster", "set-nodes", "node-a=2"}).code == 0);
+  const std::string project(57, 'p');
+  auto r = l.run({"project", "create", project, "--gpu-quota", "1"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  l.track_project(project);
+  CHECK(l.run({"list", "-p", project}).code == 0);
+  r = l.run({"submit-mpi", std::string(54, 'm'), "--processes", "3", "-i", "x", "-p", project, "--dry-run",
+             "--command", "--", "/bin/true"});
+  INFO(r.err);
+  CHECK(r.code == 0);
+  r = l.run({"submit", "--job-name-prefix", "train", "-i", "x", "--dry-run", "--command", "--", "/bin/true"});
+  INFO(r.err);
+  CHECK(r.code == 0);
+}

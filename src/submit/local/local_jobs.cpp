@@ -154,7 +154,7 @@ JobInfo LocalJobs::submit(const JobSpec& input) {
 }
 
 std::string LocalJobs::next_job_name(const std::string& project, const std::string& prefix) {
-  require_dns1123_label(prefix, "--job-name-prefix");
+  validate_job_name_prefix(prefix);
   for (int n = 1;; ++n) {
     std::string name = fmt::format("{}-{}", prefix, n);
     if (!load_job_row(st_.db, project, name, false)) return name;
