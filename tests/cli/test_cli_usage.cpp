@@ -2,6 +2,11 @@
 // the seed workflow's command line is accepted unchanged.
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "cli/lanectl_runner.h"
 
 using lane::test::Lanectl;
@@ -188,4 +193,61 @@ TEST_CASE("name rules: the longest names that fit are accepted") {
   r = l.run({"submit", "--job-name-prefix", "train", "-i", "x", "--dry-run", "--command", "--", "/bin/true"});
   INFO(r.err);
   CHECK(r.code == 0);
+}
+
+TEST_CASE("submit-mpi --help lists only what works: no --interactive, whole GPUs") {
+  Lanectl l;
+  auto verb = GENERATE(as<std::string>{}, "submit-mpi", "mpi", "mj");
+  auto help = l.run({verb, "--help"});
+  INFO(verb << " --help:\n" << help.out);
+  REQUIRE(help.code == 0);
+  CHECK(help.out.find("--processes") != std::string::npos);
+  CHECK(help.out.find("--interactive") == std::string::npos);
+  CHECK(help.out.find("fraction") == std::string::npos);
+  // Given anyway, --interactive is refused with its reason.
+  auto r = l.run({verb, "j1", "-i", "x", "--interactive", "--dry-run", "--command", "--", "/bin/true"});
+  CHECK(r.code == 2);
+  CHECK(r.err == "lanectl: error: --interactive is not available for submit-mpi; MPI jobs are training jobs\n");
+  // submit still lists both.
+  auto single = l.run({"submit", "--help"});
+  CHECK(single.out.find("--interactive") != std::string::npos);
+  CHECK(single.out.find("a fraction below 1") != std::string::npos);
+}
+
+TEST_CASE("submit-mpi --help lists only what works: every listed flag is accepted by a dry run") {
+  Lanectl l;
+  REQUIRE(l.run({"cluster", "set-nodes", "node-a=2", "node-b=2"}).code == 0);
+  // A sample use of each flag; a flag --help lists without a sample here fails the test.
+  const std::map<std::string, std::vector<std::string>> samples = {
+      {"--help", {}}, {"--dry-run", {}}, {"--output", {}}, {"--command", {}}, {"--image", {}},
+      {"--name", {"--name", "j1"}}, {"--job-name-prefix", {"--job-name-prefix", "train"}},
+      {"--project", {"-p", "default"}}, {"--gpu", {"-g", "2"}}, {"--environment", {"-e", "A=1"}},
+      {"--pvc", {"--pvc", ":1Mi:/data"}}, {"--volume", {"-v", "/tmp:/in:ro"}}, {"--args", {"--args", "a"}},
+      {"--large-shm", {"--large-shm"}}, {"--shm-size", {"--large-shm", "--shm-size", "1Gi"}},
+      {"--cpu", {"--cpu", "1"}}, {"--memory", {"--memory", "1Gi"}}, {"--port", {"--port", "8080"}},
+      {"--service-type", {"--port", "8080", "-s", "nodeport"}}, {"--node-type", {"--node-type", "a100"}},
+      {"--working-dir", {"--working-dir", "/"}}, {"--processes", {"--processes", "2"}},
+      {"--slots-per-worker", {"--slots-per-worker", "2"}}};
+  auto help = l.run({"submit-mpi", "--help"});
+  REQUIRE(help.code == 0);
+  std::istringstream lines(help.out);
+  std::string line;
+  int listed = 0;
+  while (std::getline(lines, line)) {
+    auto at = line.find("--");
+    if (line.rfind("  -", 0) != 0 || at == std::string::npos) continue;
+    std::string flag = line.substr(at, line.find_first_of(" ,", at) - at);
+    ++listed;
+    INFO("listed flag " << flag);
+    auto sample = samples.find(flag);
+    if (sample == samples.end()) FAIL("no sample use of " << flag << " in this test: add one");
+    std::vector<std::string> args = {"submit-mpi", "-i", "x", "--dry-run", "-o", "json"};
+    if (flag != "--job-name-prefix" && flag != "--name") args.push_back("j1");
+    args.insert(args.end(), sample->second.begin(), sample->second.end());
+    args.insert(args.end(), {"--command", "--", "/bin/true"});
+    auto r = l.run(args);
+    INFO("stderr: " << r.err);
+    CHECK(r.code == 0);
+  }
+  CHECK(listed >= 20);
 }
