@@ -28,12 +28,21 @@ CliContext::CliContext() : out(std::cout), err(std::cerr) {}
 CliContext::~CliContext() = default;
 
 const submit::BackendConfig& CliContext::config() {
-  if (!config_) config_ = submit::load_backend_config();
+  if (!config_) {
+    config_ = submit::load_backend_config();
+    config_->kube_context = kube_context;
+    config_->kubeconfig = kubeconfig;
+  }
   return *config_;
 }
 
 submit::Backend& CliContext::backend() {
-  if (!backend_) backend_ = submit::open_backend(config(), &err);
+  if (!backend_) {
+    if (config().kind == "local" && (!kube_context.empty() || !kubeconfig.empty()))
+      err << "warning: --context and --kubeconfig choose the Kubernetes cluster; the local backend ignores them "
+             "(`lanectl config backend kubernetes` uses them)\n";
+    backend_ = submit::open_backend(config(), &err);
+  }
   return *backend_;
 }
 

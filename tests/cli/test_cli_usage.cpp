@@ -43,7 +43,7 @@ TEST_CASE("usage errors exit 2 and name the value and the fix") {
   check_usage_error(l, {"logs", "x", "--since", "ten"}, "--since 'ten'");
   check_usage_error(l, {"cluster", "set-nodes", "node-a"}, "NAME=GPUS");
   check_usage_error(l, {"submit", "j1", "-i", "x", "--unknown-flag"}, "unknown-flag");
-  check_usage_error(l, {"frobnicate"}, "subcommand");
+  check_usage_error(l, {"frobnicate"}, "unknown command 'frobnicate'");
 
   // Duplicate job name: the first submit succeeds, the second is refused.
   REQUIRE(l.run(with({"submit", "dup", "-i", "x"})).code == 0);
@@ -250,4 +250,62 @@ TEST_CASE("submit-mpi --help lists only what works: every listed flag is accepte
     CHECK(r.code == 0);
   }
   CHECK(listed >= 20);
+}
+
+TEST_CASE("command-line library errors read like ours: prefix, flag named, order kept, did you mean") {
+  using Args = std::vector<std::string>;
+  auto [args, message] = GENERATE(table<Args, std::string>({
+      {Args{"sumbit", "foo"}, "unknown command 'sumbit'; did you mean 'submit'?"},
+      {Args{"lisst"}, "unknown command 'lisst'; did you mean 'list'?"},
+      {Args{"frobnicate"}, "unknown command 'frobnicate'; see `lanectl --help` for the commands"},
+      {Args{"project", "crate", "x"}, "unknown command 'crate' for `lanectl project`; did you mean 'create'?"},
+      {Args{"project"}, "`lanectl project` needs a command: create, list, delete, set-quota; see `lanectl project --help`"},
+      {Args{"submit", "j1", "-i", "x", "--gpus", "1"}, "unknown flag '--gpus' for `lanectl submit`; did you mean '--gpu'?"},
+      {Args{"submit", "j1", "-i", "x", "--procesess=2"},
+       "unknown flag '--procesess' for `lanectl submit`; see `lanectl submit --help`"},  // submit-mpi's, not submit's
+      {Args{"submit-mpi", "j1", "-i", "x", "--procesess=2"},
+       "unknown flag '--procesess' for `lanectl submit-mpi`; did you mean '--processes'?"},
+      {Args{"list", "-x"}, "unknown flag '-x' for `lanectl list`; see `lanectl list --help`"},
+      {Args{"submit", "j1", "k2", "l3", "-i", "x"},
+       "`lanectl submit` does not take the arguments 'k2' 'l3' (in the order given); see `lanectl submit --help`"},
+      {Args{"submit-mpi", "j1", "-i", "x", "--processes", "abc"},
+       "--processes 'abc' is not a whole number; see `lanectl submit-mpi --help`"},
+      {Args{"project", "create", "p", "--gpu-quota", "x"},
+       "--gpu-quota 'x' is not a number; see `lanectl project create --help`"},
+      {Args{"logs"}, "`lanectl logs` needs NAME; see `lanectl logs --help`"},
+      {Args{"submit", "j1", "-i", "x", "-p"}, "--project needs a value; see `lanectl submit --help`"},
+      {Args{"list", "--context"},
+       "--context needs a value: the name of a kubeconfig context (kubectl config get-contexts)"},
+      {Args{"--kubeconfig"}, "--kubeconfig needs a value: the path of a kubeconfig file"},
+  }));
+  Lanectl l;
+  auto r = l.run(args);
+  INFO("args: " << args[0]);
+  CHECK(r.code == 2);
+  CHECK(r.err == "lanectl: error: " + message + "\n");
+  CHECK(r.out.empty());
+}
+
+TEST_CASE("help and version flags still exit 0 on stdout") {
+  Lanectl l;
+  auto help = l.run({"--help"});
+  CHECK(help.code == 0);
+  CHECK(help.err.empty());
+  // The global Kubernetes flags are listed (the kubeconfig error suggests --context).
+  CHECK(help.out.find("--context") != std::string::npos);
+  CHECK(help.out.find("--kubeconfig") != std::string::npos);
+  CHECK(l.run({"submit", "--help"}).code == 0);
+  auto version = l.run({"--version"});
+  CHECK(version.code == 0);
+  CHECK(version.out.rfind("lanectl ", 0) == 0);
+}
+
+TEST_CASE("global flags: --context and --kubeconfig are accepted anywhere before --, the local backend says it ignores them") {
+  Lanectl l;
+  auto r = l.run({"--context", "aks", "list", "--kubeconfig=/nonexistent"});
+  CHECK(r.code == 0);
+  CHECK(r.out.rfind("Showing jobs for project default\n", 0) == 0);
+  CHECK(r.err ==
+        "warning: --context and --kubeconfig choose the Kubernetes cluster; the local backend ignores them "
+        "(`lanectl config backend kubernetes` uses them)\n");
 }
