@@ -16,7 +16,8 @@ size_t edit_distance(std::string_view a, std::string_view b) {
     for (size_t j = 1; j <= b.size(); ++j) {
       const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
       d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
   }
   return d[a.size()][b.size()];
@@ -97,7 +98,8 @@ std::optional<std::string> command_problem(const CLI::App& root, const std::vect
       for (const auto& alias : sub->get_aliases()) names.push_back(alias);
     }
     const std::string where = at == &root ? "" : fmt::format(" for `{}`", command_path(at));
-    if (auto guess = closest_name(w, names)) return fmt::format("unknown command '{}'{}; did you mean '{}'?", w, where, *guess);
+    if (auto guess = closest_name(w, names))
+      return fmt::format("unknown command '{}'{}; did you mean '{}'?", w, where, *guess);
     return fmt::format("unknown command '{}'{}; {} for the commands", w, where, see_help(at));
   }
   if (at->get_require_subcommand_min() == 0) return std::nullopt;
