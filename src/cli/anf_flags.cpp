@@ -34,6 +34,8 @@ std::unique_ptr<storage::ProviderVolume> open_anf_volume(const AnfFlags& f, cons
   t.pvc = pvc;
   if (!pvc.empty()) require_dns1123_label(pvc, "--pvc");
   t.ns = !f.ns.empty() ? f.ns : "runai-" + ctx.project(project);
+  t.kube_context = ctx.kube_context;
+  t.kubeconfig = ctx.kubeconfig;
   t.volume_id = f.volume_id;
   if (!f.config.empty()) t.config_file = f.config;
   if (f.timeout_s != 0) t.timeout_s = f.timeout_s;

@@ -3,8 +3,8 @@
 #include <iostream>
 
 #include "common/error.h"
-#include "common/names.h"
 #include "common/yaml_output.h"
+#include "submit/core/validate.h"
 
 namespace lane::cli {
 
@@ -28,12 +28,21 @@ CliContext::CliContext() : out(std::cout), err(std::cerr) {}
 CliContext::~CliContext() = default;
 
 const submit::BackendConfig& CliContext::config() {
-  if (!config_) config_ = submit::load_backend_config();
+  if (!config_) {
+    config_ = submit::load_backend_config();
+    config_->kube_context = kube_context;
+    config_->kubeconfig = kubeconfig;
+  }
   return *config_;
 }
 
 submit::Backend& CliContext::backend() {
-  if (!backend_) backend_ = submit::open_backend(config(), &err);
+  if (!backend_) {
+    if (config().kind == "local" && (!kube_context.empty() || !kubeconfig.empty()))
+      err << "warning: --context and --kubeconfig choose the Kubernetes cluster; the local backend ignores them "
+             "(`lanectl config backend kubernetes` uses them)\n";
+    backend_ = submit::open_backend(config(), &err);
+  }
   return *backend_;
 }
 
@@ -41,7 +50,7 @@ std::string CliContext::project(const std::string& flag_value) {
   std::string p = flag_value;
   if (p.empty()) p = config().default_project;
   if (p.empty()) p = kDefaultProject;
-  require_dns1123_label(p, "project (-p)");
+  submit::validate_project_name(p, "project (-p)");
   return p;
 }
 

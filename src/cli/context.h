@@ -54,6 +54,7 @@ class CliContext {
   bool has_dash = false;
   bool command_flag = false;            // `--command -- CMD ARGS...`
   std::optional<std::string> old_command;  // `--command CMD` / `--command=CMD`
+  std::string kube_context, kubeconfig;    // global --context / --kubeconfig (Kubernetes backend)
 
  private:
   submit::Backend& backend();

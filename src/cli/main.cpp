@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.h"
+#include "cli/parse_errors.h"
 #include "cli/verbs.h"
 #include "common/error.h"
 #include "lane/version.h"
@@ -21,6 +22,12 @@ int main(int argc, char** argv) {
   app.name("lanectl");
   app.set_version_flag("--version", std::string("lanectl ") + lane::kVersion + " (" + lane::kGitRevision + ")");
   app.require_subcommand(1);
+  // Global flags, as kubectl has them: split_command_line takes them from anywhere before `--`
+  // (CLI11 never sees them); registered here so that `lanectl --help` lists them.
+  app.add_option("--context", ctx.kube_context,
+                 "Kubernetes backend: the kubeconfig context to use (default: its current-context)");
+  app.add_option("--kubeconfig", ctx.kubeconfig,
+                 "Kubernetes backend: the kubeconfig file to use (default: $KUBECONFIG, else ~/.kube/config)");
   using namespace lane::cli;
   add_submit_command(app, ctx);
   add_submit_mpi_command(app, ctx);
@@ -38,13 +45,15 @@ int main(int argc, char** argv) {
   add_lineage_command(app, ctx);
   add_volume_command(app, ctx);
 
+  std::vector<std::string> args;  // what CLI11 parses, in command-line order, without argv[0]
   try {
-    std::vector<std::string> args = split_command_line(ctx.argv, ctx);
-    std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);  // CLI11 wants them reversed, no argv[0]
-    app.parse(reversed);
+    std::vector<std::string> kept = split_command_line(ctx.argv, ctx);
+    args.assign(kept.begin() + 1, kept.end());
+    app.parse(std::vector<std::string>(args.rbegin(), args.rend()));  // CLI11 wants them reversed
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : static_cast<int>(lane::ExitCode::kUsage);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << "lanectl: error: " << parse_error_message(app, e, args) << "\n";
+    return static_cast<int>(lane::ExitCode::kUsage);
   } catch (const lane::Error& e) {
     std::cerr << "lanectl: error: " << e.what() << "\n";
     return static_cast<int>(e.code());

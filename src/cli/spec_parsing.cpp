@@ -1,5 +1,9 @@
 #include "cli/spec_parsing.h"
 
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <limits>
 #include <sstream>
 
 #include "common/error.h"
@@ -90,6 +94,18 @@ submit::EnvVar parse_env(const std::string& value) {
 std::string parse_port(const std::string& value) {
   if (!submit::parse_port_mapping(value)) throw UsageError("--port '" + value + "': use CONTAINER or EXTERNAL:CONTAINER with ports 1-65535");
   return value;
+}
+
+double parse_gpu(const std::string& value) {
+  const char* begin = value.c_str();
+  char* end = nullptr;
+  errno = 0;
+  double gpu = value.empty() || std::isspace(static_cast<unsigned char>(value[0])) ? 0 : std::strtod(begin, &end);
+  if (end == nullptr || end == begin || *end != '\0')
+    throw UsageError("--gpu '" + value + "' is not a number; use 0, a fraction below 1 (e.g. 0.5) or a whole number");
+  // Out of range: keep the side it is on (1e400 is too many GPUs, 1e-400 too small a fraction).
+  if (errno == ERANGE && gpu == 0) return std::numeric_limits<double>::denorm_min();
+  return gpu;
 }
 
 std::vector<std::string> split_words(const std::string& text) {

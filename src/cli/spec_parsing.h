@@ -1,5 +1,5 @@
 #pragma once
-// Parsers for the submit flags whose syntax is richer than a type: --pvc, -v, -e, --port.
+// Parsers for the submit flags whose syntax is richer than a type: --pvc, -v, -e, --port, --gpu.
 // Each throws UsageError naming the flag, the bad value and the accepted forms.
 #include <string>
 
@@ -19,6 +19,10 @@ submit::EnvVar parse_env(const std::string& value);
 
 // `[EXT:]CONTAINER` with ports in 1..65535
 std::string parse_port(const std::string& value);
+
+// `--gpu`: a decimal number (0, 0.5, 2); empty or trailing text is refused rather than read as 0.
+// The range rules are submit::validate's.
+double parse_gpu(const std::string& value);
 
 // Whitespace split (the older `--command "python train.py"` string form; no shell involved).
 std::vector<std::string> split_words(const std::string& text);

@@ -22,7 +22,14 @@ void add_submit_flags(CLI::App* cmd, SubmitOptions& o) {
   cmd->add_option("--job-name-prefix", o.name_prefix, "Name the job <prefix>-<N> with the smallest free N");
   cmd->add_option("-p,--project", o.project, "Project (default: `lanectl config project`, else 'default')");
   cmd->add_option("-i,--image", o.image, "Container image (the local backend runs the project's own images)");
-  cmd->add_option("-g,--gpu", o.gpu, "GPUs per process: a whole number, or a fraction below 1 (e.g. 0.5)");
+  cmd->add_option_function<std::string>(
+         "-g,--gpu",
+         [&o](const std::string& v) {
+           o.gpu = v;
+           o.gpu_given = true;
+         },
+         "GPUs per process: a whole number, or a fraction below 1 (e.g. 0.5)")
+      ->type_name("FLOAT");
   cmd->add_option("-e,--environment", o.env, "Environment variable NAME=VALUE (repeatable)");
   cmd->add_option("--pvc", o.pvcs, "[StorageClass]:Size:MountPath[:ro] or ExistingClaim:MountPath[:ro] (repeatable)");
   cmd->add_option("-v,--volume", o.volumes, "HOST:CONTAINER[:ro] (repeatable)");
@@ -65,7 +72,7 @@ submit::JobSpec build_job_spec(const SubmitOptions& o, CliContext& ctx, submit::
   if (type == submit::JobType::kMpi && o.interactive)
     throw UsageError("--interactive is not available for submit-mpi; MPI jobs are training jobs");
   spec.image = o.image;
-  spec.gpu = o.gpu;
+  spec.gpu = o.gpu_given ? parse_gpu(o.gpu) : 0;
   spec.processes = type == submit::JobType::kMpi ? o.processes : 1;
   spec.slots_per_worker = o.slots_per_worker;
   // The single-valued flags first, so that a missing --image is reported before the syntax of

@@ -12,7 +12,8 @@ namespace lane::cli {
 
 struct SubmitOptions {
   std::string positional_name, name, name_prefix, project, image, output;
-  double gpu = 0;
+  std::string gpu;         // parsed by parse_gpu when given (an empty value is an error, not 0)
+  bool gpu_given = false;
   std::vector<std::string> env, pvcs, volumes, args, ports;
   bool large_shm = false, interactive = false, dry_run = false;
   std::string shm_size, cpu, memory, service_type, node_type, working_dir;

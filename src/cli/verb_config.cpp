@@ -2,7 +2,7 @@
 // $LANECTL_HOME/config.json (Run:AI kept the project in the kubeconfig context; see docs/cli.md).
 #include "cli/context.h"
 #include "common/error.h"
-#include "common/names.h"
+#include "submit/core/validate.h"
 
 namespace lane::cli {
 
@@ -14,7 +14,7 @@ void add_config_command(CLI::App& app, CliContext& ctx) {
   auto* p = cmd->add_subcommand("project", "Set the default project for every command");
   p->add_option("NAME", *project, "Project name")->required();
   p->callback([project, &ctx] {
-    require_dns1123_label(*project, "project name");
+    submit::validate_project_name(*project, "project name");
     if (!ctx.projects().project_exists(*project))
       throw UsageError("project '" + *project + "' was not found; create it with `lanectl project create " +
                        *project + " --gpu-quota N` or see `lanectl project list`");

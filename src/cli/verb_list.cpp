@@ -6,6 +6,7 @@
 #include "cli/table.h"
 #include "common/clock.h"
 #include "common/error.h"
+#include "submit/core/errors.h"
 #include "submit/core/workload_json.h"
 
 namespace lane::cli {
@@ -34,7 +35,10 @@ void run_list(const ListOptions& o, CliContext& ctx) {
       throw UsageError("cannot list '" + w + "'; use `lanectl list jobs`, `lanectl project list` or `lanectl cluster nodes`");
   OutputFormat format = parse_output_format(o.output);
   std::optional<std::string> project;
-  if (!o.all) project = ctx.project(o.project);
+  if (!o.all) {
+    project = ctx.project(o.project);
+    if (!ctx.projects().project_exists(*project)) throw submit::unknown_project(*project);
+  }
   auto jobs = ctx.jobs().list_jobs(project);
 
   if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {

@@ -10,6 +10,10 @@ void add_submit_mpi_command(CLI::App& app, CliContext& ctx) {
   cmd->alias("mpi");
   cmd->alias("mj");
   add_submit_flags(cmd, *opts);
+  // --help lists only what works here: --interactive stays accepted so that it is refused with
+  // its reason (MPI jobs are training jobs), but is not listed; workers take whole GPUs.
+  cmd->get_option("--interactive")->group("");
+  cmd->get_option("--gpu")->description("GPUs per worker process: a whole number (each MPI worker needs whole GPUs)");
   cmd->add_option("--processes", opts->processes, "Number of MPI worker processes (each gets --gpu GPUs)");
   cmd->add_option("--slots-per-worker", opts->slots_per_worker, "MPI slots per worker (recorded; Kubernetes backend)");
   cmd->callback([opts, &ctx] { run_submit(*opts, ctx, submit::JobType::kMpi); });

@@ -23,8 +23,10 @@ void add_restore_command(CLI::App& app, CliContext& ctx);
 void add_lineage_command(CLI::App& app, CliContext& ctx);
 void add_volume_command(CLI::App& app, CliContext& ctx);
 
-// Splits what CLI11 should not see: the words after the first `--` (into ctx.after_dash) and,
-// for submit verbs, the two spellings of --command. Returns the argv for CLI11.
+// Splits what CLI11 should not see: the words after the first `--` (into ctx.after_dash), the
+// global flags --context and --kubeconfig (anywhere before `--`, as kubectl takes them; into
+// ctx.kube_context / ctx.kubeconfig) and, for submit verbs, the two spellings of --command.
+// Returns the argv for CLI11. Throws UsageError for --context or --kubeconfig without a value.
 std::vector<std::string> split_command_line(const std::vector<std::string>& argv, CliContext& ctx);
 
 }  // namespace lane::cli

@@ -204,6 +204,18 @@ std::vector<fs::path> kubeconfig_files(const KubeconfigOptions& options) {
   return files;
 }
 
+KubeconfigOptions chosen_kubeconfig(const std::string& context, const std::string& file) {
+  KubeconfigOptions options;
+  if (!context.empty()) options.context = context;
+  if (!file.empty()) {
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec))
+      throw lane::UsageError("--kubeconfig '" + file + "': no such file; give the path of a kubeconfig file");
+    options.kubeconfig_env = file;
+  }
+  return options;
+}
+
 Connection load_kubeconfig(const KubeconfigOptions& options) {
   auto files = kubeconfig_files(options);
   Merged m = merge_files(files);

@@ -45,6 +45,10 @@ struct KubeconfigOptions {
   std::optional<std::filesystem::path> home;  // overrides $HOME (tests)
 };
 
+// The options for lanectl's global --context and --kubeconfig (each empty when not given).
+// Throws UsageError when `file` is given and is not a file, as kubectl refuses it.
+KubeconfigOptions chosen_kubeconfig(const std::string& context, const std::string& file);
+
 // The files KUBECONFIG names (':'-separated, empty entries skipped), or ~/.kube/config.
 std::vector<std::filesystem::path> kubeconfig_files(const KubeconfigOptions& options);
 

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "cli/duration_format.h"
+#include "cli/parse_errors.h"
 #include "cli/spec_parsing.h"
 #include "common/error.h"
 
@@ -68,4 +69,23 @@ TEST_CASE("since durations") {
   CHECK_FALSE(parse_duration_seconds("10").has_value());
   CHECK_FALSE(parse_duration_seconds("x").has_value());
   CHECK_FALSE(parse_duration_seconds("").has_value());
+}
+
+TEST_CASE("edit distance: insertions, deletions, substitutions and neighbour swaps cost 1") {
+  auto [a, b, d] = GENERATE(table<std::string, std::string, size_t>({
+      {"submit", "submit", 0}, {"sumbit", "submit", 1}, {"lisst", "list", 1}, {"gpus", "gpu", 1},
+      {"crate", "create", 1}, {"", "abc", 3}, {"kitten", "sitting", 3}, {"describe", "delete", 5}}));
+  INFO(a << " / " << b);
+  CHECK(edit_distance(a, b) == d);
+  CHECK(edit_distance(b, a) == d);
+}
+
+TEST_CASE("closest name: only likely typos get a suggestion") {
+  const std::vector<std::string> verbs = {"submit", "submit-mpi", "mpi", "mj", "list", "logs", "delete"};
+  CHECK(closest_name("sumbit", verbs) == std::optional<std::string>("submit"));
+  CHECK(closest_name("lst", verbs) == std::optional<std::string>("list"));
+  CHECK(closest_name("frobnicate", verbs) == std::nullopt);
+  CHECK(closest_name("mk", verbs) == std::nullopt);  // 1 edit of a 2-letter word is no evidence
+  CHECK(closest_name("--gpus", {"--gpu", "-g", "--name"}) == std::optional<std::string>("--gpu"));
+  CHECK(closest_name("-x", {"-g", "-p"}) == std::nullopt);
 }

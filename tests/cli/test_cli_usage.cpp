@@ -2,6 +2,11 @@
 // the seed workflow's command line is accepted unchanged.
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "cli/lanectl_runner.h"
 
 using lane::test::Lanectl;
@@ -38,7 +43,7 @@ TEST_CASE("usage errors exit 2 and name the value and the fix") {
   check_usage_error(l, {"logs", "x", "--since", "ten"}, "--since 'ten'");
   check_usage_error(l, {"cluster", "set-nodes", "node-a"}, "NAME=GPUS");
   check_usage_error(l, {"submit", "j1", "-i", "x", "--unknown-flag"}, "unknown-flag");
-  check_usage_error(l, {"frobnicate"}, "subcommand");
+  check_usage_error(l, {"frobnicate"}, "unknown command 'frobnicate'");
 
   // Duplicate job name: the first submit succeeds, the second is refused.
   REQUIRE(l.run(with({"submit", "dup", "-i", "x"})).code == 0);
@@ -91,4 +96,216 @@ TEST_CASE("the seed workflow's command lines run unchanged (dry run of the MPI j
   CHECK(y.out.find("kind: LocalJob") != std::string::npos);
   // Nothing was created by the dry runs.
   CHECK(l.run({"describe", "job", "dist-lane-detection-training"}).code == 1);
+}
+
+TEST_CASE("gpu flag: a value that is not a GPU amount is a usage error naming the rule it breaks") {
+  auto [value, message] = GENERATE(table<std::string, std::string>({
+      {"", "--gpu '' is not a number; use 0, a fraction below 1 (e.g. 0.5) or a whole number"},
+      {"abc", "--gpu 'abc' is not a number; use 0, a fraction below 1 (e.g. 0.5) or a whole number"},
+      {"1x", "--gpu '1x' is not a number; use 0, a fraction below 1 (e.g. 0.5) or a whole number"},
+      {"0.0001", "--gpu 0.0001: the smallest GPU fraction is 0.001; use 0 for no GPU or a fraction from 0.001 (e.g. "
+                 "0.5)"},
+      {"1e9", "--gpu 1e+09: at most 1000000 GPUs per process; ask for fewer (e.g. --gpu 8)"},
+      {"1.5", "--gpu 1.5: a fractional GPU must be below 1 (e.g. 0.5); use a whole number of GPUs above 1"},
+  }));
+  Lanectl l;
+  auto r = l.run({"submit", "j1", "-i", "x", "-g", value, "--dry-run", "--command", "--", "/bin/true"});
+  INFO("-g '" << value << "'");
+  CHECK(r.code == 2);
+  CHECK(r.err == "lanectl: error: " + message + "\n");
+}
+
+TEST_CASE("gpu flag: the bounds and ordinary values are accepted") {
+  auto value = GENERATE(as<std::string>{}, "0", "0.001", "0.5", "1", "2");
+  Lanectl l;
+  REQUIRE(l.run({"cluster", "set-nodes", "node-a=2"}).code == 0);
+  auto r = l.run({"submit", "j1", "-i", "x", "-g", value, "--dry-run", "-o", "json", "--command", "--", "/bin/true"});
+  INFO("-g '" << value << "'\nstderr: " << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(nlohmann::json::parse(r.out)["items"].back()["spec"]["gpu"] == std::stod(value));
+}
+
+TEST_CASE("an unknown project is a usage error (exit 2) for list as for submit, naming project list") {
+  Lanectl l;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"list", "-p", "nope"}, {"list", "jobs", "-p", "nope", "-o", "json"},
+        {"submit", "j1", "-i", "x", "-p", "nope", "--command", "--", "/bin/true"}}) {
+    auto r = l.run(args);
+    INFO("args: " << args[0] << " ...\nstderr: " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err ==
+          "lanectl: error: project 'nope' does not exist; create it with `lanectl project create nope --gpu-quota N` "
+          "or pick one from `lanectl project list`\n");
+    CHECK(r.out.empty());
+  }
+  // Existing projects list as before: the implicit default, a created one, and all of them.
+  CHECK(l.run({"list"}).code == 0);
+  REQUIRE(l.run({"project", "create", "p1", "--gpu-quota", "1"}).code == 0);
+  l.track_project("p1");
+  auto r = l.run({"list", "-p", "p1"});
+  CHECK(r.code == 0);
+  CHECK(r.out.rfind("Showing jobs for project p1\n", 0) == 0);
+  CHECK(l.run({"list", "-A"}).code == 0);
+}
+
+TEST_CASE("name rules: a job name starts with a letter, an MPI job's leaves room for its pods, a project for runai-") {
+  const std::string mpi_name(55, 'm'), project(58, 'p');
+  using Args = std::vector<std::string>;
+  auto [args, message] = GENERATE_COPY(table<Args, std::string>({
+      {Args{"submit", "1job", "-i", "x", "--dry-run"},
+       "invalid job name (--name) '1job': must start with a letter, as Run:AI requires (e.g. 'job-1job')"},
+      {Args{"submit", "--job-name-prefix", "2train", "-i", "x", "--dry-run"},
+       "invalid --job-name-prefix '2train': must start with a letter, as Run:AI requires (e.g. 'job-2train')"},
+      {Args{"submit-mpi", mpi_name, "--processes", "3", "-i", "x", "--dry-run"},
+       "invalid job name (--name) '" + mpi_name + "': an MPI job's pods are named " + mpi_name + "-launcher and " +
+           mpi_name + "-worker-N, which must fit in 63 characters; with --processes 3 use a name of at most 54 "
+           "characters"},
+      {Args{"project", "create", project, "--gpu-quota", "1"},
+       "invalid project name '" + project + "': at most 57 characters, so that its namespace runai-" + project +
+           " fits in 63; use a shorter name"},
+      {Args{"list", "-p", project},
+       "invalid project (-p) '" + project + "': at most 57 characters, so that its namespace runai-" + project +
+           " fits in 63; use a shorter name"},
+  }));
+  Lanectl l;
+  if (args[0].rfind("submit", 0) == 0) args.insert(args.end(), {"--command", "--", "/bin/true"});
+  auto r = l.run(args);
+  INFO("args: " << args[0] << " " << args[1]);
+  CHECK(r.code == 2);
+  CHECK(r.err == "lanectl: error: " + message + "\n");
+  // Nothing was created: the long project does not exist afterwards.
+  CHECK(l.run({"project", "list", "-o", "json"}).out.find(project) == std::string::npos);
+}
+
+TEST_CASE("name rules: the longest names that fit are accepted") {
+  Lanectl l;
+  REQUIRE(l.run({"cluster", "set-nodes", "node-a=2"}).code == 0);
+  const std::string project(57, 'p');
+  auto r = l.run({"project", "create", project, "--gpu-quota", "1"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  l.track_project(project);
+  CHECK(l.run({"list", "-p", project}).code == 0);
+  r = l.run({"submit-mpi", std::string(54, 'm'), "--processes", "3", "-i", "x", "-p", project, "--dry-run",
+             "--command", "--", "/bin/true"});
+  INFO(r.err);
+  CHECK(r.code == 0);
+  r = l.run({"submit", "--job-name-prefix", "train", "-i", "x", "--dry-run", "--command", "--", "/bin/true"});
+  INFO(r.err);
+  CHECK(r.code == 0);
+}
+
+TEST_CASE("submit-mpi --help lists only what works: no --interactive, whole GPUs") {
+  Lanectl l;
+  auto verb = GENERATE(as<std::string>{}, "submit-mpi", "mpi", "mj");
+  auto help = l.run({verb, "--help"});
+  INFO(verb << " --help:\n" << help.out);
+  REQUIRE(help.code == 0);
+  CHECK(help.out.find("--processes") != std::string::npos);
+  CHECK(help.out.find("--interactive") == std::string::npos);
+  CHECK(help.out.find("fraction") == std::string::npos);
+  // Given anyway, --interactive is refused with its reason.
+  auto r = l.run({verb, "j1", "-i", "x", "--interactive", "--dry-run", "--command", "--", "/bin/true"});
+  CHECK(r.code == 2);
+  CHECK(r.err == "lanectl: error: --interactive is not available for submit-mpi; MPI jobs are training jobs\n");
+  // submit still lists both.
+  auto single = l.run({"submit", "--help"});
+  CHECK(single.out.find("--interactive") != std::string::npos);
+  CHECK(single.out.find("a fraction below 1") != std::string::npos);
+}
+
+TEST_CASE("submit-mpi --help lists only what works: every listed flag is accepted by a dry run") {
+  Lanectl l;
+  REQUIRE(l.run({"cluster", "set-nodes", "node-a=2", "node-b=2"}).code == 0);
+  // A sample use of each flag; a flag --help lists without a sample here fails the test.
+  const std::map<std::string, std::vector<std::string>> samples = {
+      {"--help", {}}, {"--dry-run", {}}, {"--output", {}}, {"--command", {}}, {"--image", {}},
+      {"--name", {"--name", "j1"}}, {"--job-name-prefix", {"--job-name-prefix", "train"}},
+      {"--project", {"-p", "default"}}, {"--gpu", {"-g", "2"}}, {"--environment", {"-e", "A=1"}},
+      {"--pvc", {"--pvc", ":1Mi:/data"}}, {"--volume", {"-v", "/tmp:/in:ro"}}, {"--args", {"--args", "a"}},
+      {"--large-shm", {"--large-shm"}}, {"--shm-size", {"--large-shm", "--shm-size", "1Gi"}},
+      {"--cpu", {"--cpu", "1"}}, {"--memory", {"--memory", "1Gi"}}, {"--port", {"--port", "8080"}},
+      {"--service-type", {"--port", "8080", "-s", "nodeport"}}, {"--node-type", {"--node-type", "a100"}},
+      {"--working-dir", {"--working-dir", "/"}}, {"--processes", {"--processes", "2"}},
+      {"--slots-per-worker", {"--slots-per-worker", "2"}}};
+  auto help = l.run({"submit-mpi", "--help"});
+  REQUIRE(help.code == 0);
+  std::istringstream lines(help.out);
+  std::string line;
+  int listed = 0;
+  while (std::getline(lines, line)) {
+    auto at = line.find("--");
+    if (line.rfind("  -", 0) != 0 || at == std::string::npos) continue;
+    std::string flag = line.substr(at, line.find_first_of(" ,", at) - at);
+    ++listed;
+    INFO("listed flag " << flag);
+    auto sample = samples.find(flag);
+    if (sample == samples.end()) FAIL("no sample use of " << flag << " in this test: add one");
+    std::vector<std::string> args = {"submit-mpi", "-i", "x", "--dry-run", "-o", "json"};
+    if (flag != "--job-name-prefix" && flag != "--name") args.push_back("j1");
+    args.insert(args.end(), sample->second.begin(), sample->second.end());
+    args.insert(args.end(), {"--command", "--", "/bin/true"});
+    auto r = l.run(args);
+    INFO("stderr: " << r.err);
+    CHECK(r.code == 0);
+  }
+  CHECK(listed >= 20);
+}
+
+TEST_CASE("command-line library errors read like ours: prefix, flag named, order kept, did you mean") {
+  using Args = std::vector<std::string>;
+  auto [args, message] = GENERATE(table<Args, std::string>({
+      {Args{"sumbit", "foo"}, "unknown command 'sumbit'; did you mean 'submit'?"},
+      {Args{"lisst"}, "unknown command 'lisst'; did you mean 'list'?"},
+      {Args{"frobnicate"}, "unknown command 'frobnicate'; see `lanectl --help` for the commands"},
+      {Args{"project", "crate", "x"}, "unknown command 'crate' for `lanectl project`; did you mean 'create'?"},
+      {Args{"project"}, "`lanectl project` needs a command: create, list, delete, set-quota; see `lanectl project --help`"},
+      {Args{"submit", "j1", "-i", "x", "--gpus", "1"}, "unknown flag '--gpus' for `lanectl submit`; did you mean '--gpu'?"},
+      {Args{"submit", "j1", "-i", "x", "--procesess=2"},
+       "unknown flag '--procesess' for `lanectl submit`; see `lanectl submit --help`"},  // submit-mpi's, not submit's
+      {Args{"submit-mpi", "j1", "-i", "x", "--procesess=2"},
+       "unknown flag '--procesess' for `lanectl submit-mpi`; did you mean '--processes'?"},
+      {Args{"list", "-x"}, "unknown flag '-x' for `lanectl list`; see `lanectl list --help`"},
+      {Args{"submit", "j1", "k2", "l3", "-i", "x"},
+       "`lanectl submit` does not take the arguments 'k2' 'l3' (in the order given); see `lanectl submit --help`"},
+      {Args{"submit-mpi", "j1", "-i", "x", "--processes", "abc"},
+       "--processes 'abc' is not a whole number; see `lanectl submit-mpi --help`"},
+      {Args{"project", "create", "p", "--gpu-quota", "x"},
+       "--gpu-quota 'x' is not a number; see `lanectl project create --help`"},
+      {Args{"logs"}, "`lanectl logs` needs NAME; see `lanectl logs --help`"},
+      {Args{"submit", "j1", "-i", "x", "-p"}, "--project needs a value; see `lanectl submit --help`"},
+      {Args{"list", "--context"},
+       "--context needs a value: the name of a kubeconfig context (kubectl config get-contexts)"},
+      {Args{"--kubeconfig"}, "--kubeconfig needs a value: the path of a kubeconfig file"},
+  }));
+  Lanectl l;
+  auto r = l.run(args);
+  INFO("args: " << args[0]);
+  CHECK(r.code == 2);
+  CHECK(r.err == "lanectl: error: " + message + "\n");
+  CHECK(r.out.empty());
+}
+
+TEST_CASE("help and version flags still exit 0 on stdout") {
+  Lanectl l;
+  auto help = l.run({"--help"});
+  CHECK(help.code == 0);
+  CHECK(help.err.empty());
+  // The global Kubernetes flags are listed (the kubeconfig error suggests --context).
+  CHECK(help.out.find("--context") != std::string::npos);
+  CHECK(help.out.find("--kubeconfig") != std::string::npos);
+  CHECK(l.run({"submit", "--help"}).code == 0);
+  auto version = l.run({"--version"});
+  CHECK(version.code == 0);
+  CHECK(version.out.rfind("lanectl ", 0) == 0);
+}
+
+TEST_CASE("global flags: --context and --kubeconfig are accepted anywhere before --, the local backend says it ignores them") {
+  Lanectl l;
+  auto r = l.run({"--context", "aks", "list", "--kubeconfig=/nonexistent"});
+  CHECK(r.code == 0);
+  CHECK(r.out.rfind("Showing jobs for project default\n", 0) == 0);
+  CHECK(r.err ==
+        "warning: --context and --kubeconfig choose the Kubernetes cluster; the local backend ignores them "
+        "(`lanectl config backend kubernetes` uses them)\n");
 }

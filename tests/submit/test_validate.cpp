@@ -5,6 +5,8 @@
 #include <functional>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "common/error.h"
 #include "submit/core/errors.h"
 #include "submit/core/validate.h"
@@ -42,7 +44,7 @@ std::string message_of(const JobSpec& s) {
 struct Case {
   const char* rule;
   std::function<void(JobSpec&)> change;
-  const char* message;  // the whole message: one wording per rule
+  std::string message;  // the whole message: one wording per rule
 };
 
 }  // namespace
@@ -51,6 +53,10 @@ TEST_CASE("validate: a complete spec passes, single-process and MPI") {
   JobSpec s = valid_spec();
   CHECK_NOTHROW(lane::submit::validate(s));
   s.gpu = 0.5;
+  CHECK_NOTHROW(lane::submit::validate(s));
+  s.gpu = 0.001;  // the smallest fraction and the largest whole request are the bounds, included
+  CHECK_NOTHROW(lane::submit::validate(s));
+  s.gpu = 1e6;
   CHECK_NOTHROW(lane::submit::validate(s));
   s.type = JobType::kMpi;
   s.gpu = 2;
@@ -69,6 +75,15 @@ TEST_CASE("validate: each rule has one message naming the flag and the fix") {
       {"name required", [](JobSpec& s) { s.name.clear(); },
        "invalid job name (--name) '': must be 1-63 lower-case letters, digits or '-', starting and ending with a "
        "letter or digit (e.g. 'my-job-1')"},
+      {"name starts with a digit", [](JobSpec& s) { s.name = "1job"; },
+       "invalid job name (--name) '1job': must start with a letter, as Run:AI requires (e.g. 'job-1job')"},
+      {"MPI name without room for its pods", [](JobSpec& s) { s.type = JobType::kMpi; s.processes = 3; s.name = std::string(55, 'm'); },
+       "invalid job name (--name) '" + std::string(55, 'm') + "': an MPI job's pods are named " + std::string(55, 'm') +
+           "-launcher and " + std::string(55, 'm') + "-worker-N, which must fit in 63 characters; with --processes 3 "
+           "use a name of at most 54 characters"},
+      {"project without room for runai-", [](JobSpec& s) { s.project = std::string(58, 'p'); },
+       "invalid project (-p) '" + std::string(58, 'p') + "': at most 57 characters, so that its namespace runai-" +
+           std::string(58, 'p') + " fits in 63; use a shorter name"},
       {"project", [](JobSpec& s) { s.project = "-x"; },
        "invalid project (-p) '-x': must be 1-63 lower-case letters, digits or '-', starting and ending with a "
        "letter or digit (e.g. 'my-job-1')"},
@@ -78,7 +93,11 @@ TEST_CASE("validate: each rule has one message naming the flag and the fix") {
       {"gpu NaN", [nan](JobSpec& s) { s.gpu = nan; },
        "--gpu nan: use 0, a fraction below 1 (e.g. 0.5) or a whole number"},
       {"gpu infinite", [inf](JobSpec& s) { s.gpu = inf; },
-       "--gpu inf: use 0, a fraction below 1 (e.g. 0.5) or a whole number"},
+       "--gpu inf: at most 1000000 GPUs per process; ask for fewer (e.g. --gpu 8)"},
+      {"gpu too many", [](JobSpec& s) { s.gpu = 1e9; },
+       "--gpu 1e+09: at most 1000000 GPUs per process; ask for fewer (e.g. --gpu 8)"},
+      {"gpu below the smallest fraction", [](JobSpec& s) { s.gpu = 0.0001; },
+       "--gpu 0.0001: the smallest GPU fraction is 0.001; use 0 for no GPU or a fraction from 0.001 (e.g. 0.5)"},
       {"fraction above 1", [](JobSpec& s) { s.gpu = 1.5; },
        "--gpu 1.5: a fractional GPU must be below 1 (e.g. 0.5); use a whole number of GPUs above 1"},
       {"MPI fraction", [](JobSpec& s) { s.type = JobType::kMpi; s.gpu = 0.5; s.processes = 2; },
@@ -115,6 +134,42 @@ TEST_CASE("validate: each rule has one message naming the flag and the fix") {
   JobSpec s = valid_spec();
   c.change(s);
   CHECK(message_of(s) == c.message);
+}
+
+TEST_CASE("validate: an MPI job's name leaves room for -launcher and -worker-N, whatever the process count") {
+  auto [processes, longest] = GENERATE(table<int, size_t>({{1, 54}, {2, 54}, {10, 54}, {11, 53}, {100, 53}, {101, 52}}));
+  INFO("--processes " << processes);
+  JobSpec s = valid_spec();
+  s.type = JobType::kMpi;
+  s.processes = processes;
+  s.name = "m" + std::string(longest - 1, 'a');
+  CHECK_NOTHROW(lane::submit::validate(s));  // the longest name still fits
+  s.name += "a";
+  CHECK_THROWS_WITH(lane::submit::validate(s),
+                    Catch::Contains(fmt::format("with --processes {} use a name of at most {} characters", processes,
+                                                longest)));
+  s.type = JobType::kTrain;  // a single-process job has no such pods: the 63-character label rule only
+  s.processes = 1;
+  CHECK_NOTHROW(lane::submit::validate(s));
+}
+
+TEST_CASE("validate_project_name: a DNS-1123 label that leaves room for runai- (57 characters)") {
+  using lane::submit::validate_project_name;
+  CHECK_NOTHROW(validate_project_name(std::string(57, 'p'), "project name"));
+  CHECK_NOTHROW(validate_project_name("0-lanes", "project name"));  // projects may start with a digit
+  CHECK_THROWS_WITH(validate_project_name(std::string(58, 'p'), "project name"),
+                    "invalid project name '" + std::string(58, 'p') + "': at most 57 characters, so that its "
+                    "namespace runai-" + std::string(58, 'p') + " fits in 63; use a shorter name");
+  CHECK_THROWS_WITH(validate_project_name("Lanes", "project name"), Catch::StartsWith("invalid project name 'Lanes': must be 1-63"));
+}
+
+TEST_CASE("validate_job_name_prefix: the generated names follow the job name rules") {
+  using lane::submit::validate_job_name_prefix;
+  CHECK_NOTHROW(validate_job_name_prefix("job"));
+  CHECK_NOTHROW(validate_job_name_prefix("train-2"));
+  CHECK_THROWS_WITH(validate_job_name_prefix("2train"),
+                    "invalid --job-name-prefix '2train': must start with a letter, as Run:AI requires (e.g. 'job-2train')");
+  CHECK_THROWS_WITH(validate_job_name_prefix("Job"), Catch::StartsWith("invalid --job-name-prefix 'Job': must be 1-63"));
 }
 
 TEST_CASE("validate_unnamed: the name may be picked later, every other rule still applies") {

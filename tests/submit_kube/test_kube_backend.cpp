@@ -286,6 +286,11 @@ TEST_CASE("kube backend: render, services, status demotion and projects") {
 
   f.backend.projects().create_project({"team-b", 2, false});
   CHECK_THROWS_AS(f.backend.projects().create_project({"team-b", 2, false}), lane::UsageError);
+  // The project name rule of every backend (submit::validate_project_name), not the namespace's.
+  const std::string long_name(58, 'p');
+  CHECK_THROWS_WITH(f.backend.projects().create_project({long_name, 1, true}),
+                    "invalid project name '" + long_name + "': at most 57 characters, so that its namespace runai-" +
+                        long_name + " fits in 63; use a shorter name");
   auto projects = f.backend.projects().list_projects();
   REQUIRE(projects.size() == 2);
   CHECK(projects[1].spec.name == "team-b");

@@ -78,3 +78,41 @@ TEST_CASE("kube cli: the seed workflow with lanectl in place of runai") {
   CHECK(r.rc == 0);
   CHECK_FALSE(client.try_get(lane::kube::resources::kMpiJob, "runai-lane-detection", "dist-lane-detection-training"));
 }
+
+TEST_CASE("kube cli: --kubeconfig and --context choose the cluster, before or after the verb") {
+  lane::test::FakeApiServer server;
+  Cli cli(server);  // KUBECONFIG points to a kubeconfig whose only context is the test server
+  // A second kubeconfig: its current context is a cluster nobody listens on; context "test" is
+  // the test server.
+  lane::test::TempDir dir;
+  const std::string other = (dir.path / "other-kubeconfig").string();
+  std::ofstream(other) << "apiVersion: v1\nkind: Config\ncurrent-context: down\nclusters:\n"
+                          "- name: down\n  cluster: {server: 'http://127.0.0.1:1'}\n"
+                          "- name: test\n  cluster: {server: '" << server.url() << "'}\n"
+                          "users:\n- name: u\n  user: {}\ncontexts:\n"
+                          "- name: down\n  context: {cluster: down, user: u}\n"
+                          "- name: test\n  context: {cluster: test, user: u}\n";
+  // --kubeconfig replaces $KUBECONFIG: its current context is the unreachable one.
+  auto r = cli.run("--kubeconfig " + other + " project create via-other --gpu-quota 1");
+  INFO(r.out);
+  CHECK(r.rc == 1);
+  CHECK(r.out.find("127.0.0.1:1") != std::string::npos);
+  // --context picks the test server's context in that file, as a global flag before the verb...
+  r = cli.run("--kubeconfig " + other + " --context test project create via-other --gpu-quota 1");
+  INFO(r.out);
+  CHECK(r.rc == 0);
+  lane::kube::KubeClient client(server.connection());
+  CHECK(client.try_get(lane::kube::resources::kNamespace, "", "runai-via-other"));
+  // ... or after it, in the --flag=value form too.
+  r = cli.run("project list --kubeconfig=" + other + " --context=test");
+  INFO(r.out);
+  CHECK(r.rc == 0);
+  CHECK(r.out.find("via-other") != std::string::npos);
+  // A context the kubeconfig does not define, and a file that does not exist, are named.
+  r = cli.run("project list --context nosuch");
+  CHECK(r.rc != 0);
+  CHECK(r.out.find("context 'nosuch' is not defined in the kubeconfig") != std::string::npos);
+  r = cli.run("project list --kubeconfig " + (dir.path / "missing").string());
+  CHECK(r.rc == 2);
+  CHECK(r.out.find("--kubeconfig '" + (dir.path / "missing").string() + "': no such file") != std::string::npos);
+}

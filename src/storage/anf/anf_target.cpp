@@ -20,7 +20,7 @@ OpenedTarget open_anf_target(const AnfTarget& t, std::ostream* progress) {
     resolved.ref = parse_volume_id(t.volume_id);
     resolved.method = "volume-id";
   } else {
-    kube::KubeClient kube(kube::load_default_connection());
+    kube::KubeClient kube(kube::load_default_connection(kube::chosen_kubeconfig(t.kube_context, t.kubeconfig)));
     const std::string ns = t.ns.empty() ? kube.default_namespace() : t.ns;
     resolved = resolve_pvc(kube, *arm, ns, t.pvc);
   }

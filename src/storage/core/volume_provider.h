@@ -23,6 +23,8 @@ struct ProviderVolumeTarget {
   std::optional<std::filesystem::path> config_file;  // --anf-config
   std::optional<int> timeout_s;         // --timeout for long-running operations
   std::filesystem::path lineage_dir;    // $LANECTL_HOME/anf-lineage
+  std::string kube_context;             // lanectl --context: the kubeconfig context for --pvc
+  std::string kubeconfig;               // lanectl --kubeconfig: the kubeconfig file for --pvc
 };
 
 // Where the opened volume is.

@@ -17,4 +17,8 @@ class AlreadyExists : public UsageError {
 // What every backend throws when project `project` already has a job named `name`.
 AlreadyExists job_name_taken(const std::string& name, const std::string& project);
 
+// A usage error (exit 2) for a project that does not exist, naming `project create` and
+// `project list`: what submit and list say alike.
+UsageError unknown_project(const std::string& project);
+
 }  // namespace lane::submit

@@ -1,6 +1,8 @@
 #include "submit/core/validate.h"
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -14,9 +16,44 @@ namespace {
 bool is_whole(double g) { return std::floor(g) == g; }
 bool is_absolute(const std::string& path) { return !path.empty() && path[0] == '/'; }
 
+bool starts_with_letter(const std::string& name) { return !name.empty() && name[0] >= 'a' && name[0] <= 'z'; }
+
+// Run:AI's rule (a job's Service is named after it, and Service names are DNS-1035 labels).
+void require_leading_letter(const std::string& name, const std::string& field) {
+  if (!starts_with_letter(name))
+    throw UsageError(fmt::format("invalid {} '{}': must start with a letter, as Run:AI requires (e.g. 'job-{}')",
+                                 field, name, name));
+}
+
+// An MPI job's pods are <name>-launcher and <name>-worker-<0..processes-1>: DNS-1123 labels too.
+void check_mpi_name(const JobSpec& spec) {
+  if (spec.type != JobType::kMpi || spec.processes < 1) return;
+  const size_t suffix = std::max(std::string("-launcher").size(),
+                                 std::string("-worker-").size() + std::to_string(spec.processes - 1).size());
+  const size_t longest = 63 - suffix;
+  if (spec.name.size() > longest)
+    throw UsageError(fmt::format(
+        "invalid job name (--name) '{}': an MPI job's pods are named {}-launcher and {}-worker-N, which must fit in "
+        "63 characters; with --processes {} use a name of at most {} characters",
+        spec.name, spec.name, spec.name, spec.processes, longest));
+}
+
+void check_name(const JobSpec& spec) {
+  require_dns1123_label(spec.name, "job name (--name)");
+  require_leading_letter(spec.name, "job name (--name)");
+  check_mpi_name(spec);
+}
+
 void check_gpu(const JobSpec& spec) {
-  if (!std::isfinite(spec.gpu) || spec.gpu < 0)
+  if (std::isnan(spec.gpu) || spec.gpu < 0)
     throw UsageError(fmt::format("--gpu {:g}: use 0, a fraction below 1 (e.g. 0.5) or a whole number", spec.gpu));
+  if (spec.gpu > 0 && spec.gpu < kMinGpuFraction)
+    throw UsageError(fmt::format("--gpu {:g}: the smallest GPU fraction is {:g}; use 0 for no GPU or a fraction "
+                                 "from {:g} (e.g. 0.5)",
+                                 spec.gpu, kMinGpuFraction, kMinGpuFraction));
+  if (spec.gpu > kMaxGpusPerProcess)
+    throw UsageError(fmt::format("--gpu {:g}: at most {:.0f} GPUs per process; ask for fewer (e.g. --gpu 8)", spec.gpu,
+                                 kMaxGpusPerProcess));
   if (spec.gpu > 1 && !is_whole(spec.gpu))
     throw UsageError(fmt::format(
         "--gpu {:g}: a fractional GPU must be below 1 (e.g. 0.5); use a whole number of GPUs above 1", spec.gpu));
@@ -85,8 +122,8 @@ void check_ports(const JobSpec& spec) {
 }
 
 void check_all(const JobSpec& spec, bool named) {
-  if (named) require_dns1123_label(spec.name, "job name (--name)");
-  require_dns1123_label(spec.project, "project (-p)");
+  if (named) check_name(spec);
+  validate_project_name(spec.project, "project (-p)");
   if (spec.image.empty()) throw UsageError("--image (-i) is required, e.g. -i scnn-train");
   check_gpu(spec);
   check_counts(spec);
@@ -97,6 +134,20 @@ void check_all(const JobSpec& spec, bool named) {
 }
 
 }  // namespace
+
+void validate_project_name(const std::string& name, const std::string& field) {
+  require_dns1123_label(name, field);
+  const size_t longest = 63 - std::string(kProjectNamespacePrefix).size();
+  if (name.size() > longest)
+    throw UsageError(fmt::format("invalid {} '{}': at most {} characters, so that its namespace {}{} fits in 63; "
+                                 "use a shorter name",
+                                 field, name, longest, kProjectNamespacePrefix, name));
+}
+
+void validate_job_name_prefix(const std::string& prefix) {
+  require_dns1123_label(prefix, "--job-name-prefix");
+  require_leading_letter(prefix, "--job-name-prefix");
+}
 
 void validate(const JobSpec& spec) { check_all(spec, true); }
 

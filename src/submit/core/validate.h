@@ -3,9 +3,28 @@
 // per rule (naming the flag and the fix), used by the CLI before it talks to a backend and by
 // each backend before it creates anything. What only a backend can check (does the project or
 // claim exist, does the request fit the cluster) stays with that backend.
+#include <string>
+
 #include "submit/core/workload.h"
 
 namespace lane::submit {
+
+// What one process may ask for with --gpu: 0, a fraction from kMinGpuFraction to below 1, or a
+// whole number up to kMaxGpusPerProcess (the scheduler counts GPUs in units of kMinGpuFraction).
+inline constexpr double kMinGpuFraction = 0.001;
+inline constexpr double kMaxGpusPerProcess = 1e6;
+
+// Projects are namespaces `runai-<project>` on Kubernetes; every backend keeps the name short
+// enough for that (63 - 6 = 57 characters), so that a project moves between backends unchanged.
+inline constexpr const char* kProjectNamespacePrefix = "runai-";
+
+// A project name: a DNS-1123 label of at most 57 characters. `field` names the flag or argument
+// in the message ("project (-p)", "project name"). Throws UsageError.
+void validate_project_name(const std::string& name, const std::string& field);
+
+// --job-name-prefix: names <prefix>-<N> follow the job name rules (a DNS-1123 label starting with
+// a letter). Throws UsageError naming the flag.
+void validate_job_name_prefix(const std::string& prefix);
 
 // Throws UsageError (exit code 2) for the first rule `spec` breaks; returns when it breaks none.
 void validate(const JobSpec& spec);

@@ -75,7 +75,7 @@ void save_config_value(const fs::path& home, const std::string& key, const std::
 std::unique_ptr<Backend> open_backend(const BackendConfig& config, std::ostream* progress) {
   require_known_kind(config.kind, "configuration");
   if (config.kind == "local") return std::make_unique<local::LocalBackend>(config.home);
-  return kube::open_kube_backend(config.default_project, progress);
+  return kube::open_kube_backend(config.default_project, progress, {config.kube_context, config.kubeconfig});
 }
 
 std::unique_ptr<storage::VolumeProvider> open_volume_provider(const std::string& backend) {

@@ -19,6 +19,8 @@ struct BackendConfig {
   std::string kind = "local";          // local | kubernetes
   std::filesystem::path home;          // LANECTL_HOME
   std::string default_project;         // `lanectl config project P`; empty = "default"
+  std::string kube_context;            // kubernetes: --context (empty: the kubeconfig's current-context)
+  std::string kubeconfig;              // kubernetes: --kubeconfig FILE (empty: $KUBECONFIG, else ~/.kube/config)
 };
 
 // LANECTL_HOME resolved as described above (not created).

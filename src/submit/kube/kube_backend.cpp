@@ -1,5 +1,7 @@
 #include "submit/kube/kube_backend.h"
 
+#include "kube/kubeconfig.h"
+
 namespace lane::submit::kube {
 
 KubeBackend::KubeBackend(std::shared_ptr<lane::kube::KubeClient> client, KubeSettings settings,
@@ -12,8 +14,10 @@ KubeBackend::KubeBackend(std::shared_ptr<lane::kube::KubeClient> client, KubeSet
 
 KubeBackend::~KubeBackend() = default;
 
-std::unique_ptr<Backend> open_kube_backend(const std::string& default_project, std::ostream* progress) {
-  auto client = std::make_shared<lane::kube::KubeClient>(lane::kube::load_default_connection());
+std::unique_ptr<Backend> open_kube_backend(const std::string& default_project, std::ostream* progress,
+                                           const KubeconfigChoice& choice) {
+  auto client = std::make_shared<lane::kube::KubeClient>(
+      lane::kube::load_default_connection(lane::kube::chosen_kubeconfig(choice.context, choice.file)));
   return std::make_unique<KubeBackend>(client, settings_from_env(), default_project, progress);
 }
 

@@ -39,7 +39,16 @@ class KubeBackend : public Backend {
   KubeStorage storage_;
 };
 
+// Which kubeconfig and context to use (lanectl's --kubeconfig and --context); empty: as kubectl
+// chooses ($KUBECONFIG, else ~/.kube/config, else in-cluster; the current-context).
+struct KubeconfigChoice {
+  std::string context;
+  std::string file;
+};
+
 // Opens the backend from the kubeconfig / in-cluster service account (the factory calls this).
-std::unique_ptr<Backend> open_kube_backend(const std::string& default_project, std::ostream* progress);
+// Throws UsageError when `choice.file` does not exist.
+std::unique_ptr<Backend> open_kube_backend(const std::string& default_project, std::ostream* progress,
+                                           const KubeconfigChoice& choice = {});
 
 }  // namespace lane::submit::kube

@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "common/names.h"
 #include "submit/core/errors.h"
+#include "submit/core/validate.h"
 #include "submit/kube/job_state.h"
 #include "submit/kube/mapping.h"
 
@@ -74,7 +75,7 @@ JobInfo KubeJobs::submit(const JobSpec& spec) {
 }
 
 std::string KubeJobs::next_job_name(const std::string& project, const std::string& prefix) {
-  require_dns1123_label(prefix, "--job-name-prefix");
+  validate_job_name_prefix(prefix);
   std::set<std::string> taken;
   for (const auto& j : jobs_in(ctx_.ns_of(project))) taken.insert(j.spec.name);
   for (int i = 1;; ++i) {

@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/names.h"
+#include "submit/core/validate.h"
 #include "submit/kube/mapping.h"
 
 namespace lane::submit::kube {
@@ -15,8 +16,8 @@ using lane::kube::ListOptions;
 namespace res = lane::kube::resources;
 
 void KubeProjects::create_project(const ProjectSpec& spec) {
-  require_dns1123_label(spec.name, "project name");
-  require_dns1123_label(ctx_.ns_of(spec.name), "project namespace");
+  validate_project_name(spec.name, "project name");
+  require_dns1123_label(ctx_.ns_of(spec.name), "project namespace");  // LANECTL_NAMESPACE_PREFIX may be longer
   if (!(spec.gpu_quota >= 0)) throw UsageError("--gpu-quota must be 0 or more");
   try {
     ctx_.client->create_idempotent(res::kNamespace, "", namespace_object(ctx_.settings, spec.name));

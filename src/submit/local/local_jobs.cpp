@@ -37,8 +37,7 @@ bool path_within(const std::string& path, const std::string& root) {
 void LocalJobs::validate(const JobSpec& spec) {
   submit::validate(spec);
   if (!find_project(st_.db, spec.project))
-    throw UsageError("project '" + spec.project + "' does not exist; create it with `lanectl project create " +
-                     spec.project + " --gpu-quota N` or pick one from `lanectl project list`");
+    throw unknown_project(spec.project);
   for (const auto& p : spec.pvcs) {
     if (!p.create && !st_.volumes.find(p.claim))
       throw UsageError("--pvc: volume '" + p.claim + "' does not exist; create it with `--pvc :SIZE:" +
@@ -155,7 +154,7 @@ JobInfo LocalJobs::submit(const JobSpec& input) {
 }
 
 std::string LocalJobs::next_job_name(const std::string& project, const std::string& prefix) {
-  require_dns1123_label(prefix, "--job-name-prefix");
+  validate_job_name_prefix(prefix);
   for (int n = 1;; ++n) {
     std::string name = fmt::format("{}-{}", prefix, n);
     if (!load_job_row(st_.db, project, name, false)) return name;

@@ -7,13 +7,14 @@
 #include "common/clock.h"
 #include "common/error.h"
 #include "common/names.h"
+#include "submit/core/validate.h"
 #include "submit/local/job_view.h"
 #include "submit/local/scheduling_pass.h"
 
 namespace lane::submit::local {
 
 void LocalProjects::create_project(const ProjectSpec& spec) {
-  require_dns1123_label(spec.name, "project name");
+  validate_project_name(spec.name, "project name");
   if (spec.gpu_quota < 0) throw UsageError("--gpu-quota must be 0 or more");
   {
     WriteTransaction tx(st_.db);

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "submit/core/validate.h"
+
 namespace lane::submit::sched::detail {
 
 int64_t to_units(double gpus) { return std::llround(gpus * kUnitsPerGpu); }
@@ -18,7 +20,7 @@ std::string format_gpus(double gpus) {
 }
 
 std::optional<PodShape> pod_shape(double gpu_per_pod) {
-  if (!std::isfinite(gpu_per_pod) || gpu_per_pod < 0 || gpu_per_pod > 1e6) return std::nullopt;
+  if (!std::isfinite(gpu_per_pod) || gpu_per_pod < 0 || gpu_per_pod > kMaxGpusPerProcess) return std::nullopt;
   const int64_t units = to_units(gpu_per_pod);
   if (units == 0) {
     if (gpu_per_pod > 0) return std::nullopt;  // below 1/1000 of a GPU: not representable
