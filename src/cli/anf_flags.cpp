@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "common/names.h"
+#include "submit/core/workload.h"
 #include "submit/factory/factory.h"
 
 namespace lane::cli {
@@ -33,7 +34,7 @@ std::unique_ptr<storage::ProviderVolume> open_anf_volume(const AnfFlags& f, cons
   storage::ProviderVolumeTarget t;
   t.pvc = pvc;
   if (!pvc.empty()) require_dns1123_label(pvc, "--pvc");
-  t.ns = !f.ns.empty() ? f.ns : "runai-" + ctx.project(project);
+  t.ns = !f.ns.empty() ? f.ns : submit::project_namespace(ctx.project(project));
   t.kube_context = ctx.kube_context;
   t.kubeconfig = ctx.kubeconfig;
   t.volume_id = f.volume_id;

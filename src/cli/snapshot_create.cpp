@@ -5,14 +5,9 @@
 #include "common/error.h"
 #include "common/names.h"
 #include "storage/core/snapshots.h"
+#include "submit/core/workload.h"
 
 namespace lane::cli {
-
-namespace {
-
-std::string namespace_of(const std::string& project) { return "runai-" + project; }
-
-}  // namespace
 
 void create_snapshot(const SnapshotCreateOptions& o, CliContext& ctx) {
   const bool anf = anf_backend_selected(o.anf);
@@ -22,7 +17,7 @@ void create_snapshot(const SnapshotCreateOptions& o, CliContext& ctx) {
   if (!o.job.empty()) require_dns1123_label(o.job, "--job");
   const OutputFormat format = parse_output_format(o.output);
   if (!o.name.empty()) storage::require_snapshot_name(o.name, "--name");
-  const std::string ns = namespace_of(ctx.project(o.project));
+  const std::string ns = submit::project_namespace(ctx.project(o.project));
   SelectedSnapshotStore selected(o.anf, o.pvc, o.project, ctx);
   const std::string base = o.pvc.empty() ? selected.anf_volume() : o.pvc;
   const std::string name = o.name.empty() ? storage::default_snapshot_name(base, storage::now_unix_ms()) : o.name;

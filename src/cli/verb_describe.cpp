@@ -7,6 +7,7 @@
 #include "common/clock.h"
 #include "common/error.h"
 #include "common/secrets.h"
+#include "submit/core/workload.h"
 #include "submit/core/workload_json.h"
 
 namespace lane::cli {
@@ -47,7 +48,7 @@ void print_text(const submit::JobInfo& j, std::ostream& out) {
   }
   auto line = [&](const char* label, const std::string& value) { out << fmt::format("{:<25}{}\n", label, value); };
   line("NAME:", s.name);
-  line("NAMESPACE:", "runai-" + s.project);
+  line("NAMESPACE:", submit::project_namespace(s.project));
   line("PROJECT:", s.project);
   line("TYPE:", submit::to_string(s.type));
   line("STATUS:", submit::to_string(j.status));

@@ -14,11 +14,9 @@ namespace lane::submit {
 inline constexpr double kMinGpuFraction = 0.001;
 inline constexpr double kMaxGpusPerProcess = 1e6;
 
-// Projects are namespaces `runai-<project>` on Kubernetes; every backend keeps the name short
-// enough for that (63 - 6 = 57 characters), so that a project moves between backends unchanged.
-inline constexpr const char* kProjectNamespacePrefix = "runai-";
-
-// A project name: a DNS-1123 label of at most 57 characters. `field` names the flag or argument
+// A project name: a DNS-1123 label of at most 57 characters, so that its namespace
+// (project_namespace, workload.h) fits in 63 on every backend and a project moves between
+// backends unchanged. `field` names the flag or argument
 // in the message ("project (-p)", "project name"). Throws UsageError.
 void validate_project_name(const std::string& name, const std::string& field);
 

@@ -72,4 +72,11 @@ std::optional<SecretRef> parse_secret_ref(const std::string& value) {
   return SecretRef{rest.substr(0, comma), rest.substr(comma + 1)};
 }
 
+std::string project_namespace(const std::string& project) { return kProjectNamespacePrefix + project; }
+
+std::string namespace_project(const std::string& ns) {
+  const std::string prefix = kProjectNamespacePrefix;
+  return ns.rfind(prefix, 0) == 0 ? ns.substr(prefix.size()) : "";
+}
+
 }  // namespace lane::submit

@@ -127,4 +127,10 @@ struct JobInfo {
   int64_t finished_unix_ms = 0;  // 0 = not finished
 };
 
+// Projects are namespaces `runai-<project>` on Kubernetes, as with Run:AI.
+inline constexpr const char* kProjectNamespacePrefix = "runai-";
+// The namespace of a project, and the project of a namespace ("" when `ns` is not a project's).
+std::string project_namespace(const std::string& project);
+std::string namespace_project(const std::string& ns);
+
 }  // namespace lane::submit

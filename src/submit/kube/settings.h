@@ -4,12 +4,13 @@
 // through an environment variable (read by settings_from_env) for clusters that differ.
 #include <string>
 
+#include "submit/core/workload.h"
 #include "submit/kube/fields.h"
 
 namespace lane::submit::kube {
 
 struct KubeSettings {
-  std::string namespace_prefix = "runai-";                 // LANECTL_NAMESPACE_PREFIX
+  std::string namespace_prefix = kProjectNamespacePrefix;  // LANECTL_NAMESPACE_PREFIX
   std::string queue_label = kKaiQueueLabel;                // LANECTL_QUEUE_LABEL (runai/queue before KAI v0.6)
   std::string project_label = kRunaiQueueLabel;            // namespace label naming the project (runai)
   std::string scheduler_name = "kai-scheduler";            // LANECTL_SCHEDULER_NAME

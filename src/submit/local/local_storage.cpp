@@ -1,6 +1,7 @@
 #include "submit/local/local_storage.h"
 
 #include "storage/local/local_snapshot_store.h"
+#include "submit/core/workload.h"
 
 namespace lane::submit::local {
 
@@ -13,7 +14,7 @@ LocalStorage::LocalStorage(LocalState& state) : st_(state) {
     storage::SnapshotInfo info = snapshots().describe(created_by.substr(8));
     if (st_.volumes.find(info.volume))
       if (std::string p = st_.volumes.owner(info.volume); !p.empty()) return p;
-    return info.ns.rfind("runai-", 0) == 0 ? info.ns.substr(6) : "";
+    return namespace_project(info.ns);
   });
 }
 

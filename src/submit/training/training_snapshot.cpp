@@ -95,7 +95,7 @@ nlohmann::json read_final_metrics(const fs::path& output_dir) {
 JobRecord job_record_from_spec(const JobSpec& spec, const std::string& code_version) {
   JobRecord job;
   job.name = spec.name;
-  job.ns = "runai-" + spec.project;
+  job.ns = project_namespace(spec.project);
   job.image = spec.image;
   job.command = spec.command;
   job.command.insert(job.command.end(), spec.args.begin(), spec.args.end());
@@ -117,7 +117,7 @@ TrainingSnapshotResult snapshot_after_training(storage::SnapshotStore& store, st
   auto vol = volumes.find(req.pvc);
   if (!vol) throw Error(fmt::format("PVC_NAME '{}' is not a volume of this backend; cannot snapshot it", req.pvc));
   TrainingSnapshotResult result;
-  result.ns = "runai-" + req.project;
+  result.ns = project_namespace(req.project);
   result.snapshot = storage::training_snapshot_name(req.pvc, req.job, storage::now_unix_ms());
 
   std::map<std::string, std::string> metadata = {{"namespace", result.ns}, {"reason", "end-of-training"}};
