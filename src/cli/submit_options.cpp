@@ -128,20 +128,24 @@ void run_submit(const SubmitOptions& o, CliContext& ctx, submit::JobType type) {
     print_document(ctx.out, backend.render(submit::masked_for_display(spec)), format);
     return;
   }
+  submit::JobInfo submitted;
   if (!spec.name.empty()) {
-    backend.submit(spec);
+    submitted = backend.submit(spec);
   } else {
     // Automatic names race with concurrent submits: retry with the next free index.
     for (int attempt = 0;; ++attempt) {
       spec.name = backend.next_job_name(spec.project, o.name_prefix.empty() ? "job" : o.name_prefix);
       try {
-        backend.submit(spec);
+        submitted = backend.submit(spec);
         break;
       } catch (const submit::AlreadyExists&) {
         if (attempt >= 20) throw;
       }
     }
   }
+  // What the backend wants the user to know at once (e.g. a claim provisioned thin beyond the free disk).
+  for (const auto& e : submitted.events)
+    if (e.type == "Warning") ctx.err << "warning: " << e.message << "\n";
   ctx.out << "The job '" << spec.name << "' has been submitted successfully\n"
           << "You can run `lanectl describe job " << spec.name << " -p " << spec.project
           << "` to check the job status\n";

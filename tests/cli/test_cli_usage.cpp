@@ -59,9 +59,10 @@ TEST_CASE("the seed workflow's command lines run unchanged (dry run of the MPI j
   REQUIRE(cfg.code == 0);
   CHECK(cfg.out == "Project lane-detection has been set as default project\n");
 
-  // The download job creates pvc-download-tusimple-data-0; its real command (a TuSimple download)
-  // is replaced here so that the test needs no network.
-  auto dl = l.run({"submit", "--name", "download-tusimple-data", "--pvc", ":1Mi:/mnt", "--image",
+  // The download job creates pvc-download-tusimple-data-0 with the seed's own --pvc (100Gi of the
+  // ANF class: provisioned thin locally, whatever the free disk); its real command (a TuSimple
+  // download) is replaced here so that the test needs no network.
+  auto dl = l.run({"submit", "--name", "download-tusimple-data", "--pvc", "azurenetappfiles:100Gi:/mnt", "--image",
                    "muneer7589/download-tusimple:1.0", "--command", "--", "/bin/true"});
   INFO(dl.err);
   REQUIRE(dl.code == 0);
@@ -96,6 +97,29 @@ TEST_CASE("the seed workflow's command lines run unchanged (dry run of the MPI j
   CHECK(y.out.find("kind: LocalJob") != std::string::npos);
   // Nothing was created by the dry runs.
   CHECK(l.run({"describe", "job", "dist-lane-detection-training"}).code == 1);
+}
+
+TEST_CASE("a claim larger than the free disk is provisioned thin, with a warning at submit and in describe") {
+  Lanectl l;
+  // 100Pi is more than any disk this runs on.
+  auto r = l.run({"submit", "big", "-i", "x", "--pvc", "fast:100Pi:/data", "--command", "--", "/bin/true"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("The job 'big' has been submitted successfully") == 0);
+  CHECK(r.err.find("warning: volume 'pvc-big-0' asks for 100Pi but only ") != std::string::npos);
+  CHECK(r.err.find("provisioned thin") != std::string::npos);
+  auto d = l.run({"describe", "job", "big", "-o", "json"});
+  REQUIRE(d.code == 0);
+  auto job = nlohmann::json::parse(d.out);
+  bool found = false;
+  for (const auto& e : job["events"])
+    if (e["reason"] == "ProvisionedThin" && e["type"] == "Warning" && e["source"] == "pvc/pvc-big-0") found = true;
+  CHECK(found);
+  CHECK(job["spec"]["pvcs"][0]["size"] == "100Pi");
+  // A claim that fits says nothing.
+  auto small = l.run({"submit", "small", "-i", "x", "--pvc", ":1Mi:/data", "--command", "--", "/bin/true"});
+  REQUIRE(small.code == 0);
+  CHECK(small.err.find("provisioned thin") == std::string::npos);
 }
 
 TEST_CASE("gpu flag: a value that is not a GPU amount is a usage error naming the rule it breaks") {

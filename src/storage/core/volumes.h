@@ -16,6 +16,9 @@ struct VolumeInfo {
   std::filesystem::path local_path;   // local backend: the directory holding the data; empty elsewhere
   std::string created_by;             // job that created it, or "restore:<snapshot>", or "user"
   int64_t created_unix_ms = 0;
+  // Set by a create that succeeded with a caveat the user should hear once (the local backend's
+  // thin provisioning beyond the free space); not stored.
+  std::string warning;
 };
 
 class Volumes {
@@ -23,7 +26,9 @@ class Volumes {
   virtual ~Volumes() = default;
   virtual std::optional<VolumeInfo> find(const std::string& name) = 0;
   virtual std::vector<VolumeInfo> list() = 0;
-  // Creates an empty claim; throws lane::Error if the name exists or space is short.
+  // Creates an empty claim; throws lane::Error if the name exists. The size is a request to the
+  // provisioner: the local backend provisions thin and says so in VolumeInfo::warning when the
+  // disk is smaller than the request.
   virtual VolumeInfo create(const std::string& name, const std::string& size,
                             const std::string& storage_class, const std::string& created_by) = 0;
   virtual void remove(const std::string& name) = 0;

@@ -112,6 +112,7 @@ JobInfo LocalJobs::submit(const JobSpec& input) {
     WriteTransaction tx(st_.db);
     validate(spec);
     if (load_job_row(st_.db, spec.project, spec.name, false)) throw job_name_taken(spec.name, spec.project);
+    std::vector<std::pair<std::string, std::string>> thin;  // claim, warning
     for (size_t i = 0; i < spec.pvcs.size(); ++i) {
       auto& p = spec.pvcs[i];
       if (!p.create) continue;
@@ -123,7 +124,8 @@ JobInfo LocalJobs::submit(const JobSpec& input) {
           throw Error("volume '" + p.claim + "' already exists (created by " + existing->created_by +
                       "); use another job name or mount it with --pvc " + p.claim + ":" + p.mount_path);
       } else {
-        st_.volumes.create_in_transaction(p.claim, p.size, p.storage_class, owner);
+        auto created = st_.volumes.create_in_transaction(p.claim, p.size, p.storage_class, owner);
+        if (!created.warning.empty()) thin.emplace_back(p.claim, created.warning);
       }
     }
     std::vector<std::string> adopted;
@@ -142,6 +144,8 @@ JobInfo LocalJobs::submit(const JobSpec& input) {
     const int64_t job_id = st_.db.last_insert_id();
     add_event(st_.db, job_id, "job/" + spec.name, "Normal", "Submitted",
               fmt::format("job submitted by {}", spec.user.empty() ? "unknown user" : spec.user));
+    for (const auto& [claim, warning] : thin)
+      add_event(st_.db, job_id, "pvc/" + claim, "Warning", "ProvisionedThin", warning);
     for (const auto& claim : adopted)
       add_event(st_.db, job_id, "pvc/" + claim, "Normal", "ClaimAdopted",
                 "claim " + claim + " had no project (recorded by an earlier version); it now belongs to project " +

@@ -30,6 +30,18 @@ storage::VolumeInfo read_volume(Statement& st, const Paths& paths) {
   return v;
 }
 
+// "" when the file system has room for the whole request, else what the user should know.
+std::string thin_provisioning_warning(const std::string& name, const std::string& size, uint64_t bytes,
+                                      const fs::path& dir) {
+  struct statvfs sv {};
+  if (statvfs(dir.c_str(), &sv) != 0) return "";
+  uint64_t free_bytes = static_cast<uint64_t>(sv.f_bavail) * sv.f_frsize;
+  if (bytes <= free_bytes) return "";
+  return fmt::format("volume '{}' asks for {} but only {} are free under {}; it is provisioned thin "
+                     "(nothing is reserved) and writes fail once the disk is full",
+                     name, size, fmt::format("{:.1f}Gi", static_cast<double>(free_bytes) / (1ull << 30)), dir.string());
+}
+
 const char* kSelect = "SELECT name, size, storage_class, created_by, created_ms FROM volumes ";
 
 }  // namespace
@@ -57,14 +69,6 @@ storage::VolumeInfo LocalVolumes::create_in_transaction(const std::string& name,
     throw UsageError("invalid volume size '" + size + "'; use a quantity such as 10Gi or 500Mi");
   if (find(name)) throw Error("volume '" + name + "' already exists; choose another name or mount it with --pvc " + name + ":PATH");
   fs::create_directories(paths_.volumes_dir());
-  struct statvfs sv {};
-  if (statvfs(paths_.volumes_dir().c_str(), &sv) == 0) {
-    uint64_t free_bytes = static_cast<uint64_t>(sv.f_bavail) * sv.f_frsize;
-    if (*bytes > free_bytes)
-      throw Error(fmt::format("volume '{}' asks for {} ({} bytes) but only {} bytes are free under {}; "
-                              "request a smaller size or free space",
-                              name, size, *bytes, free_bytes, paths_.volumes_dir().string()));
-  }
   db_.prepare("INSERT INTO volumes(name, size, size_bytes, storage_class, created_by, created_ms, project) "
               "VALUES(?1,?2,?3,?4,?5,?6,?7)")
       .bind(1, name).bind(2, size).bind(3, static_cast<int64_t>(*bytes)).bind(4, storage_class)
@@ -72,7 +76,9 @@ storage::VolumeInfo LocalVolumes::create_in_transaction(const std::string& name,
   // A directory without a row is debris of an interrupted create, restore or delete: never reuse its data.
   remove_tree(paths_.volumes_dir() / name);
   fs::create_directories(paths_.volumes_dir() / name);
-  return *find(name);
+  auto info = *find(name);
+  info.warning = thin_provisioning_warning(name, size, *bytes, paths_.volumes_dir());
+  return info;
 }
 
 storage::VolumeInfo LocalVolumes::create(const std::string& name, const std::string& size,

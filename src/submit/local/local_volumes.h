@@ -1,7 +1,10 @@
 #pragma once
 // storage::Volumes for the local backend: a claim is a directory $LANECTL_HOME/volumes/<name>
-// owned by the backend, with its requested size recorded in the state database. Creation checks
-// the size against the free space of the file system (statvfs).
+// owned by the backend, with its requested size recorded in the state database. Claims are
+// provisioned thin, as a PVC's size is a request to a provisioner and not a reservation of local
+// disk: nothing is reserved, and a request larger than the free space of the file system
+// (statvfs) is accepted with a warning (VolumeInfo::warning). The size is not enforced as a limit:
+// that needs project quotas, which the local backend does not set up.
 //
 // A claim belongs to a project, as a PVC belongs to its namespace: a job mounts only claims of
 // its own project. A claim a job creates belongs to the job's project; a restored claim to the
