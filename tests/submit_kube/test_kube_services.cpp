@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "fake_server.h"
+#include "kube_backend_fixture.h"
 #include "lanectl_runner.h"
 #include "submit/kube/kube_backend.h"
 #include "submit/kube/mapping.h"
@@ -20,15 +21,7 @@ constexpr const char* kNs = "runai-lane-detection";
 // The node the test API server puts a Job's pod on.
 constexpr const char* kJobNode = "aks-gpupool-34613062-vmss000000";
 
-struct Fixture {
-  lane::test::FakeApiServer server;
-  std::shared_ptr<lane::kube::KubeClient> client;
-  KubeBackend backend;
-  Fixture()
-      : client(std::make_shared<lane::kube::KubeClient>(server.connection())),
-        backend(client, KubeSettings{}, "lane-detection") {
-    backend.projects().create_project({"lane-detection", 3, true});
-  }
+struct Fixture : lane::test::KubeBackendFixture {
   // What the cloud's load balancer / ingress controller writes once it has an address.
   void set_balancer_status(const lane::kube::Resource& r, const std::string& name, const Json& ingress) {
     Json obj = client->get(r, kNs, name);
