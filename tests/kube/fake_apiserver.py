@@ -425,6 +425,52 @@ OPENAPI_V2_PB = (b"\x0a\x03" + b"2.0" + b"\x12" + bytes([len(b"\x0a\x0aKubernete
 OPENAPI_V2_PB_TYPE = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 
 
+def age(timestamp):
+    """kubectl's short age ("45s", "3m", "2h", "5d") of an RFC 3339 time."""
+    try:
+        t = datetime.datetime.strptime(timestamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc)
+    except (TypeError, ValueError):
+        return "<unknown>"
+    s = max(0, int((datetime.datetime.now(datetime.timezone.utc) - t).total_seconds()))
+    for unit, n in (("d", 86400), ("h", 3600), ("m", 60)):
+        if s >= 2 * n or (unit == "m" and s >= n):
+            return "%d%s" % (s // n, unit)
+    return "%ds" % s
+
+
+# Columns of `kubectl get` (server-side printing, Accept: ...;as=Table): Name, the kind's own
+# columns as the real server prints them, Age.
+TABLE_COLUMNS = {
+    "PersistentVolumeClaim": [
+        ("Status", lambda o: (o.get("status") or {}).get("phase", "Pending")),
+        ("Volume", lambda o: (o.get("spec") or {}).get("volumeName", "")),
+        ("Capacity", lambda o: ((o.get("status") or {}).get("capacity") or {}).get("storage", "")),
+        ("Access Modes", lambda o: ",".join({"ReadWriteMany": "RWX", "ReadWriteOnce": "RWO", "ReadOnlyMany": "ROX",
+                                              "ReadWriteOncePod": "RWOP"}.get(m, m)
+                                             for m in (o.get("status") or {}).get("accessModes", []))),
+        ("StorageClass", lambda o: (o.get("spec") or {}).get("storageClassName", ""))],
+    "VolumeSnapshot": [
+        ("ReadyToUse", lambda o: (o.get("status") or {}).get("readyToUse", "")),
+        ("SourcePVC", lambda o: ((o.get("spec") or {}).get("source") or {}).get("persistentVolumeClaimName", "")),
+        ("RestoreSize", lambda o: (o.get("status") or {}).get("restoreSize", ""))],
+    "Pod": [("Status", lambda o: (o.get("status") or {}).get("phase", "Pending")),
+            ("Node", lambda o: (o.get("spec") or {}).get("nodeName", ""))],
+}
+
+
+def as_table(kind, objects, meta):
+    cols = TABLE_COLUMNS.get(kind, [])
+    defs = ([{"name": "Name", "type": "string", "format": "name", "description": "Name", "priority": 0}] +
+            [{"name": n, "type": "string", "format": "", "description": n, "priority": 0} for n, _ in cols] +
+            [{"name": "Age", "type": "string", "format": "", "description": "Age", "priority": 0}])
+    rows = [{"cells": [o["metadata"]["name"]] + [f(o) for _, f in cols] +
+             [age(o["metadata"].get("creationTimestamp"))],
+             "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o["metadata"]}}
+            for o in objects]
+    return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": meta, "columnDefinitions": defs,
+            "rows": rows}
+
+
 def group_versions():
     """{group: [versions]} of RESOURCES, the preferred (first-listed stable) version first."""
     out = {}
@@ -970,13 +1016,20 @@ class Handler(BaseHTTPRequestHandler):
         if method == "GET" and name is None:
             if q.get("watch") in ("1", "true"):
                 return self.watch(key, ns, q, fault)
-            return self.send_raw(200, self.list(key, kind, ns, q, fault))
+            page = self.list(key, kind, ns, q, fault)
+            if "as=Table" in self.headers.get("Accept", ""):
+                doc = json.loads(page)
+                return self.send_json(200, as_table(kind, doc["items"], doc["metadata"]))
+            return self.send_raw(200, page)
         if method == "GET" and sub == "log":
             return self.logs(ns, name, q, fault)
         if method == "GET" and key == ("", "v1", "pods") and sub == "exec":
             return self.exec_websocket(ns, name)
         if method == "GET":
-            return self.send_json(200, self.get(key, kind, ns, name))
+            obj = self.get(key, kind, ns, name)
+            if "as=Table" in self.headers.get("Accept", ""):
+                return self.send_json(200, as_table(kind, [obj], {"resourceVersion": obj["metadata"]["resourceVersion"]}))
+            return self.send_json(200, obj)
         if method == "POST" and name is None:
             obj = self.create(key, kind, ns, json.loads(body or b"{}"), q)
             if fault and fault["action"] == "drop_after":
@@ -1387,6 +1440,7 @@ class Handler(BaseHTTPRequestHandler):
             store.put(KIND_TO_RESOURCE["MPIJob"], ns, st, "MODIFIED")
         elif kind == "PersistentVolumeClaim":
             st = dict(obj)
+            st["spec"] = dict(obj["spec"], volumeName="pvc-" + obj["metadata"]["uid"])  # the binder's PV
             st["status"] = {"phase": "Bound", "accessModes": obj["spec"].get("accessModes", []),
                             "capacity": {"storage": obj["spec"]["resources"]["requests"]["storage"]}}
             store.put(KIND_TO_RESOURCE["PersistentVolumeClaim"], ns, st, "MODIFIED")

@@ -105,6 +105,16 @@ def main():
         check(source.get("kind") == "VolumeSnapshot" and source.get("name") == SNAPSHOT,
               "the restored claim's dataSource is the snapshot", out + err)
 
+        # The seed's `kubectl get pvc`: the server prints the table (Table columns), kubectl shows it.
+        rc, out, err = kube("get", "pvc")
+        lines = out.splitlines()
+        check(rc == 0 and lines and lines[0].split() == ["NAME", "STATUS", "VOLUME", "CAPACITY", "ACCESS", "MODES",
+                                                         "STORAGECLASS", "AGE"],
+              "kubectl get pvc prints the PVC columns", out + err)
+        row = [l.split() for l in lines if l.startswith("restored-tusimple ")]
+        check(row and row[0][1] == "Bound" and row[0][2].startswith("pvc-") and row[0][3:6] == [
+            "100Gi", "RWX", "azurenetappfiles"], "kubectl get pvc shows restored-tusimple Bound to its volume", out + err)
+
         step("retrain on the restored claim", "submit-mpi", "--name", "retrain-restored",
              "--pvc", "restored-tusimple:/mnt", *mpi, "-e", "PVC_NAME=restored-tusimple")
         rc, out, err = kube("get", "mpijobs", "retrain-restored", "-o", "json")
