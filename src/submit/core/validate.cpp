@@ -129,7 +129,8 @@ struct MountPoint {
 
 std::vector<MountPoint> mount_points(const JobSpec& spec) {
   std::vector<MountPoint> out;
-  for (size_t i = 0; i < spec.pvcs.size(); ++i) out.push_back({fmt::format("--pvc #{}", i + 1), spec.pvcs[i].mount_path});
+  for (size_t i = 0; i < spec.pvcs.size(); ++i)
+    out.push_back({fmt::format("--pvc #{}", i + 1), spec.pvcs[i].mount_path});
   for (size_t i = 0; i < spec.volumes.size(); ++i)
     out.push_back({fmt::format("-v #{}", i + 1), spec.volumes[i].container_path});
   if (spec.large_shm) out.push_back({"--large-shm", "/dev/shm"});
@@ -157,31 +158,34 @@ void check_mount_paths(const JobSpec& spec) {
   }
 }
 
+// A size written with a byte unit ("2GB", "512MB", "1KiB"; a quantity's unit has no 'B'): the two
+// quantities it may mean ("2G (10^N bytes) or 2Gi (2^N bytes)"), or "" for anything else.
+std::string byte_unit_hint(const std::string& value) {
+  if (value.size() < 2 || (value.back() != 'B' && value.back() != 'b')) return "";
+  std::string decimal = value.substr(0, value.size() - 1);
+  if (decimal.back() == 'i') decimal.pop_back();
+  if (decimal.empty() || !std::isalpha(static_cast<unsigned char>(decimal.back()))) return "";
+  if (decimal.back() == 'K') decimal.back() = 'k';  // decimal kilo is 'k', binary 'Ki'
+  if (!is_quantity(decimal)) return "";
+  std::string binary = decimal;
+  if (binary.back() == 'k') binary.back() = 'K';
+  return fmt::format("{} (10^N bytes) or {}i (2^N bytes)", decimal, binary);
+}
+
 // --cpu, --memory and --shm-size become requests/limits or a sizeLimit: Kubernetes quantities >= 0.
-void check_quantity(const std::string& value, const char* flag, const char* example) {
+void check_quantity(const std::string& value, const char* flag, const char* example, bool bytes) {
   if (value.empty()) return;
   auto q = parse_quantity(value);
   if (q && *q >= 0) return;
-  std::string hint = example;
-  // "2GB", "512MB", "1KiB": the unit of a quantity has no 'B'.
-  if (value.size() > 1 && (value.back() == 'B' || value.back() == 'b')) {
-    std::string stem = value.substr(0, value.size() - 1);
-    if (!stem.empty() && (stem.back() == 'i')) stem.pop_back();
-    if (!stem.empty() && stem.back() == 'K') stem.back() = 'k';
-    if (is_quantity(stem) && !stem.empty() && std::isalpha(static_cast<unsigned char>(stem.back()))) {
-      std::string binary = stem;
-      binary.back() = binary.back() == 'k' ? 'K' : binary.back();
-      hint = fmt::format("{} (10^N bytes) or {}i (2^N bytes)", stem, binary);
-    }
-  }
+  std::string hint = bytes ? byte_unit_hint(value) : "";
   throw UsageError(fmt::format("{} '{}': {}; use e.g. {}", flag, value,
-                               q ? "must not be negative" : "not a Kubernetes quantity", hint));
+                               q ? "must not be negative" : "not a Kubernetes quantity", hint.empty() ? example : hint));
 }
 
 void check_resources(const JobSpec& spec) {
-  check_quantity(spec.cpu, "--cpu", "2, 0.5 or 500m (cores)");
-  check_quantity(spec.memory, "--memory", "2G or 2Gi (suffixes k M G T P E, Ki Mi Gi Ti Pi Ei)");
-  check_quantity(spec.shm_size, "--shm-size", "8Gi");
+  check_quantity(spec.cpu, "--cpu", "2, 0.5 or 500m (cores)", false);
+  check_quantity(spec.memory, "--memory", "2G or 2Gi (suffixes k M G T P E, Ki Mi Gi Ti Pi Ei)", true);
+  check_quantity(spec.shm_size, "--shm-size", "8Gi", true);
 }
 
 void check_env(const JobSpec& spec) {

@@ -159,15 +159,23 @@ Json service_object(const KubeSettings& s, const JobSpec& spec) {
               {"spec", {{"type", type}, {"selector", {{kReleaseLabel, spec.name}}}, {"ports", ports}}}};
 }
 
+// The Ingress rule path of --port #port_index+1: /<project>-<job>, then
+// /<project>-<job>-<container port> for further ports.
+std::string ingress_path(const JobSpec& spec, size_t port_index) {
+  std::string path = "/" + spec.project + "-" + spec.name;
+  if (port_index > 0) path += "-" + std::to_string(port_of(spec.ports[port_index]).container);
+  return path;
+}
+
 // --service-type ingress: an Ingress named after the job in front of its ClusterIP Service, one
-// path per --port: /<project>-<job> for the first, /<project>-<job>-<container port> for more.
+// path per --port (to the Service's port, the external one of EXT:CONTAINER).
 Json ingress_object(const KubeSettings& s, const JobSpec& spec) {
   Json paths = Json::array();
   for (size_t i = 0; i < spec.ports.size(); ++i) {
-    const auto [ext, in] = port_of(spec.ports[i]);
     paths.push_back({{"path", ingress_path(spec, i)},
                      {"pathType", "Prefix"},
-                     {"backend", {{"service", {{"name", spec.name}, {"port", {{"number", ext}}}}}}}});
+                     {"backend",
+                      {{"service", {{"name", spec.name}, {"port", {{"number", port_of(spec.ports[i]).external}}}}}}}});
   }
   return Json{{"apiVersion", kIngressApiVersion},
               {"kind", kIngressKind},
@@ -179,12 +187,6 @@ Json ingress_object(const KubeSettings& s, const JobSpec& spec) {
 }
 
 }  // namespace
-
-std::string ingress_path(const JobSpec& spec, size_t port_index) {
-  std::string path = "/" + spec.project + "-" + spec.name;
-  if (port_index > 0) path += "-" + std::to_string(port_of(spec.ports[port_index]).container);
-  return path;
-}
 
 std::string format_gpu(double gpu) { return fmt::format("{:g}", gpu); }
 

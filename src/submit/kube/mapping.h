@@ -33,10 +33,6 @@ std::vector<Json> render_job(const KubeSettings& s, const JobSpec& spec);
 Json batch_job_object(const KubeSettings& s, const JobSpec& spec);
 Json mpijob_object(const KubeSettings& s, const JobSpec& spec);
 
-// The path of the Ingress rule for --port #port_index+1 of a spec with --service-type ingress:
-// /<project>-<job>, then /<project>-<job>-<container port> for further ports.
-std::string ingress_path(const JobSpec& spec, size_t port_index);
-
 // gpu-fraction value as runai prints it (%g): 0.5 -> "0.5".
 std::string format_gpu(double gpu);
 
