@@ -266,6 +266,10 @@ def semantic_causes(kind, obj):
         out += name_causes("metadata.name", meta["name"], NAME_RULES.get(kind, "dns1123subdomain"))
     out += label_causes("metadata.labels", meta.get("labels"))
     out += label_causes("metadata.annotations", meta.get("annotations"), values_too=False)
+    size = sum(len(k) + len(v) for k, v in (meta.get("annotations") or {}).items() if isinstance(v, str))
+    if size > 256 * 1024:
+        out.append(("metadata.annotations", "Too long: must have at most %d bytes" % (256 * 1024),
+                    "FieldValueTooLong"))
     spec = obj.get("spec") or {}
     for field, ps in pod_specs(kind, obj):
         if kind != "Pod":

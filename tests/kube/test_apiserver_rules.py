@@ -191,6 +191,11 @@ class Rules(unittest.TestCase):
         bad = job("tlabels")
         bad["spec"]["template"]["metadata"]["labels"] = {"x": "-bad"}
         self.assert_invalid(bad, "spec.template.metadata.labels", "a valid label")
+        big = job("annotations")
+        big["metadata"]["annotations"] = {"lanectl.io/spec": "x" * (256 * 1024)}
+        self.assert_invalid(big, "metadata.annotations", "Too long: must have at most 262144 bytes")
+        big["metadata"]["annotations"] = {"lanectl.io/spec": "x" * (200 * 1024)}
+        self.assert_created(big)
         good = job("labels")
         good["metadata"]["labels"] = {"lanectl.io/job": "labels", "app": "", "v": "1.0_a-b"}
         self.assert_created(good)
