@@ -67,7 +67,7 @@ void print_text(const submit::JobInfo& j, std::ostream& out) {
   if (j.exit_code) line("EXIT CODE:", std::to_string(*j.exit_code));
   line("NODES:", join(j.nodes, ","));
   line("CREATED BY CLI:", s.cli_argv.empty() ? "false" : "true");
-  line("SERVICE URL(S):", "");
+  line("SERVICE URL(S):", join(j.service_urls, ","));
   line("COMMAND LINE:", shell_quoted(mask_secret_argv(s.cli_argv)));
 
   out << "\nPods:\n";

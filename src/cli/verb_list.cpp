@@ -1,6 +1,8 @@
 // lanectl list [jobs]: the Run:AI job table (11 columns), or -o wide|json|yaml.
 #include <set>
 
+#include <fmt/ranges.h>
+
 #include "cli/context.h"
 #include "cli/duration_format.h"
 #include "cli/table.h"
@@ -56,7 +58,8 @@ void run_list(const ListOptions& o, CliContext& ctx) {
     std::vector<std::string> row = {j.spec.name, submit::to_string(j.status), short_duration(now - j.created_unix_ms),
                                     node_cell(j), j.spec.image, submit::to_string(j.spec.type), j.spec.project,
                                     j.spec.user, gpu_cell(j),
-                                    std::to_string(j.pods_running) + " (" + std::to_string(j.pods_pending) + ")", ""};
+                                    std::to_string(j.pods_running) + " (" + std::to_string(j.pods_pending) + ")",
+                                    fmt::format("{}", fmt::join(j.service_urls, ","))};
     if (format == OutputFormat::kWide) row.push_back(j.status_reason);
     table.add(std::move(row));
   }

@@ -29,6 +29,7 @@ const Resource kVolumeSnapshotClass{"snapshot.storage.k8s.io", "v1", "volumesnap
                                     "VolumeSnapshotClass", false};
 const Resource kQueue{"scheduling.run.ai", "v2", "queues", "Queue", false};
 const Resource kPodGroup{"scheduling.run.ai", "v2alpha2", "podgroups", "PodGroup", true};
+const Resource kIngress{"networking.k8s.io", "v1", "ingresses", "Ingress", true};
 }  // namespace resources
 
 std::string url_encode(const std::string& value) {

@@ -68,10 +68,473 @@ RESOURCES = {
     ("scheduling.run.ai", "v2alpha2", "podgroups"): ("PodGroup", True, "scheduling.run.ai_podgroups.yaml"),
     ("kueue.x-k8s.io", "v1beta1", "clusterqueues"): ("ClusterQueue", False, "kueue.x-k8s.io_clusterqueues.yaml"),
     ("kueue.x-k8s.io", "v1beta1", "localqueues"): ("LocalQueue", True, "kueue.x-k8s.io_localqueues.yaml"),
+    # No schema in tests/data/k8s-schemas: its shape is checked by hand (ingress_causes).
+    ("networking.k8s.io", "v1", "ingresses"): ("Ingress", True, None),
 }
 KIND_TO_RESOURCE = {v[0]: k for k, v in RESOURCES.items()}
 DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+# resource.ParseQuantity's grammar (k8s.io/apimachinery): signed number, then a binary or decimal
+# suffix or a decimal exponent.
+QUANTITY = re.compile(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?$")
+QUANTITY_ERROR = ("quantities must match the regular expression "
+                  "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+MIN_NODE_PORT, MAX_NODE_PORT = 30000, 32767
+
+# The real API server's messages (k8s.io/apimachinery/pkg/util/validation), word for word.
+MSG_DNS1123_LABEL = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+                     "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used "
+                     "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
+MSG_DNS1123_SUBDOMAIN = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+                         "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
+                         "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+MSG_DNS1035_LABEL = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+                     "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
+                     "regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')")
+MSG_LABEL_VALUE = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
+                   "and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or "
+                   "'12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
+MSG_QUALIFIED_NAME = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
+                      "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+                      "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
+
+# What each kind's metadata.name must be (the default: a DNS-1123 subdomain).
+NAME_RULES = {"Service": "dns1035", "Namespace": "dns1123label"}
+
+
+class BadQuantity(Exception):
+    """A quantity the decoder cannot read: the real server answers 400 before validating."""
+
+
+def invalid(field, value, detail):
+    return (field, "Invalid value: %s: %s" % (json.dumps(value), detail), "FieldValueInvalid")
+
+
+def name_causes(field, name, rule):
+    if rule == "dns1035":
+        ok, msg, most = DNS1035_LABEL.match(name), MSG_DNS1035_LABEL, 63
+    elif rule == "dns1123label":
+        ok, msg, most = DNS1123_LABEL.match(name), MSG_DNS1123_LABEL, 63
+    else:
+        ok, msg, most = DNS1123_SUBDOMAIN.match(name), MSG_DNS1123_SUBDOMAIN, 253
+    out = [] if ok else [invalid(field, name, msg)]
+    if len(name) > most:
+        out.append(invalid(field, name, "must be no more than %d characters" % most))
+    return out
+
+
+def iana_svc_name_causes(field, name):
+    """A port name (IANA_SVC_NAME): 1-15 of [a-z0-9-], a letter, no leading/trailing or double '-'."""
+    problems = []
+    if len(name) > 15:
+        problems.append("must be no more than 15 characters")
+    if not re.match(r"^[-a-z0-9]+$", name):
+        problems.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if "--" in name:
+        problems.append("must not contain consecutive hyphens")
+    if not re.search(r"[a-z]", name):
+        problems.append("must contain at least one letter (a-z)")
+    if name.startswith("-") or name.endswith("-"):
+        problems.append("must not begin or end with a hyphen")
+    return [invalid(field, name, p) for p in problems]
+
+
+def label_key_causes(field, key):
+    prefix, _, name = key.rpartition("/")
+    out = []
+    if "/" in key and (not prefix or not DNS1123_SUBDOMAIN.match(prefix) or len(prefix) > 253):
+        out.append(invalid(field, key, "prefix part " + MSG_DNS1123_SUBDOMAIN))
+    if not QUALIFIED_NAME.match(name) or len(name) > 63:
+        out.append(invalid(field, key, MSG_QUALIFIED_NAME + ("" if len(name) <= 63 else
+                                                             "; name part must be no more than 63 characters")))
+    return out
+
+
+def label_causes(field, labels, values_too=True):
+    out = []
+    for k, v in (labels or {}).items():
+        out += label_key_causes(field, k)
+        if values_too and (not isinstance(v, str) or not LABEL_VALUE.match(v) or len(v) > 63):
+            out.append(invalid(field, v, MSG_LABEL_VALUE + ("" if not isinstance(v, str) or len(v) <= 63 else
+                                                          "; must be no more than 63 characters")))
+    return out
+
+
+def quantity_value(q):
+    """The value of a quantity (JSON string or number); BadQuantity when the decoder refuses it."""
+    if isinstance(q, bool) or not isinstance(q, (str, int, float)):
+        raise BadQuantity(QUANTITY_ERROR)
+    text = q if isinstance(q, str) else json.dumps(q)
+    m = QUANTITY.match(text.strip())
+    if not m:
+        raise BadQuantity(QUANTITY_ERROR)
+    suffix = m.group(3) or ""
+    mult = {"": 1, "n": 1e-9, "u": 1e-6, "m": 1e-3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15,
+            "E": 1e18, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+    number = text.strip()[:len(text.strip()) - len(suffix)]
+    if suffix[:1] in ("e", "E"):
+        return float(number) * 10 ** int(suffix[1:])
+    return float(number) * mult[suffix]
+
+
+def resources_causes(field, res):
+    out = []
+    for part in ("requests", "limits"):
+        for rname, q in ((res or {}).get(part) or {}).items():
+            f = "%s.%s[%s]" % (field, part, rname)
+            if quantity_value(q) < 0:
+                out.append(invalid(f, q, "must be greater than or equal to 0"))
+    for rname, q in ((res or {}).get("requests") or {}).items():
+        lim = ((res or {}).get("limits") or {}).get(rname)
+        if lim is not None and quantity_value(q) > quantity_value(lim):
+            out.append(invalid("%s.requests[%s]" % (field, rname), q,
+                               "must be less than or equal to %s limit of %s" % (rname, lim)))
+    return out
+
+
+def has_backstep(path):
+    return ".." in path.split("/")
+
+
+def pod_spec_causes(field, spec):
+    """ValidatePodSpec's rules that the schema cannot say: names, unique volumes and mount paths,
+    mounts of existing volumes, '..' in paths, quantities."""
+    out = []
+    volumes = set()
+    for i, v in enumerate(spec.get("volumes") or []):
+        f = "%s.volumes[%d]" % (field, i)
+        name = v.get("name", "")
+        out += name_causes(f + ".name", name, "dns1123label")
+        if name in volumes:
+            out.append((f + ".name", "Duplicate value: %s" % json.dumps(name), "FieldValueDuplicate"))
+        volumes.add(name)
+        host = (v.get("hostPath") or {}).get("path")
+        if host is not None and has_backstep(host):
+            out.append(invalid(f + ".hostPath.path", host, "must not contain '..'"))
+        size = (v.get("emptyDir") or {}).get("sizeLimit")
+        if size is not None and quantity_value(size) < 0:
+            out.append(invalid(f + ".emptyDir.sizeLimit", size, "must be greater than or equal to 0"))
+    names = set()
+    for group in ("initContainers", "containers"):
+        for i, c in enumerate(spec.get(group) or []):
+            f = "%s.%s[%d]" % (field, group, i)
+            name = c.get("name", "")
+            out += name_causes(f + ".name", name, "dns1123label")
+            if name in names:
+                out.append((f + ".name", "Duplicate value: %s" % json.dumps(name), "FieldValueDuplicate"))
+            names.add(name)
+            for j, p in enumerate(c.get("ports") or []):
+                if "name" in p:
+                    out += iana_svc_name_causes("%s.ports[%d].name" % (f, j), p["name"])
+            mounts = set()
+            for j, m in enumerate(c.get("volumeMounts") or []):
+                mf = "%s.volumeMounts[%d]" % (f, j)
+                if m.get("name") not in volumes:
+                    out.append((mf + ".name", "Not found: %s" % json.dumps(m.get("name")), "FieldValueNotFound"))
+                path = m.get("mountPath", "")
+                if path in mounts:
+                    out.append(invalid(mf + ".mountPath", path, "must be unique"))
+                mounts.add(path)
+                if has_backstep(path):
+                    out.append(invalid(mf + ".mountPath", path, "must not contain '..'"))
+            out += resources_causes(f + ".resources", c.get("resources"))
+    return out
+
+
+def pod_specs(kind, obj):
+    """(field, pod spec) of every pod an object describes."""
+    spec = obj.get("spec") or {}
+    if kind == "Pod":
+        return [("spec", spec)]
+    if kind == "Job":
+        return [("spec.template.spec", (spec.get("template") or {}).get("spec") or {})]
+    if kind == "MPIJob":
+        return [("spec.mpiReplicaSpecs[%s].template.spec" % r, (rs.get("template") or {}).get("spec") or {})
+                for r, rs in (spec.get("mpiReplicaSpecs") or {}).items()]
+    return []
+
+
+def semantic_causes(kind, obj):
+    """What the API server's validation (pkg/apis/*/validation) refuses beyond the schema.
+    Raises BadQuantity where the real server fails to decode the body."""
+    meta = obj.get("metadata") or {}
+    out = []
+    if meta.get("name"):
+        out += name_causes("metadata.name", meta["name"], NAME_RULES.get(kind, "dns1123subdomain"))
+    out += label_causes("metadata.labels", meta.get("labels"))
+    out += label_causes("metadata.annotations", meta.get("annotations"), values_too=False)
+    size = sum(len(k) + len(v) for k, v in (meta.get("annotations") or {}).items() if isinstance(v, str))
+    if size > 256 * 1024:
+        out.append(("metadata.annotations", "Too long: must have at most %d bytes" % (256 * 1024),
+                    "FieldValueTooLong"))
+    spec = obj.get("spec") or {}
+    for field, ps in pod_specs(kind, obj):
+        if kind != "Pod":
+            tmpl = _template_of(obj, field) or {}
+            out += label_causes(field[:-len(".spec")] + ".metadata.labels", (tmpl.get("metadata") or {}).get("labels"))
+        out += pod_spec_causes(field, ps)
+    if kind == "Service":
+        for i, p in enumerate(spec.get("ports") or []):
+            f = "spec.ports[%d]" % i
+            if "name" in p:
+                out += iana_svc_name_causes(f + ".name", p["name"])
+            if "nodePort" in p and not MIN_NODE_PORT <= p["nodePort"] <= MAX_NODE_PORT:
+                out.append(invalid(f + ".nodePort", p["nodePort"],
+                                   "provided port is not in the valid range. The range of valid ports is %d-%d"
+                                   % (MIN_NODE_PORT, MAX_NODE_PORT)))
+            if "nodePort" in p and spec.get("type", "ClusterIP") not in ("NodePort", "LoadBalancer"):
+                out.append(("spec.ports[%d].nodePort" % i, "Forbidden: may not be used when `type` is '%s'"
+                            % spec.get("type", "ClusterIP"), "FieldValueForbidden"))
+    if kind == "PersistentVolumeClaim":
+        res = spec.get("resources") or {}
+        storage = (res.get("requests") or {}).get("storage")
+        if storage is None:
+            out.append(("spec.resources[storage]", "Required value", "FieldValueRequired"))
+        elif quantity_value(storage) <= 0:
+            out.append(invalid("spec.resources[storage]", storage, "must be greater than zero"))
+    if kind == "Ingress":
+        out += ingress_causes(obj)
+    return out
+
+
+def _template_of(obj, field):
+    cur = obj
+    for part in re.findall(r"[^.\[\]]+", field[:-len(".spec")]):
+        cur = (cur or {}).get(part) if isinstance(cur, dict) else None
+    return cur
+
+
+def ingress_causes(obj):
+    """networking.k8s.io/v1 Ingress, checked by hand (no schema for it in tests/data/k8s-schemas):
+    the fields lanectl writes and the rules the real validation applies to them."""
+    out = []
+    known_top = {"apiVersion", "kind", "metadata", "spec", "status"}
+    out += [(k, "field not declared in schema", "FieldValueInvalid") for k in obj if k not in known_top]
+    spec = obj.get("spec") or {}
+    out += [("spec." + k, "field not declared in schema", "FieldValueInvalid")
+            for k in spec if k not in ("ingressClassName", "defaultBackend", "rules", "tls")]
+    if not spec.get("rules") and not spec.get("defaultBackend"):
+        out.append(("spec", "Invalid value: \"\": either `defaultBackend` or `rules` must be specified",
+                    "FieldValueInvalid"))
+    for i, rule in enumerate(spec.get("rules") or []):
+        f = "spec.rules[%d]" % i
+        if "host" in rule and not DNS1123_SUBDOMAIN.match(rule["host"].removeprefix("*.")):
+            out.append(invalid(f + ".host", rule["host"], MSG_DNS1123_SUBDOMAIN))
+        paths = ((rule.get("http") or {}).get("paths"))
+        if not paths:
+            out.append((f + ".http.paths", "Required value", "FieldValueRequired"))
+        for j, p in enumerate(paths or []):
+            pf = "%s.http.paths[%d]" % (f, j)
+            if p.get("pathType") not in ("Exact", "Prefix", "ImplementationSpecific"):
+                out.append(("%s.pathType" % pf, "Unsupported value: %s: supported values: \"Exact\", "
+                            "\"ImplementationSpecific\", \"Prefix\"" % json.dumps(p.get("pathType")),
+                            "FieldValueNotSupported"))
+            if not str(p.get("path", "")).startswith("/"):
+                out.append(invalid(pf + ".path", p.get("path", ""), "must be an absolute path"))
+            svc = ((p.get("backend") or {}).get("service")) or {}
+            if not svc.get("name") or not DNS1035_LABEL.match(svc["name"]):
+                out.append(invalid(pf + ".backend.service.name", svc.get("name", ""), MSG_DNS1035_LABEL))
+            port = svc.get("port") or {}
+            if ("number" in port) == ("name" in port):
+                out.append((pf + ".backend.service.port", "Invalid value: cannot set both port name & port number"
+                            if port else "Required value", "FieldValueInvalid"))
+            elif "number" in port and not (isinstance(port["number"], int) and 1 <= port["number"] <= 65535):
+                out.append(invalid(pf + ".backend.service.port.number", port["number"],
+                                   "must be between 1 and 65535, inclusive"))
+    return out
+
+
+def _without(obj, *paths):
+    o = copy.deepcopy(obj)
+    for path in paths:
+        cur = o
+        parts = path.split(".")
+        for p in parts[:-1]:
+            cur = cur.get(p) if isinstance(cur, dict) else None
+        if isinstance(cur, dict):
+            cur.pop(parts[-1], None)
+    return o
+
+
+def immutable_causes(kind, old, new):
+    """ValidateXUpdate: what may not change once an object exists. `new` may be adjusted
+    (fields the server allocated and the update left out are carried over, as the real server does)."""
+    out = []
+    os_, ns_ = old.get("spec") or {}, new.get("spec") or {}
+    if kind == "Job":
+        if "selector" in os_ and "selector" not in ns_:
+            ns_["selector"] = copy.deepcopy(os_["selector"])
+        if os_.get("selector") != ns_.get("selector"):
+            out.append(("spec.selector", "Invalid value: %s: field is immutable" % json.dumps(ns_.get("selector")),
+                        "FieldValueInvalid"))
+        if os_.get("template") != ns_.get("template"):
+            out.append(("spec.template", "Invalid value: %s: field is immutable" % json.dumps(ns_.get("template")),
+                        "FieldValueInvalid"))
+        if os_.get("completions") != ns_.get("completions"):
+            out.append(("spec.completions", "Invalid value: %s: field is immutable" % json.dumps(ns_.get("completions")),
+                        "FieldValueInvalid"))
+    elif kind == "PersistentVolumeClaim":
+        rest_old = _without(os_, "resources.requests.storage", "volumeAttributesClassName")
+        rest_new = _without(ns_, "resources.requests.storage", "volumeAttributesClassName")
+        if "volumeName" not in rest_new and "volumeName" in rest_old:
+            rest_new["volumeName"] = rest_old["volumeName"]
+        if rest_old != rest_new:
+            out.append(("spec", "Forbidden: spec is immutable after creation except resources.requests and "
+                        "volumeAttributesClassName for bound claims", "FieldValueForbidden"))
+        old_size = ((os_.get("resources") or {}).get("requests") or {}).get("storage")
+        new_size = ((ns_.get("resources") or {}).get("requests") or {}).get("storage")
+        if old_size is not None and new_size is not None and quantity_value(new_size) < quantity_value(old_size):
+            out.append(("spec.resources.requests.storage", "Forbidden: field can not be less than status.capacity",
+                        "FieldValueForbidden"))
+    elif kind == "Service":
+        if os_.get("clusterIP") and not ns_.get("clusterIP"):
+            ns_["clusterIP"] = os_["clusterIP"]
+            if "clusterIPs" in os_ and "clusterIPs" not in ns_:
+                ns_["clusterIPs"] = list(os_["clusterIPs"])
+        if os_.get("clusterIP") != ns_.get("clusterIP"):
+            out.append(("spec.clusterIP", "Invalid value: %s: field is immutable" % json.dumps(ns_.get("clusterIP")),
+                        "FieldValueInvalid"))
+    if kind in ("VolumeSnapshot",) and os_.get("source") != ns_.get("source"):
+        out.append(("spec.source", "Invalid value: \"object\": spec.source is immutable", "FieldValueInvalid"))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# Discovery (/api, /apis, /version, /openapi/v2): what a real client such as kubectl reads
+# before it touches a resource.
+
+SERVER_VERSION = {"major": "1", "minor": "29", "gitVersion": "v1.29.0", "gitCommit": "0" * 40,
+                  "gitTreeState": "clean", "buildDate": "2023-12-13T08:51:44Z", "goVersion": "go1.21.5",
+                  "compiler": "gc", "platform": "linux/amd64"}
+SHORT_NAMES = {"persistentvolumeclaims": ["pvc"], "services": ["svc"], "namespaces": ["ns"], "pods": ["po"],
+               "events": ["ev"], "nodes": ["no"], "configmaps": ["cm"], "serviceaccounts": ["sa"],
+               "volumesnapshots": ["vs"], "volumesnapshotclasses": ["vsclass", "vsclasses"],
+               "volumesnapshotcontents": ["vsc", "vscs"], "ingresses": ["ing"], "podgroups": ["pg"]}
+CATEGORIES = {"pods": ["all"], "services": ["all"], "jobs": ["all"]}
+SUBRESOURCES = {"pods": [("log", ["get"]), ("exec", ["create", "get"]), ("status", ["get", "patch", "update"])],
+                "jobs": [("status", ["get", "patch", "update"])], "services": [("status", ["get", "patch", "update"])],
+                "persistentvolumeclaims": [("status", ["get", "patch", "update"])],
+                "ingresses": [("status", ["get", "patch", "update"])],
+                "mpijobs": [("status", ["get", "patch", "update"])],
+                "volumesnapshots": [("status", ["get", "patch", "update"])]}
+VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+# The protobuf the real server answers to Accept: ...proto-openapi.spec.v2... (kubectl asks only
+# for it): an openapi_v2.Document with swagger "2.0" and info, and no definitions, so that
+# kubectl's client-side validation skips every kind and the server's (strict) validation decides.
+OPENAPI_V2_PB = (b"\x0a\x03" + b"2.0" + b"\x12" + bytes([len(b"\x0a\x0aKubernetes\x12\x07v1.29.0")]) +
+                 b"\x0a\x0aKubernetes\x12\x07v1.29.0")
+OPENAPI_V2_PB_TYPE = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+
+
+def age(timestamp):
+    """kubectl's short age ("45s", "3m", "2h", "5d") of an RFC 3339 time."""
+    try:
+        t = datetime.datetime.strptime(timestamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc)
+    except (TypeError, ValueError):
+        return "<unknown>"
+    s = max(0, int((datetime.datetime.now(datetime.timezone.utc) - t).total_seconds()))
+    for unit, n in (("d", 86400), ("h", 3600), ("m", 60)):
+        if s >= 2 * n or (unit == "m" and s >= n):
+            return "%d%s" % (s // n, unit)
+    return "%ds" % s
+
+
+# Columns of `kubectl get` (server-side printing, Accept: ...;as=Table): Name, the kind's own
+# columns as the real server prints them, Age.
+TABLE_COLUMNS = {
+    "PersistentVolumeClaim": [
+        ("Status", lambda o: (o.get("status") or {}).get("phase", "Pending")),
+        ("Volume", lambda o: (o.get("spec") or {}).get("volumeName", "")),
+        ("Capacity", lambda o: ((o.get("status") or {}).get("capacity") or {}).get("storage", "")),
+        ("Access Modes", lambda o: ",".join({"ReadWriteMany": "RWX", "ReadWriteOnce": "RWO", "ReadOnlyMany": "ROX",
+                                              "ReadWriteOncePod": "RWOP"}.get(m, m)
+                                             for m in (o.get("status") or {}).get("accessModes", []))),
+        ("StorageClass", lambda o: (o.get("spec") or {}).get("storageClassName", ""))],
+    "VolumeSnapshot": [
+        ("ReadyToUse", lambda o: (o.get("status") or {}).get("readyToUse", "")),
+        ("SourcePVC", lambda o: ((o.get("spec") or {}).get("source") or {}).get("persistentVolumeClaimName", "")),
+        ("RestoreSize", lambda o: (o.get("status") or {}).get("restoreSize", ""))],
+    "Pod": [("Status", lambda o: (o.get("status") or {}).get("phase", "Pending")),
+            ("Node", lambda o: (o.get("spec") or {}).get("nodeName", ""))],
+}
+
+
+def as_table(kind, objects, meta):
+    cols = TABLE_COLUMNS.get(kind, [])
+    defs = ([{"name": "Name", "type": "string", "format": "name", "description": "Name", "priority": 0}] +
+            [{"name": n, "type": "string", "format": "", "description": n, "priority": 0} for n, _ in cols] +
+            [{"name": "Age", "type": "string", "format": "", "description": "Age", "priority": 0}])
+    rows = [{"cells": [o["metadata"]["name"]] + [f(o) for _, f in cols] +
+             [age(o["metadata"].get("creationTimestamp"))],
+             "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o["metadata"]}}
+            for o in objects]
+    return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": meta, "columnDefinitions": defs,
+            "rows": rows}
+
+
+def group_versions():
+    """{group: [versions]} of RESOURCES, the preferred (first-listed stable) version first."""
+    out = {}
+    for group, version, _ in RESOURCES:
+        out.setdefault(group, [])
+        if version not in out[group]:
+            out[group].append(version)
+    for versions in out.values():
+        versions.sort(key=lambda v: ("alpha" in v or "beta" in v, v))
+    return out
+
+
+def api_resource_list(group, version):
+    gv = version if not group else group + "/" + version
+    resources = []
+    for (g, v, plural), (kind, namespaced, _) in sorted(RESOURCES.items(), key=lambda kv: kv[0][2]):
+        if (g, v) != (group, version):
+            continue
+        r = {"name": plural, "singularName": kind.lower(), "namespaced": namespaced, "kind": kind, "verbs": VERBS,
+             "storageVersionHash": hashlib.sha256(gv.encode() + kind.encode()).hexdigest()[:11]}
+        if plural in SHORT_NAMES:
+            r["shortNames"] = SHORT_NAMES[plural]
+        if plural in CATEGORIES:
+            r["categories"] = CATEGORIES[plural]
+        resources.append(r)
+        for sub, verbs in SUBRESOURCES.get(plural, []):
+            resources.append({"name": plural + "/" + sub, "singularName": "", "namespaced": namespaced,
+                              "kind": "PodExecOptions" if sub == "exec" else kind, "verbs": verbs})
+    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}
+
+
+def api_group(group, versions):
+    gvs = [{"groupVersion": group + "/" + v, "version": v} for v in versions]
+    return {"kind": "APIGroup", "apiVersion": "v1", "name": group, "versions": gvs, "preferredVersion": gvs[0]}
+
+
+def discovery(path, accept, host):
+    """(content type, body) of a discovery document, or None when `path` is not one."""
+    if path == "/version":
+        return "application/json", SERVER_VERSION
+    if path == "/api":
+        return "application/json", {"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": [
+            {"clientCIDR": "0.0.0.0/0", "serverAddress": host}]}
+    groups = group_versions()
+    if path == "/apis":
+        return "application/json", {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
+            api_group(g, vs) for g, vs in sorted(groups.items()) if g]}
+    parts = [p for p in path.split("/") if p]
+    if parts == ["api", "v1"]:
+        return "application/json", api_resource_list("", "v1")
+    if len(parts) == 2 and parts[0] == "apis" and parts[1] in groups and parts[1]:
+        return "application/json", api_group(parts[1], groups[parts[1]])
+    if len(parts) == 3 and parts[0] == "apis" and parts[2] in groups.get(parts[1], []):
+        return "application/json", api_resource_list(parts[1], parts[2])
+    if path == "/openapi/v2":
+        if "protobuf" in accept:
+            return OPENAPI_V2_PB_TYPE, OPENAPI_V2_PB
+        return "application/json", {"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.29.0"},
+                                    "paths": {}, "definitions": {}}
+    return None
 
 
 def now_rfc3339():
@@ -148,6 +611,8 @@ class Schemas:
     def errors(self, key, obj):
         """List of (field, message) for schema violations of obj."""
         out = []
+        if RESOURCES[key][2] is None:
+            return out  # checked by hand in semantic_causes
         for err in self.validator(key).iter_errors(obj):
             field = ".".join(str(p) for p in err.absolute_path)
             if err.validator == "additionalProperties":
@@ -258,6 +723,15 @@ def fields_match(obj, sel):
             if field_value(obj, k) != v:
                 return False
     return True
+
+
+def raise_invalid(key, kind, name, causes):
+    """The real API server's 422: reason Invalid, one cause per broken rule."""
+    if causes:
+        msg = '%s "%s" is invalid: %s' % (kind, name, "; ".join("%s: %s" % (f, m) for f, m, _ in causes))
+        raise ApiFailure(422, "Invalid", msg, {"name": name, "group": key[0], "kind": kind,
+                                             "causes": [{"field": f, "message": m, "reason": r}
+                                                        for f, m, r in causes]})
 
 
 def status_obj(code, reason, message, details=None):
@@ -473,6 +947,11 @@ class Handler(BaseHTTPRequestHandler):
                     if key and (key[1] if not key[0] else key[0] + "/" + key[1]) != doc.get("apiVersion"):
                         key = None
                     errs = srv.schemas.errors(key, doc) if key else []
+                    if key:
+                        try:
+                            errs += semantic_causes(doc["kind"], doc)
+                        except BadQuantity as e:
+                            errs.append(("", str(e), "BadRequest"))
                     results.append({"kind": doc.get("kind"), "apiVersion": doc.get("apiVersion"),
                                     "name": (doc.get("metadata") or {}).get("name"), "validated": bool(key),
                                     "errors": ["%s: %s" % (f_, m) for f_, m, _ in errs]})
@@ -507,6 +986,17 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- REST ----------------------------------------------------------------------------
     def route(self, method, path, q, body, fault):
+        found = discovery(path.rstrip("/") or "/", self.headers.get("Accept", ""),
+                          "%s:%d" % self.server.server_address[:2]) if method == "GET" else None
+        if found:
+            ctype, doc = found
+            data = doc if isinstance(doc, bytes) else json.dumps(doc).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return None
         parts = [p for p in path.split("/") if p]
         if parts[:2] == ["api", "v1"]:
             group, version, rest = "", "v1", parts[2:]
@@ -530,13 +1020,20 @@ class Handler(BaseHTTPRequestHandler):
         if method == "GET" and name is None:
             if q.get("watch") in ("1", "true"):
                 return self.watch(key, ns, q, fault)
-            return self.send_raw(200, self.list(key, kind, ns, q, fault))
+            page = self.list(key, kind, ns, q, fault)
+            if "as=Table" in self.headers.get("Accept", ""):
+                doc = json.loads(page)
+                return self.send_json(200, as_table(kind, doc["items"], doc["metadata"]))
+            return self.send_raw(200, page)
         if method == "GET" and sub == "log":
             return self.logs(ns, name, q, fault)
         if method == "GET" and key == ("", "v1", "pods") and sub == "exec":
             return self.exec_websocket(ns, name)
         if method == "GET":
-            return self.send_json(200, self.get(key, kind, ns, name))
+            obj = self.get(key, kind, ns, name)
+            if "as=Table" in self.headers.get("Accept", ""):
+                return self.send_json(200, as_table(kind, [obj], {"resourceVersion": obj["metadata"]["resourceVersion"]}))
+            return self.send_json(200, obj)
         if method == "POST" and name is None:
             obj = self.create(key, kind, ns, json.loads(body or b"{}"), q)
             if fault and fault["action"] == "drop_after":
@@ -769,17 +1266,15 @@ class Handler(BaseHTTPRequestHandler):
         causes = []
         if not name:
             causes.append(("metadata.name", "name or generateName is required", "FieldValueRequired"))
-        elif not DNS1123_SUBDOMAIN.match(name) or len(name) > 253:
-            causes.append(("metadata.name", "a lowercase RFC 1123 subdomain must consist of lower case "
-                           "alphanumeric characters, '-' or '.'", "FieldValueInvalid"))
         if meta.get("namespace") and meta["namespace"] != ns:
             raise ApiFailure(400, "BadRequest", "the namespace of the object does not match the request")
-        causes += self.server.schemas.errors(key, obj)
-        if causes:
-            msg = '%s "%s" is invalid: %s' % (kind, name, "; ".join("%s: %s" % (f, m) for f, m, _ in causes))
-            raise ApiFailure(422, "Invalid", msg, {"name": name, "group": key[0], "kind": kind,
-                                                 "causes": [{"field": f, "message": m, "reason": r}
-                                                            for f, m, r in causes]})
+        try:  # the decoder reads quantities before any validation: a bad one is a 400
+            causes += semantic_causes(kind, obj)
+        except BadQuantity as e:
+            raise ApiFailure(400, "BadRequest", '%s in version "%s" cannot be handled as a %s: %s'
+                             % (kind, key[1], kind, e))
+        causes = self.server.schemas.errors(key, obj) + causes
+        raise_invalid(key, kind, name, causes)
 
     def create(self, key, kind, ns, obj, q):
         store = self.server.store
@@ -802,9 +1297,40 @@ class Handler(BaseHTTPRequestHandler):
             if q.get("dryRun") == "All":
                 return obj
             obj.pop("status", None)  # status is written by controllers only
+            if kind == "Service":
+                self.allocate_service(obj)
             store.put(key, ns, obj, "ADDED")
             self.react(kind, ns, obj)
             return copy.deepcopy(obj)
+
+    def allocate_service(self, svc):
+        """The allocators: a clusterIP, and a nodePort for each port of a NodePort/LoadBalancer
+        Service that names none (lock held)."""
+        spec = svc["spec"]
+        store = self.server.store
+        if spec.get("type", "ClusterIP") != "ExternalName" and not spec.get("clusterIP"):
+            n = sum(1 for k in store.objects if k[0] == KIND_TO_RESOURCE["Service"]) + 10
+            spec["clusterIP"] = "10.0.%d.%d" % (n // 250, n % 250 + 1)
+            spec["clusterIPs"] = [spec["clusterIP"]]
+        if spec.get("type") in ("NodePort", "LoadBalancer"):
+            used = {p.get("nodePort") for o in store.objects.values() if o.get("kind") == "Service"
+                    for p in (o.get("spec") or {}).get("ports") or []}
+            for p in spec.get("ports") or []:
+                if "nodePort" in p:
+                    if p["nodePort"] in used:
+                        raise ApiFailure(422, "Invalid", 'Service "%s" is invalid: spec.ports[0].nodePort: Invalid '
+                                         'value: %d: provided port is already allocated'
+                                         % (svc["metadata"]["name"], p["nodePort"]),
+                                         {"name": svc["metadata"]["name"], "kind": "Service", "causes": [
+                                             {"field": "spec.ports[0].nodePort", "reason": "FieldValueInvalid",
+                                              "message": "Invalid value: %d: provided port is already allocated"
+                                              % p["nodePort"]}]})
+                    used.add(p["nodePort"])
+            for p in spec.get("ports") or []:
+                if "nodePort" not in p:
+                    port = next(n for n in range(MIN_NODE_PORT, MAX_NODE_PORT + 1) if n not in used)
+                    p["nodePort"] = port
+                    used.add(port)
 
     def replace(self, key, kind, ns, name, obj, sub):
         store = self.server.store
@@ -822,6 +1348,7 @@ class Handler(BaseHTTPRequestHandler):
                 new["metadata"][f] = old["metadata"][f]
             if sub != "status":
                 new["status"] = old.get("status", new.get("status"))
+                raise_invalid(key, kind, name, immutable_causes(kind, old, new))
             store.put(key, ns, new, "MODIFIED")
             return copy.deepcopy(new)
 
@@ -844,6 +1371,7 @@ class Handler(BaseHTTPRequestHandler):
             if old is None:
                 raise ApiFailure(404, "NotFound", '%s "%s" not found' % (key[2], name))
             new = merge(old, patch)
+            raise_invalid(key, kind, name, immutable_causes(kind, old, new))
             check = copy.deepcopy(new)
             for f in ("uid", "creationTimestamp", "resourceVersion", "generation"):
                 check["metadata"].pop(f, None)
@@ -916,6 +1444,7 @@ class Handler(BaseHTTPRequestHandler):
             store.put(KIND_TO_RESOURCE["MPIJob"], ns, st, "MODIFIED")
         elif kind == "PersistentVolumeClaim":
             st = dict(obj)
+            st["spec"] = dict(obj["spec"], volumeName="pvc-" + obj["metadata"]["uid"])  # the binder's PV
             st["status"] = {"phase": "Bound", "accessModes": obj["spec"].get("accessModes", []),
                             "capacity": {"storage": obj["spec"]["resources"]["requests"]["storage"]}}
             store.put(KIND_TO_RESOURCE["PersistentVolumeClaim"], ns, st, "MODIFIED")

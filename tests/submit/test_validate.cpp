@@ -26,8 +26,10 @@ JobSpec valid_spec() {
   s.pvcs.push_back({false, "pvc-download-tusimple-data-0", "", "", "/mnt", true});
   s.volumes.push_back({"/host", "/in", true});
   s.env.push_back({"BATCH_SIZE", "33"});
-  s.ports.push_back("8080:80");
+  s.ports.push_back("30080:80");
   s.service_type = "nodeport";
+  s.cpu = "500m";
+  s.memory = "2Gi";
   return s;
 }
 
@@ -129,6 +131,47 @@ TEST_CASE("validate: each rule has one message naming the flag and the fix") {
       {"service type", [](JobSpec& s) { s.service_type = "magic"; },
        "--service-type 'magic': use portforward, loadbalancer, nodeport or ingress"},
       {"service without port", [](JobSpec& s) { s.ports.clear(); }, "--service-type needs at least one --port"},
+      {"node port below the range", [](JobSpec& s) { s.ports = {"8080:80"}; },
+       "--port '8080:80': with --service-type nodeport the external port is the node port, which must be "
+       "30000-32767 (e.g. --port 30080:80); or give only the container port and Kubernetes picks one"},
+      {"node port above the range", [](JobSpec& s) { s.ports = {"32768:8888"}; },
+       "--port '32768:8888': with --service-type nodeport the external port is the node port, which must be "
+       "30000-32767 (e.g. --port 30080:8888); or give only the container port and Kubernetes picks one"},
+      {"cpu not a quantity", [](JobSpec& s) { s.cpu = "lots"; },
+       "--cpu 'lots': not a Kubernetes quantity; use e.g. 2, 0.5 or 500m (cores)"},
+      {"cpu with a byte unit", [](JobSpec& s) { s.cpu = "2GB"; },
+       "--cpu '2GB': not a Kubernetes quantity; use e.g. 2, 0.5 or 500m (cores)"},
+      {"memory in MB", [](JobSpec& s) { s.memory = "512MB"; },
+       "--memory '512MB': not a Kubernetes quantity; use e.g. 512M (10^N bytes) or 512Mi (2^N bytes)"},
+      {"memory with a bare B", [](JobSpec& s) { s.memory = "512B"; },
+       "--memory '512B': not a Kubernetes quantity; use e.g. 2G or 2Gi (suffixes k M G T P E, Ki Mi Gi Ti Pi Ei)"},
+      {"cpu negative", [](JobSpec& s) { s.cpu = "-1"; },
+       "--cpu '-1': must not be negative; use e.g. 2, 0.5 or 500m (cores)"},
+      {"memory with a B", [](JobSpec& s) { s.memory = "2GB"; },
+       "--memory '2GB': not a Kubernetes quantity; use e.g. 2G (10^N bytes) or 2Gi (2^N bytes)"},
+      {"memory with KiB", [](JobSpec& s) { s.memory = "512KiB"; },
+       "--memory '512KiB': not a Kubernetes quantity; use e.g. 512k (10^N bytes) or 512Ki (2^N bytes)"},
+      {"memory lower-case unit", [](JobSpec& s) { s.memory = "2gi"; },
+       "--memory '2gi': not a Kubernetes quantity; use e.g. 2G or 2Gi (suffixes k M G T P E, Ki Mi Gi Ti Pi Ei)"},
+      {"shm size", [](JobSpec& s) { s.large_shm = true; s.shm_size = "8 GB"; },
+       "--shm-size '8 GB': not a Kubernetes quantity; use e.g. 8Gi"},
+      {"host path with ..", [](JobSpec& s) { s.volumes[0].host_path = "/data/../etc"; },
+       "-v #1 '/data/../etc:/in': the host path must not contain '..'; write the directory it means without it "
+       "(e.g. -v /data:/data)"},
+      {"pvc mount path with ..", [](JobSpec& s) { s.pvcs[0].mount_path = "/mnt/.."; },
+       "--pvc #1: the mount path '/mnt/..' must not contain '..'; write the directory it means (e.g. /mnt/data)"},
+      {"container path with ..", [](JobSpec& s) { s.volumes[0].container_path = "/in/../x"; },
+       "-v #1: the mount path '/in/../x' must not contain '..'; write the directory it means (e.g. /mnt/data)"},
+      {"mount at /", [](JobSpec& s) { s.pvcs[1].mount_path = "/"; },
+       "--pvc #2: the mount path '/' would hide the image's whole filesystem; mount under a directory such as /mnt"},
+      {"mount at //", [](JobSpec& s) { s.volumes[0].container_path = "//"; },
+       "-v #1: the mount path '//' would hide the image's whole filesystem; mount under a directory such as /mnt"},
+      {"two claims at one path", [](JobSpec& s) { s.pvcs[1].mount_path = "/data/"; },
+       "--pvc #1 and --pvc #2 both mount at '/data/'; give each a different mount path"},
+      {"a claim and a host path at one path", [](JobSpec& s) { s.volumes[0].container_path = "/mnt"; },
+       "--pvc #2 and -v #1 both mount at '/mnt'; give each a different mount path"},
+      {"a host path at /dev/shm with --large-shm", [](JobSpec& s) { s.large_shm = true; s.volumes[0].container_path = "/dev/shm"; },
+       "-v #1 and --large-shm both mount at '/dev/shm'; give each a different mount path"},
   }));
   INFO("rule: " << c.rule);
   JobSpec s = valid_spec();
@@ -151,6 +194,30 @@ TEST_CASE("validate: an MPI job's name leaves room for -launcher and -worker-N, 
   s.type = JobType::kTrain;  // a single-process job has no such pods: the 63-character label rule only
   s.processes = 1;
   CHECK_NOTHROW(lane::submit::validate(s));
+}
+
+TEST_CASE("validate: what the new path and quantity rules still accept") {
+  JobSpec s = valid_spec();
+  s.ports = {"30000:80", "32767:81", "8888"};  // the node port range's ends; a bare port lets Kubernetes pick
+  s.volumes[0].host_path = "/data/..hidden/x..y";  // '..' inside a name is not a backstep
+  s.volumes[0].container_path = "/in/...";
+  s.cpu = "1.5";
+  s.memory = "1e9";
+  s.large_shm = true;
+  s.shm_size = "8Gi";
+  CHECK_NOTHROW(lane::submit::validate(s));
+  s.service_type = "loadbalancer";  // the node port range is a nodeport rule only
+  s.ports = {"8080:80"};
+  CHECK_NOTHROW(lane::submit::validate(s));
+  s.large_shm = false;
+  s.volumes[0].container_path = "/dev/shm";  // without --large-shm /dev/shm is free
+  CHECK_NOTHROW(lane::submit::validate(s));
+}
+
+TEST_CASE("validate: a job name that is not a DNS-1035 label (the Service's name) is refused with --port") {
+  JobSpec s = valid_spec();
+  s.name = "1job";  // a DNS-1123 label but not DNS-1035: the job-name rule covers the Service's name
+  CHECK(message_of(s) == "invalid job name (--name) '1job': must start with a letter, as Run:AI requires (e.g. 'job-1job')");
 }
 
 TEST_CASE("validate_project_name: a DNS-1123 label that leaves room for runai- (57 characters)") {

@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "fake_server.h"
+#include "kube_backend_fixture.h"
 #include "submit/core/errors.h"
 #include "submit/kube/kube_backend.h"
 #include "submit/kube/mapping.h"
@@ -17,16 +18,7 @@ namespace res = lane::kube::resources;
 
 namespace {
 
-struct Fixture {
-  lane::test::FakeApiServer server;
-  std::shared_ptr<lane::kube::KubeClient> client;
-  KubeBackend backend;
-  Fixture()
-      : client(std::make_shared<lane::kube::KubeClient>(server.connection())),
-        backend(client, KubeSettings{}, "lane-detection") {
-    backend.projects().create_project({"lane-detection", 3, true});
-  }
-};
+using Fixture = lane::test::KubeBackendFixture;
 
 // runai submit --name download-tusimple-data --pvc azurenetappfiles:100Gi:/mnt --image ...
 JobSpec seed_download() {

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cctype>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -15,6 +17,23 @@ namespace {
 
 bool is_whole(double g) { return std::floor(g) == g; }
 bool is_absolute(const std::string& path) { return !path.empty() && path[0] == '/'; }
+
+// A path component "..", as Kubernetes refuses in mount and host paths.
+bool has_backstep(const std::string& path) {
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    if (path.compare(start, end - start, "..") == 0 && end - start == 2) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+std::string without_trailing_slashes(std::string path) {
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  return path;
+}
 
 bool starts_with_letter(const std::string& name) { return !name.empty() && name[0] >= 'a' && name[0] <= 'z'; }
 
@@ -95,7 +114,78 @@ void check_host_mounts(const JobSpec& spec) {
     if (!is_absolute(v.host_path) || !is_absolute(v.container_path))
       throw UsageError(fmt::format("-v #{} '{}:{}': both paths must be absolute (e.g. -v /data:/data:ro)", i + 1,
                                    v.host_path, v.container_path));
+    if (has_backstep(v.host_path))
+      throw UsageError(fmt::format("-v #{} '{}:{}': the host path must not contain '..'; write the directory it "
+                                   "means without it (e.g. -v /data:/data)",
+                                   i + 1, v.host_path, v.container_path));
   }
+}
+
+// Every path the job's containers mount, named as the user gave it: --pvc, -v, then /dev/shm.
+struct MountPoint {
+  std::string source;  // "--pvc #1", "-v #2", "--large-shm"
+  std::string path;
+};
+
+std::vector<MountPoint> mount_points(const JobSpec& spec) {
+  std::vector<MountPoint> out;
+  for (size_t i = 0; i < spec.pvcs.size(); ++i)
+    out.push_back({fmt::format("--pvc #{}", i + 1), spec.pvcs[i].mount_path});
+  for (size_t i = 0; i < spec.volumes.size(); ++i)
+    out.push_back({fmt::format("-v #{}", i + 1), spec.volumes[i].container_path});
+  if (spec.large_shm) out.push_back({"--large-shm", "/dev/shm"});
+  return out;
+}
+
+// Kubernetes refuses '..' in a mount path, two mounts at one path, and the job sees nothing of its
+// image under a mount at '/'. Paths compare without trailing '/' ("/mnt/" is "/mnt").
+void check_mount_paths(const JobSpec& spec) {
+  const auto points = mount_points(spec);
+  for (size_t i = 0; i < points.size(); ++i) {
+    const auto& p = points[i];
+    if (has_backstep(p.path))
+      throw UsageError(fmt::format("{}: the mount path '{}' must not contain '..'; write the directory it means "
+                                   "(e.g. /mnt/data)",
+                                   p.source, p.path));
+    if (without_trailing_slashes(p.path).empty())
+      throw UsageError(fmt::format("{}: the mount path '{}' would hide the image's whole filesystem; mount under a "
+                                   "directory such as /mnt",
+                                   p.source, p.path));
+    for (size_t j = 0; j < i; ++j)
+      if (without_trailing_slashes(points[j].path) == without_trailing_slashes(p.path))
+        throw UsageError(fmt::format("{} and {} both mount at '{}'; give each a different mount path", points[j].source,
+                                     p.source, p.path));
+  }
+}
+
+// A size written with a byte unit ("2GB", "512MB", "1KiB"; a quantity's unit has no 'B'): the two
+// quantities it may mean ("2G (10^N bytes) or 2Gi (2^N bytes)"), or "" for anything else.
+std::string byte_unit_hint(const std::string& value) {
+  if (value.size() < 2 || (value.back() != 'B' && value.back() != 'b')) return "";
+  std::string decimal = value.substr(0, value.size() - 1);
+  if (decimal.back() == 'i') decimal.pop_back();
+  if (decimal.empty() || !std::isalpha(static_cast<unsigned char>(decimal.back()))) return "";
+  if (decimal.back() == 'K') decimal.back() = 'k';  // decimal kilo is 'k', binary 'Ki'
+  if (!is_quantity(decimal)) return "";
+  std::string binary = decimal;
+  if (binary.back() == 'k') binary.back() = 'K';
+  return fmt::format("{} (10^N bytes) or {}i (2^N bytes)", decimal, binary);
+}
+
+// --cpu, --memory and --shm-size become requests/limits or a sizeLimit: Kubernetes quantities >= 0.
+void check_quantity(const std::string& value, const char* flag, const char* example, bool bytes) {
+  if (value.empty()) return;
+  auto q = parse_quantity(value);
+  if (q && *q >= 0) return;
+  std::string hint = bytes ? byte_unit_hint(value) : "";
+  throw UsageError(fmt::format("{} '{}': {}; use e.g. {}", flag, value,
+                               q ? "must not be negative" : "not a Kubernetes quantity", hint.empty() ? example : hint));
+}
+
+void check_resources(const JobSpec& spec) {
+  check_quantity(spec.cpu, "--cpu", "2, 0.5 or 500m (cores)", false);
+  check_quantity(spec.memory, "--memory", "2G or 2Gi (suffixes k M G T P E, Ki Mi Gi Ti Pi Ei)", true);
+  check_quantity(spec.shm_size, "--shm-size", "8Gi", true);
 }
 
 void check_env(const JobSpec& spec) {
@@ -119,6 +209,16 @@ void check_ports(const JobSpec& spec) {
   if (!known)
     throw UsageError("--service-type '" + spec.service_type + "': use portforward, loadbalancer, nodeport or ingress");
   if (spec.ports.empty()) throw UsageError("--service-type needs at least one --port");
+  if (spec.service_type != "nodeport") return;
+  for (const auto& p : spec.ports) {
+    if (p.find(':') == std::string::npos) continue;  // Kubernetes picks the node port
+    const int node_port = parse_port_mapping(p)->external;
+    if (node_port < kMinNodePort || node_port > kMaxNodePort)
+      throw UsageError(fmt::format(
+          "--port '{}': with --service-type nodeport the external port is the node port, which must be {}-{} "
+          "(e.g. --port {}:{}); or give only the container port and Kubernetes picks one",
+          p, kMinNodePort, kMaxNodePort, kMinNodePort + 80, parse_port_mapping(p)->container));
+  }
 }
 
 void check_all(const JobSpec& spec, bool named) {
@@ -129,6 +229,8 @@ void check_all(const JobSpec& spec, bool named) {
   check_counts(spec);
   check_pvcs(spec, named);
   check_host_mounts(spec);
+  check_mount_paths(spec);
+  check_resources(spec);
   check_env(spec);
   check_ports(spec);
 }

@@ -14,6 +14,11 @@ namespace lane::submit {
 inline constexpr double kMinGpuFraction = 0.001;
 inline constexpr double kMaxGpusPerProcess = 1e6;
 
+// The node port range of a default API server (--service-node-port-range): the external port of
+// `--port EXT:CONTAINER` with --service-type nodeport.
+inline constexpr int kMinNodePort = 30000;
+inline constexpr int kMaxNodePort = 32767;
+
 // A project name: a DNS-1123 label of at most 57 characters, so that its namespace
 // (project_namespace, workload.h) fits in 63 on every backend and a project moves between
 // backends unchanged. `field` names the flag or argument

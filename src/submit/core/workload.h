@@ -125,6 +125,9 @@ struct JobInfo {
   int64_t created_unix_ms = 0;
   int64_t started_unix_ms = 0;   // 0 = never started
   int64_t finished_unix_ms = 0;  // 0 = not finished
+  // SERVICE URL(S) of list/describe, from the objects' status: "<host>:<port>" for a node port or
+  // a load balancer, "<host>/<path>" for an ingress; empty until the cluster reports an address.
+  std::vector<std::string> service_urls;
 };
 
 // Projects are namespaces `runai-<project>` on Kubernetes, as with Run:AI.

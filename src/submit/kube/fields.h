@@ -15,6 +15,8 @@ inline constexpr const char* kJobKind = "Job";                      // batch/v1
 inline constexpr const char* kJobApiVersion = "batch/v1";
 inline constexpr const char* kMpiJobKind = "MPIJob";                // Kubeflow MPI Operator
 inline constexpr const char* kMpiJobApiVersion = "kubeflow.org/v2beta1";
+inline constexpr const char* kIngressKind = "Ingress";              // --service-type ingress
+inline constexpr const char* kIngressApiVersion = "networking.k8s.io/v1";
 
 // The queue label KAI-Scheduler reads (KubeSettings::queue_label), and the label runai puts on
 // a project's namespace (KubeSettings::project_label).

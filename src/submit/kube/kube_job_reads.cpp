@@ -96,6 +96,7 @@ std::vector<JobInfo> KubeJobs::list_jobs(const std::optional<std::string>& proje
       if (project_ns.count(ctx_.ns_of(j.spec.project))) out.push_back(std::move(j));
     }
   }
+  fill_service_urls(project ? ctx_.ns_of(*project) : "", out);
   std::sort(out.begin(), out.end(), [](const JobInfo& a, const JobInfo& b) {
     return a.spec.project != b.spec.project ? a.spec.project < b.spec.project : a.spec.name < b.spec.name;
   });
@@ -138,7 +139,9 @@ std::optional<JobInfo> KubeJobs::describe_job(const std::string& name, const std
     std::stable_sort(info.events.begin(), info.events.end(),
                      [](const JobEvent& a, const JobEvent& b) { return a.time_unix_ms < b.time_unix_ms; });
   }
-  return info;
+  std::vector<JobInfo> one{std::move(info)};
+  fill_service_urls(ns, one);
+  return std::move(one.front());
 }
 
 }  // namespace lane::submit::kube

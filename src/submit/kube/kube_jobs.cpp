@@ -58,6 +58,7 @@ JobInfo KubeJobs::submit(const JobSpec& spec) {
     const lane::kube::Resource& r = kind == "PersistentVolumeClaim" ? res::kPvc
                                     : kind == "MPIJob"              ? res::kMpiJob
                                     : kind == "Job"                 ? res::kJob
+                                    : kind == kIngressKind          ? res::kIngress
                                                                     : res::kService;
     try {
       ctx_.client->create_idempotent(r, ns, obj);
@@ -89,24 +90,29 @@ bool KubeJobs::delete_job(const std::string& name, const std::string& project) {
   auto w = find_workload(ns, name);
   if (!w) return false;
   const auto& r = text(*w, "kind") == "MPIJob" ? res::kMpiJob : res::kJob;
+  const bool ingress = job_info_from_objects(ctx_.settings, *w, {}).spec.service_type == "ingress";
   try {
     ctx_.client->remove(r, ns, name, ctx_.settings.delete_propagation);
   } catch (const ApiError& e) {
     if (e.not_found()) return false;
     throw;
   }
-  // The Service made for --port belongs to the job; claims stay (they hold the data).
-  if (auto svc = ctx_.client->try_get(res::kService, ns, name)) {
-    auto labels = (*svc)["metadata"].value("labels", Json::object());
-    if (text(labels, kJobLabel) == name) {
-      try {
-        ctx_.client->remove(res::kService, ns, name, "Background");
-      } catch (const ApiError& e) {
-        if (!e.not_found()) throw;
-      }
-    }
-  }
+  // The Service and Ingress made for --port belong to the job; claims stay (they hold the data).
+  remove_if_job_owns(res::kService, ns, name);
+  if (ingress) remove_if_job_owns(res::kIngress, ns, name);
   return true;
+}
+
+void KubeJobs::remove_if_job_owns(const lane::kube::Resource& r, const std::string& ns, const std::string& job) {
+  auto obj = ctx_.client->try_get(r, ns, job);
+  if (!obj) return;
+  auto labels = (*obj)["metadata"].value("labels", Json::object());
+  if (text(labels, kJobLabel) != job) return;
+  try {
+    ctx_.client->remove(r, ns, job, "Background");
+  } catch (const ApiError& e) {
+    if (!e.not_found()) throw;
+  }
 }
 
 std::vector<std::string> KubeJobs::delete_all_jobs(const std::string& project) {

@@ -34,6 +34,11 @@ class KubeJobs : public Jobs {
   // The workload (Job or MPIJob) named `name` in `ns`, or nullopt.
   std::optional<nlohmann::json> find_workload(const std::string& ns, const std::string& name);
   std::string chief_pod(const std::string& ns, const nlohmann::json& workload);
+  // Deletes the object `job` of `r` in `ns` when it carries the job's label (a Service or Ingress).
+  void remove_if_job_owns(const lane::kube::Resource& r, const std::string& ns, const std::string& job);
+  // Fills JobInfo::service_urls of `jobs` (all in `ns`, "" = any) from their Services, Ingresses
+  // and the nodes they run on (kube_service_urls.cpp).
+  void fill_service_urls(const std::string& ns, std::vector<JobInfo>& jobs);
 
   const KubeContext& ctx_;
 };

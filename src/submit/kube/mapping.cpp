@@ -159,6 +159,33 @@ Json service_object(const KubeSettings& s, const JobSpec& spec) {
               {"spec", {{"type", type}, {"selector", {{kReleaseLabel, spec.name}}}, {"ports", ports}}}};
 }
 
+// The Ingress rule path of --port #port_index+1: /<project>-<job>, then
+// /<project>-<job>-<container port> for further ports.
+std::string ingress_path(const JobSpec& spec, size_t port_index) {
+  std::string path = "/" + spec.project + "-" + spec.name;
+  if (port_index > 0) path += "-" + std::to_string(port_of(spec.ports[port_index]).container);
+  return path;
+}
+
+// --service-type ingress: an Ingress named after the job in front of its ClusterIP Service, one
+// path per --port (to the Service's port, the external one of EXT:CONTAINER).
+Json ingress_object(const KubeSettings& s, const JobSpec& spec) {
+  Json paths = Json::array();
+  for (size_t i = 0; i < spec.ports.size(); ++i) {
+    paths.push_back({{"path", ingress_path(spec, i)},
+                     {"pathType", "Prefix"},
+                     {"backend",
+                      {{"service", {{"name", spec.name}, {"port", {{"number", port_of(spec.ports[i]).external}}}}}}}});
+  }
+  return Json{{"apiVersion", kIngressApiVersion},
+              {"kind", kIngressKind},
+              {"metadata",
+               {{"name", spec.name},
+                {"namespace", project_namespace(s, spec.project)},
+                {"labels", {{kJobLabel, spec.name}, {kProjectLabel, spec.project}, {kManagedByLabel, kManagedByValue}}}}},
+              {"spec", {{"rules", Json::array({{{"http", {{"paths", paths}}}}})}}}};
+}
+
 }  // namespace
 
 std::string format_gpu(double gpu) { return fmt::format("{:g}", gpu); }
@@ -257,6 +284,8 @@ std::vector<Json> render_job(const KubeSettings& s, const JobSpec& spec) {
   }
   out.push_back(spec.type == JobType::kMpi ? mpijob_object(s, spec) : batch_job_object(s, spec));
   if (!spec.ports.empty() && spec.type != JobType::kMpi) out.push_back(service_object(s, spec));
+  if (!spec.ports.empty() && spec.type != JobType::kMpi && spec.service_type == "ingress")
+    out.push_back(ingress_object(s, spec));
   return out;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // JobSpec -> Kubernetes objects, as pure functions (no I/O). `lanectl submit --dry-run -o yaml`
 // prints exactly what these return; submit creates them in order. See docs/kubernetes.md.
-//   submit      -> PVCs (new --pvc claims), batch/v1 Job, Service (--port / --service-type)
+//   submit      -> PVCs (new --pvc claims), batch/v1 Job, Service (--port / --service-type),
+//                  Ingress (--service-type ingress)
 //   submit-mpi  -> PVCs, kubeflow.org/v2beta1 MPIJob (Launcher 1 + Worker --processes)
 //   project     -> Namespace runai-<p> (label runai/queue=<p>) + KAI Queue <p> (scheduling.run.ai/v2)
 #include <string>
@@ -22,7 +23,8 @@ std::string project_namespace(const KubeSettings& s, const std::string& project)
 Json namespace_object(const KubeSettings& s, const std::string& project);
 Json queue_object(const KubeSettings& s, const ProjectSpec& project);
 
-// All objects of a submission in creation order (PVCs first, the workload, then a Service).
+// All objects of a submission in creation order (PVCs first, the workload, then a Service and
+// an Ingress).
 // The spec is checked first (submit/core/validate.h): UsageError naming the flag, nothing rendered.
 std::vector<Json> render_job(const KubeSettings& s, const JobSpec& spec);
 

@@ -1,0 +1,350 @@
+#!/usr/bin/python3
+"""The test API server refuses what a real API server refuses: each case posts an object that
+passes the schema but breaks one server-side rule and expects the real server's answer (422
+Invalid with a cause naming the field, or 400 for a quantity the decoder cannot read); the same
+object with the rule kept is accepted, so each rule is shown to fire. Also discovery documents.
+
+Usage: test_apiserver_rules.py SCHEMAS_DIR"""
+import copy
+import json
+import os
+import subprocess
+import sys
+import unittest
+import urllib.error
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCHEMAS = sys.argv.pop(1) if len(sys.argv) > 1 else os.path.join(HERE, "..", "data", "k8s-schemas")
+NS = "runai-rules"
+
+
+class Server:
+    def __init__(self):
+        self.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "fake_apiserver.py"), "--schemas", SCHEMAS],
+                                     stdout=subprocess.PIPE, text=True)
+        self.url = "http://127.0.0.1:%s" % self.proc.stdout.readline().split()[1]
+
+    def call(self, method, path, body=None, ctype="application/json", accept=None):
+        req = urllib.request.Request(self.url + path, method=method,
+                                     data=None if body is None else json.dumps(body).encode())
+        req.add_header("Content-Type", ctype)
+        if accept:
+            req.add_header("Accept", accept)
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status, r.headers.get("Content-Type"), r.read()
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers.get("Content-Type"), e.read()
+
+    def json(self, method, path, body=None, **kw):
+        code, _, data = self.call(method, path, body, **kw)
+        return code, json.loads(data)
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait()
+
+
+def meta(name, **extra):
+    return dict({"name": name, "namespace": NS}, **extra)
+
+
+def job(name="train", **container):
+    c = dict({"name": "main", "image": "busybox"}, **container)
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta(name),
+            "spec": {"template": {"metadata": {"labels": {"app": "x"}},
+                                  "spec": {"restartPolicy": "Never", "containers": [c]}}}}
+
+
+def service(name="train", port=None, svc_type="NodePort"):
+    p = {"name": "http", "port": 80, "targetPort": 80}
+    if port is not None:
+        p["nodePort"] = port
+    return {"apiVersion": "v1", "kind": "Service", "metadata": meta(name),
+            "spec": {"type": svc_type, "selector": {"release": name}, "ports": [p]}}
+
+
+def pvc(name="data", size="10Gi"):
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": meta(name),
+            "spec": {"accessModes": ["ReadWriteMany"], "resources": {"requests": {"storage": size}}}}
+
+
+def ingress(name="nb", path="/p-nb", port=8888, path_type="Prefix"):
+    return {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": meta(name),
+            "spec": {"rules": [{"http": {"paths": [{"path": path, "pathType": path_type, "backend": {
+                "service": {"name": name, "port": {"number": port}}}}]}}]}}
+
+
+PATHS = {"Job": "/apis/batch/v1/namespaces/%s/jobs" % NS, "Service": "/api/v1/namespaces/%s/services" % NS,
+         "PersistentVolumeClaim": "/api/v1/namespaces/%s/persistentvolumeclaims" % NS,
+         "Namespace": "/api/v1/namespaces", "ConfigMap": "/api/v1/namespaces/%s/configmaps" % NS,
+         "Ingress": "/apis/networking.k8s.io/v1/namespaces/%s/ingresses" % NS}
+
+
+def pod_spec(obj):
+    return obj["spec"]["template"]["spec"]
+
+
+class Rules(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server()
+        code, _ = cls.srv.json("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                                              "metadata": {"name": NS}})
+        assert code == 201, code
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+
+    def post(self, obj):
+        return self.srv.json("POST", PATHS[obj["kind"]], obj)
+
+    def assert_invalid(self, obj, field, message_part):
+        code, st = self.post(obj)
+        self.assertEqual(code, 422, st)
+        self.assertEqual((st["kind"], st["status"], st["reason"], st["code"]), ("Status", "Failure", "Invalid", 422))
+        self.assertEqual(st["details"]["kind"], obj["kind"])
+        causes = st["details"]["causes"]
+        self.assertIn(field, [c["field"] for c in causes], causes)
+        cause = [c for c in causes if c["field"] == field][0]
+        self.assertIn(message_part, cause["message"])
+        self.assertIn(field + ": " + cause["message"], st["message"])
+        return cause
+
+    def assert_created(self, obj):
+        code, st = self.post(obj)
+        self.assertEqual(code, 201, st)
+        return st
+
+    # -- quantities -------------------------------------------------------------------------
+    def test_quantity_grammar_in_requests_limits_and_storage(self):
+        for bad in ("lots", "2GB", "1K", "2gi", "1 Gi", ""):
+            with self.subTest(bad=bad):
+                code, st = self.post(job("q", resources={"requests": {"memory": bad}}))
+                self.assertEqual(code, 400, st)
+                self.assertEqual(st["reason"], "BadRequest")
+                self.assertIn("quantities must match the regular expression", st["message"])
+                code, st = self.post(job("q", resources={"limits": {"cpu": bad}}))
+                self.assertEqual(code, 400, st)
+                code, st = self.post(pvc("q", bad))
+                self.assertEqual(code, 400, st)
+        for good in ("2G", "2Gi", "500m", "1.5", "1e3", "+1"):
+            with self.subTest(good=good):
+                created = self.assert_created(job("q-" + good.replace(".", "-").replace("+", "p").lower(),
+                                                  resources={"requests": {"memory": good}}))
+                self.assertEqual(pod_spec(created)["containers"][0]["resources"]["requests"]["memory"], good)
+
+    def test_negative_request_and_request_above_limit(self):
+        self.assert_invalid(job("neg", resources={"requests": {"cpu": "-1"}}),
+                            "spec.template.spec.containers[0].resources.requests[cpu]", "greater than or equal to 0")
+        self.assert_invalid(job("over", resources={"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}),
+                            "spec.template.spec.containers[0].resources.requests[cpu]", "less than or equal to cpu limit")
+        self.assert_created(job("under", resources={"requests": {"cpu": "500m"}, "limits": {"cpu": "1"}}))
+
+    def test_pvc_storage_must_be_above_zero(self):
+        self.assert_invalid(pvc("zero", "0"), "spec.resources[storage]", "must be greater than zero")
+        self.assert_created(pvc("one", "1Gi"))
+
+    # -- names --------------------------------------------------------------------------------
+    def test_service_names_are_dns1035_labels(self):
+        self.assert_invalid(service("1job", svc_type="ClusterIP"), "metadata.name", "a DNS-1035 label must consist")
+        self.assert_invalid(service("a.b", svc_type="ClusterIP"), "metadata.name", "DNS-1035")
+        self.assert_created(service("job1", svc_type="ClusterIP"))
+        # A Job may start with a digit and hold dots: DNS-1123 subdomain.
+        self.assert_created(job("1job.v2"))
+        self.assert_invalid(job("Job"), "metadata.name", "RFC 1123 subdomain")
+
+    def test_namespace_names_are_dns1123_labels(self):
+        bad = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "runai.lanes"}}
+        self.assert_invalid(bad, "metadata.name", "RFC 1123 label")
+        bad["metadata"]["name"] = "n" * 64
+        self.assert_invalid(bad, "metadata.name", "no more than 63 characters")
+        bad["metadata"]["name"] = "runai-lanes"
+        self.assert_created(bad)
+
+    def test_container_volume_and_port_names(self):
+        bad = job("cname")
+        pod_spec(bad)["containers"][0]["name"] = "Main"
+        self.assert_invalid(bad, "spec.template.spec.containers[0].name", "RFC 1123 label")
+        bad = job("vname", volumeMounts=[{"name": "Data", "mountPath": "/d"}])
+        pod_spec(bad)["volumes"] = [{"name": "Data", "emptyDir": {}}]
+        self.assert_invalid(bad, "spec.template.spec.volumes[0].name", "RFC 1123 label")
+        bad = job("pname", ports=[{"name": "http-port-number-1", "containerPort": 80}])
+        self.assert_invalid(bad, "spec.template.spec.containers[0].ports[0].name", "no more than 15 characters")
+        svc = service("pname", svc_type="ClusterIP")
+        svc["spec"]["ports"][0]["name"] = "8080"
+        self.assert_invalid(svc, "spec.ports[0].name", "at least one letter")
+        self.assert_created(job("names", ports=[{"name": "http", "containerPort": 80}]))
+
+    def test_label_syntax(self):
+        bad = job("labels")
+        bad["metadata"]["labels"] = {"app": "not ok!"}
+        self.assert_invalid(bad, "metadata.labels", "a valid label must be an empty string")
+        bad["metadata"]["labels"] = {"bad key!": "x"}
+        self.assert_invalid(bad, "metadata.labels", "name part must consist")
+        bad["metadata"]["labels"] = {"Example.com/x": "y"}
+        self.assert_invalid(bad, "metadata.labels", "prefix part")
+        bad["metadata"]["labels"] = {"app": "v" * 64}
+        self.assert_invalid(bad, "metadata.labels", "no more than 63 characters")
+        bad = job("tlabels")
+        bad["spec"]["template"]["metadata"]["labels"] = {"x": "-bad"}
+        self.assert_invalid(bad, "spec.template.metadata.labels", "a valid label")
+        big = job("annotations")
+        big["metadata"]["annotations"] = {"lanectl.io/spec": "x" * (256 * 1024)}
+        self.assert_invalid(big, "metadata.annotations", "Too long: must have at most 262144 bytes")
+        big["metadata"]["annotations"] = {"lanectl.io/spec": "x" * (200 * 1024)}
+        self.assert_created(big)
+        good = job("labels")
+        good["metadata"]["labels"] = {"lanectl.io/job": "labels", "app": "", "v": "1.0_a-b"}
+        self.assert_created(good)
+
+    # -- services -----------------------------------------------------------------------------
+    def test_node_port_range_and_allocation(self):
+        self.assert_invalid(service("np-low", 8080), "spec.ports[0].nodePort", "range of valid ports is 30000-32767")
+        self.assert_invalid(service("np-high", 32768), "spec.ports[0].nodePort", "not in the valid range")
+        self.assert_invalid(service("np-cip", 30001, "ClusterIP"), "spec.ports[0].nodePort", "may not be used")
+        created = self.assert_created(service("np-ok", 30000))
+        self.assertEqual(created["spec"]["ports"][0]["nodePort"], 30000)
+        self.assertTrue(created["spec"]["clusterIP"])
+        code, st = self.post(service("np-taken", 30000))
+        self.assertEqual(code, 422, st)
+        self.assertIn("already allocated", st["message"])
+        picked = self.assert_created(service("np-any"))
+        self.assertTrue(30000 <= picked["spec"]["ports"][0]["nodePort"] <= 32767)
+
+    # -- volumes and mounts -------------------------------------------------------------------
+    def test_unique_mount_paths(self):
+        bad = job("mounts", volumeMounts=[{"name": "a", "mountPath": "/mnt"}, {"name": "b", "mountPath": "/mnt"}])
+        pod_spec(bad)["volumes"] = [{"name": "a", "emptyDir": {}}, {"name": "b", "emptyDir": {}}]
+        self.assert_invalid(bad, "spec.template.spec.containers[0].volumeMounts[1].mountPath", "must be unique")
+        pod_spec(bad)["containers"][0]["volumeMounts"][1]["mountPath"] = "/data"
+        self.assert_created(bad)
+
+    def test_unique_volume_names_and_mounts_of_existing_volumes(self):
+        bad = job("vols", volumeMounts=[{"name": "a", "mountPath": "/mnt"}])
+        pod_spec(bad)["volumes"] = [{"name": "a", "emptyDir": {}}, {"name": "a", "emptyDir": {}}]
+        self.assert_invalid(bad, "spec.template.spec.volumes[1].name", "Duplicate value")
+        bad = job("vols", volumeMounts=[{"name": "missing", "mountPath": "/mnt"}])
+        self.assert_invalid(bad, "spec.template.spec.containers[0].volumeMounts[0].name", "Not found")
+
+    def test_backsteps_in_host_and_mount_paths(self):
+        bad = job("hostpath", volumeMounts=[{"name": "h", "mountPath": "/in"}])
+        pod_spec(bad)["volumes"] = [{"name": "h", "hostPath": {"path": "/data/../etc"}}]
+        self.assert_invalid(bad, "spec.template.spec.volumes[0].hostPath.path", "must not contain '..'")
+        pod_spec(bad)["volumes"][0]["hostPath"]["path"] = "/data/..x"
+        pod_spec(bad)["containers"][0]["volumeMounts"][0]["mountPath"] = "/in/../x"
+        self.assert_invalid(bad, "spec.template.spec.containers[0].volumeMounts[0].mountPath", "must not contain '..'")
+        pod_spec(bad)["containers"][0]["volumeMounts"][0]["mountPath"] = "/in/..x"
+        self.assert_created(bad)
+
+    def test_mpijob_pod_templates_are_checked_too(self):
+        c = {"name": "mpi", "image": "x", "volumeMounts": [{"name": "nope", "mountPath": "/mnt"}]}
+        mpi = {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": meta("mpi"),
+               "spec": {"mpiReplicaSpecs": {"Worker": {"replicas": 1, "template": {"spec": {"containers": [c]}}}}}}
+        code, st = self.srv.json("POST", "/apis/kubeflow.org/v2beta1/namespaces/%s/mpijobs" % NS, mpi)
+        self.assertEqual(code, 422, st)
+        self.assertIn("spec.mpiReplicaSpecs[Worker].template.spec.containers[0].volumeMounts[0].name",
+                      [c["field"] for c in st["details"]["causes"]])
+
+    # -- Ingress (no schema in the schema folder: checked by hand) -----------------------------
+    def test_ingress_shape(self):
+        self.assert_created(ingress())
+        self.assert_invalid(ingress("nb2", path="p-nb"), "spec.rules[0].http.paths[0].path", "absolute path")
+        self.assert_invalid(ingress("nb3", path_type="Anything"), "spec.rules[0].http.paths[0].pathType",
+                            "Unsupported value")
+        self.assert_invalid(ingress("nb4", port=0), "spec.rules[0].http.paths[0].backend.service.port.number",
+                            "between 1 and 65535")
+        bad = ingress("nb5")
+        bad["spec"]["rule"] = bad["spec"].pop("rules")
+        self.assert_invalid(bad, "spec.rule", "not declared")
+
+    # -- immutable fields ---------------------------------------------------------------------
+    def test_job_template_and_selector_are_immutable(self):
+        created = self.assert_created(job("immut"))
+        path = PATHS["Job"] + "/immut"
+        code, st = self.srv.json("PATCH", path, {"spec": {"template": {"spec": {"containers": [
+            {"name": "main", "image": "other"}]}}}}, ctype="application/merge-patch+json")
+        self.assertEqual(code, 422, st)
+        self.assertEqual(st["details"]["causes"][0]["field"], "spec.template")
+        self.assertIn("field is immutable", st["details"]["causes"][0]["message"])
+        code, st = self.srv.json("PATCH", path, {"spec": {"selector": {"matchLabels": {"a": "b"}}}},
+                                 ctype="application/merge-patch+json")
+        self.assertEqual(code, 422, st)
+        self.assertEqual(st["details"]["causes"][0]["field"], "spec.selector")
+        code, st = self.srv.json("PATCH", path, {"spec": {"suspend": True}}, ctype="application/merge-patch+json")
+        self.assertEqual(code, 200, st)  # what may change still does
+        code, current = self.srv.json("GET", path)
+        changed = copy.deepcopy(current)
+        pod_spec(changed)["containers"][0]["image"] = "other"
+        code, st = self.srv.json("PUT", path, changed)
+        self.assertEqual(code, 422, st)
+        self.assertEqual(st["details"]["causes"][0]["field"], "spec.template")
+
+    def test_pvc_spec_is_immutable_except_a_growing_storage_request(self):
+        self.assert_created(pvc("grow", "10Gi"))
+        path = PATHS["PersistentVolumeClaim"] + "/grow"
+        patch = "application/merge-patch+json"
+        code, st = self.srv.json("PATCH", path, {"spec": {"resources": {"requests": {"storage": "20Gi"}}}}, ctype=patch)
+        self.assertEqual(code, 200, st)
+        code, st = self.srv.json("PATCH", path, {"spec": {"resources": {"requests": {"storage": "5Gi"}}}}, ctype=patch)
+        self.assertEqual(code, 422, st)
+        self.assertEqual(st["details"]["causes"][0]["field"], "spec.resources.requests.storage")
+        code, st = self.srv.json("PATCH", path, {"spec": {"accessModes": ["ReadWriteOnce"]}}, ctype=patch)
+        self.assertEqual(code, 422, st)
+        self.assertEqual(st["details"]["causes"][0]["field"], "spec")
+        self.assertIn("immutable", st["details"]["causes"][0]["message"])
+
+    def test_service_cluster_ip_is_immutable(self):
+        created = self.assert_created(service("cip", svc_type="ClusterIP"))
+        path = PATHS["Service"] + "/cip"
+        code, st = self.srv.json("PATCH", path, {"spec": {"clusterIP": "10.9.9.9"}},
+                                 ctype="application/merge-patch+json")
+        self.assertEqual(code, 422, st)
+        self.assertEqual(st["details"]["causes"][0]["field"], "spec.clusterIP")
+        # A PUT that leaves the allocated clusterIP out keeps it, as the real server does.
+        code, current = self.srv.json("GET", path)
+        current["spec"].pop("clusterIP")
+        current["spec"].pop("clusterIPs")
+        current["metadata"]["labels"] = {"x": "y"}
+        code, st = self.srv.json("PUT", path, current)
+        self.assertEqual(code, 200, st)
+        self.assertEqual(st["spec"]["clusterIP"], created["spec"]["clusterIP"])
+
+    # -- discovery ----------------------------------------------------------------------------
+    def test_discovery_documents(self):
+        code, v = self.srv.json("GET", "/version")
+        self.assertEqual((code, v["major"]), (200, "1"))
+        code, api = self.srv.json("GET", "/api")
+        self.assertEqual((api["kind"], api["versions"]), ("APIVersions", ["v1"]))
+        code, core = self.srv.json("GET", "/api/v1")
+        self.assertEqual(core["kind"], "APIResourceList")
+        by_name = {r["name"]: r for r in core["resources"]}
+        self.assertEqual(by_name["persistentvolumeclaims"]["shortNames"], ["pvc"])
+        self.assertIn("pods/log", by_name)
+        code, groups = self.srv.json("GET", "/apis")
+        self.assertEqual(groups["kind"], "APIGroupList")
+        names = {g["name"]: g for g in groups["groups"]}
+        for g in ("batch", "kubeflow.org", "snapshot.storage.k8s.io", "scheduling.run.ai", "networking.k8s.io"):
+            self.assertIn(g, names)
+        self.assertEqual(names["scheduling.run.ai"]["preferredVersion"]["version"], "v2")
+        for gv, plural, kind in (("batch/v1", "jobs", "Job"), ("kubeflow.org/v2beta1", "mpijobs", "MPIJob"),
+                                 ("snapshot.storage.k8s.io/v1", "volumesnapshots", "VolumeSnapshot"),
+                                 ("scheduling.run.ai/v2", "queues", "Queue"),
+                                 ("networking.k8s.io/v1", "ingresses", "Ingress")):
+            code, rl = self.srv.json("GET", "/apis/" + gv)
+            self.assertEqual((code, rl["groupVersion"]), (200, gv))
+            self.assertIn((plural, kind), [(r["name"], r["kind"]) for r in rl["resources"]])
+        code, _ = self.srv.json("GET", "/apis/nope.io/v1")
+        self.assertEqual(code, 404)
+        code, ctype, body = self.srv.call("GET", "/openapi/v2",
+                                          accept="application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
+        self.assertEqual((code, ctype), (200, "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"))
+        self.assertTrue(body.startswith(b"\x0a\x032.0"))
+        code, doc = self.srv.json("GET", "/openapi/v2")
+        self.assertEqual(doc["swagger"], "2.0")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
