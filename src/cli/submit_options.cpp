@@ -192,7 +192,9 @@ void follow_started_job(submit::Jobs& backend, const submit::JobSpec& spec, CliC
   ctx.err << "Waiting for job '" << spec.name << "' to start...\n";
   for (;;) {
     auto job = backend.describe_job(spec.name, spec.project);
-    if (!job) throw Error("job '" + spec.name + "' was deleted before it started");
+    if (!job)
+      throw Error("job '" + spec.name + "' no longer exists: it was deleted, or it ended and --ttl-after-finish "
+                  "removed it; nothing to attach to");
     if (job->status != submit::JobStatus::kPending) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }

@@ -3,6 +3,8 @@
 // nothing locally (docs/cli.md, "Run:AI flags and their local meaning").
 #include <catch2/catch.hpp>
 
+#include <sqlite3.h>
+
 #include "cli/lanectl_runner.h"
 
 using lane::test::Lanectl;
@@ -93,6 +95,14 @@ TEST_CASE("local: --backoff-limit retries a failed job, up to the limit") {
   CHECK(count_events(broken, "BackoffRetry") == 1);
   CHECK(l.run({"describe", "job", "broken"}).out.find("BACKOFF LIMIT:           1") != std::string::npos);
 
+  // --completions 3: three successful runs, one after the other, then Succeeded.
+  REQUIRE(l.run({"submit", "thrice", "-i", "x", "--completions", "3", "--command", "--", "/bin/sh", "-c",
+                 "echo run"}).code == 0);
+  auto thrice = l.wait_status("thrice", {"Succeeded", "Failed"});
+  CHECK(thrice.value("status", "") == "Succeeded");
+  CHECK(count_events(thrice, "RunSucceeded") == 2);
+  CHECK(l.run({"logs", "thrice"}).out == "run\nrun\nrun\n");
+
   // Without the flag the local backend does not retry.
   REQUIRE(l.run({"submit", "once", "-i", "x", "--command", "--", "/bin/false"}).code == 0);
   auto once = l.wait_status("once", {"Succeeded", "Failed"});
@@ -137,11 +147,12 @@ TEST_CASE("local: flags without a local meaning are accepted, recorded and noted
   Lanectl l;
   auto r = l.run({"submit", "noted", "-i", "x", "--toleration", "gpu:NoSchedule", "--toleration", "pool=a:NoExecute",
                   "--node-pool", "a100", "--image-pull-policy", "Always", "--cpu-limit", "2", "--memory-limit", "1Gi",
-                  "--host-ipc", "--run-as-user", "--completions", "2", "--command", "--", "/bin/true"});
+                  "--host-ipc", "--run-as-user", "--completions", "2", "--parallelism", "2", "--command", "--",
+                  "/bin/true"});
   INFO(r.err);
   REQUIRE(r.code == 0);
   for (const char* flag : {"--toleration", "--node-pool", "--image-pull-policy Always", "--cpu-limit/--memory-limit",
-                           "--host-ipc", "--run-as-user", "--completions/--parallelism"})
+                           "--host-ipc", "--run-as-user", "--parallelism"})
     CHECK(count_of(r.err, std::string("note: ") + flag + " has no effect on the local backend") == 1);
   CHECK(count_of(r.err, "note:") == 7);
   auto describe = l.run({"describe", "job", "noted"});
@@ -152,4 +163,43 @@ TEST_CASE("local: flags without a local meaning are accepted, recorded and noted
   auto dry = l.run({"submit", "dry", "-i", "x", "--node-pool", "a100", "--dry-run", "--command", "--", "/bin/true"});
   CHECK(dry.out.find("nodePool: a100") != std::string::npos);
   CHECK(count_of(dry.err, "note: --node-pool") == 1);
+}
+
+TEST_CASE("local: a jobs table of the previous version gets the new columns; its jobs keep their meaning") {
+  Lanectl l;
+  {
+    // The jobs table as the previous version wrote it (no preemptible, no ttl_seconds), with a
+    // finished interactive job whose stored spec has none of the new fields.
+    sqlite3* db = nullptr;
+    REQUIRE(sqlite3_open((l.home() / "state.db").c_str(), &db) == SQLITE_OK);
+    REQUIRE(sqlite3_exec(db,
+                         "CREATE TABLE jobs(id INTEGER PRIMARY KEY AUTOINCREMENT, project TEXT NOT NULL, name TEXT NOT "
+                         "NULL, type TEXT NOT NULL, image TEXT NOT NULL, user TEXT NOT NULL, gpu REAL NOT NULL, pods "
+                         "INTEGER NOT NULL, spec TEXT NOT NULL, status TEXT NOT NULL, reason TEXT NOT NULL DEFAULT '', "
+                         "placement TEXT NOT NULL DEFAULT '[]', attempt INTEGER NOT NULL DEFAULT 0, preemptions INTEGER "
+                         "NOT NULL DEFAULT 0, sup_pid INTEGER NOT NULL DEFAULT 0, sup_start INTEGER NOT NULL DEFAULT 0, "
+                         "child_pgid INTEGER NOT NULL DEFAULT 0, child_start INTEGER NOT NULL DEFAULT 0, exit_code "
+                         "INTEGER, created_ms INTEGER NOT NULL, started_ms INTEGER NOT NULL DEFAULT 0, finished_ms "
+                         "INTEGER NOT NULL DEFAULT 0, alloc REAL NOT NULL DEFAULT 0, nodes TEXT NOT NULL DEFAULT '', "
+                         "UNIQUE(project, name));"
+                         "INSERT INTO jobs(project, name, type, image, user, gpu, pods, spec, status, exit_code, "
+                         "created_ms, started_ms, finished_ms) VALUES('default', 'old-shell', 'Interactive', 'x', 'u', 0, "
+                         "1, '{\"name\":\"old-shell\",\"project\":\"default\",\"type\":\"Interactive\",\"image\":\"x\"}', "
+                         "'Succeeded', 0, 1000, 2000, 3000);",
+                         nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto list = l.run({"list"});
+  INFO(list.err);
+  REQUIRE(list.code == 0);
+  CHECK(list.out.find("old-shell  Succeeded") != std::string::npos);
+  CHECK(list.out.find("Interactive-Preemptible") == std::string::npos);  // NULL: by type
+  auto old = l.job("old-shell");
+  CHECK(old["type"] == "Interactive");
+  CHECK_FALSE(old["spec"].contains("preemptibility"));
+  CHECK(l.run({"describe", "job", "old-shell"}).out.find("PREEMPTIBLE:") == std::string::npos);
+  // New jobs use the new columns in the migrated table.
+  REQUIRE(l.run({"submit", "new-shell", "-i", "x", "--interactive", "--preemptible", "--ttl-after-finish", "1h",
+                 "--command", "--", "/bin/true"}).code == 0);
+  CHECK(l.wait_status("new-shell", {"Succeeded"}).value("type", "") == "Interactive-Preemptible");
 }

@@ -219,8 +219,10 @@ TEST_CASE("AlreadyExists: a usage error (exit 2) every backend throws with one w
 
 // ---- The Run:AI flags of issue 17 ----
 
-TEST_CASE("validate: the Run:AI flags pass when well formed") {
-  using lane::submit::Preemptibility;
+namespace {
+
+// valid_spec() with every Run:AI flag that a training job takes set to a valid value.
+JobSpec run_ai_spec() {
   JobSpec s = valid_spec();
   s.image_pull_policy = "IfNotPresent";
   s.tty = s.stdin_open = s.attach = true;
@@ -235,6 +237,14 @@ TEST_CASE("validate: the Run:AI flags pass when well formed") {
   s.node_pool = "a100_pool.1";
   s.tolerations = {{"nvidia.com/gpu", "", "NoSchedule"}, {"pool", "a100", ""}};
   s.host_ipc = s.host_network = true;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("validate: the Run:AI flags pass when well formed") {
+  using lane::submit::Preemptibility;
+  JobSpec s = run_ai_spec();
   s.preemptibility = Preemptibility::kNonPreemptible;
   CHECK_NOTHROW(lane::submit::validate(s));
   s.gpu = 0;
@@ -351,40 +361,31 @@ TEST_CASE("stored specs: the Run:AI fields round-trip, and a spec stored without
   CHECK_FALSE(old.ttl_after_finish_seconds.has_value());
   CHECK(old.tolerations.empty());
 
+  s = run_ai_spec();
   s.preemptibility = Preemptibility::kNonPreemptible;
-  s.image_pull_policy = "Never";
-  s.tty = s.stdin_open = s.attach = true;
-  s.backoff_limit = 0;
-  s.completions = 3;
-  s.parallelism = 2;
   s.ttl_after_finish_seconds = 90;
-  s.cpu_limit = "2";
-  s.memory_limit = "4Gi";
   s.gpu_memory = "4G";
-  s.node_pool = "a100";
-  s.tolerations = {{"nvidia.com/gpu", "", "NoSchedule"}, {"pool", "a", ""}};
   s.run_as_uid = 1000;
   s.run_as_gid = 100;
-  s.host_ipc = s.host_network = true;
   s.clean_pod_policy = "All";
   const auto j = lane::submit::spec_to_json(s);
   CHECK(j["backoffLimit"] == 0);  // 0 is a value, not "unset"
   JobSpec back = lane::submit::spec_from_json(j);
   CHECK(back.preemptibility == Preemptibility::kNonPreemptible);
-  CHECK(back.image_pull_policy == "Never");
+  CHECK(back.image_pull_policy == "IfNotPresent");
   CHECK((back.tty && back.stdin_open && back.attach));
   CHECK(back.backoff_limit == 0);
-  CHECK(back.completions == 3);
+  CHECK(back.completions == 4);
   CHECK(back.parallelism == 2);
   CHECK(back.ttl_after_finish_seconds == 90);
-  CHECK(back.cpu_limit == "2");
-  CHECK(back.memory_limit == "4Gi");
+  CHECK(back.cpu_limit == "1.5");
+  CHECK(back.memory_limit == "2Gi");
   CHECK(back.gpu_memory == "4G");
-  CHECK(back.node_pool == "a100");
+  CHECK(back.node_pool == "a100_pool.1");
   REQUIRE(back.tolerations.size() == 2);
   CHECK(back.tolerations[0].key == "nvidia.com/gpu");
   CHECK(back.tolerations[0].effect == "NoSchedule");
-  CHECK(back.tolerations[1].value == "a");
+  CHECK(back.tolerations[1].value == "a100");
   CHECK(back.run_as_uid == 1000);
   CHECK(back.run_as_gid == 100);
   CHECK((back.host_ipc && back.host_network));

@@ -163,7 +163,7 @@ bool is_label_key(const std::string& k) {
 }
 
 // The quantity check of --cpu-limit, --memory-limit and --gpu-memory: the Kubernetes grammar
-// (common/quantity.h), in base units (cores, bytes); a negative amount is no limit.
+// (common/quantity.h), in base units (cores, bytes); negative amounts are refused.
 std::optional<double> limit_quantity(const std::string& text) {
   auto value = parse_quantity(text);
   return value && *value >= 0 ? value : std::nullopt;
@@ -184,7 +184,7 @@ void check_terminal(const JobSpec& spec) {
   if (spec.tty && !spec.stdin_open)
     throw UsageError("-t/--tty needs --stdin (as with runai): add --stdin, or use --attach (tty + stdin)");
   if (spec.attach && !(spec.tty && spec.stdin_open))
-    throw UsageError("--attach needs a TTY and stdin: drop --tty=false / --stdin=false");
+    throw UsageError("--attach needs a TTY and stdin (it implies -t --stdin)");
 }
 
 void check_batch_fields(const JobSpec& spec) {

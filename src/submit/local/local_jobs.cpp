@@ -84,8 +84,7 @@ std::vector<std::string> LocalJobs::unhonoured_flags(const JobSpec& spec) const 
        "--image-pull-policy " + spec.image_pull_policy, "it runs the project's own images, never pulls");
   note(spec.tty || spec.stdin_open, spec.attach ? "--tty/--stdin (implied by --attach)" : "--tty/--stdin",
        "a local job's stdin is /dev/null");
-  note(spec.completions.has_value() || spec.parallelism.has_value(), "--completions/--parallelism",
-       "the job runs once");
+  note(spec.parallelism.value_or(1) > 1, "--parallelism", "the --completions runs follow one another");
   note(!spec.cpu_limit.empty() || !spec.memory_limit.empty(), "--cpu-limit/--memory-limit",
        "local jobs have no CPU or memory limits");
   note(!spec.gpu_memory.empty(), "--gpu-memory", "GPUs are shared by -g FRACTION here; this job gets no GPU");
