@@ -74,7 +74,7 @@ TEST_CASE("local: --interactive --preemptible is preempted like training, --non-
   CHECK(l.wait_status("over", {"Running"}, "team-a").value("status", "") == "Running");
 }
 
-TEST_CASE("local: --backoff-limit retries a failed job, up to the limit") {
+TEST_CASE("local: --backoff-limit retries a failed job up to the limit, --completions runs it N times") {
   Lanectl l;
   // Fails on the first run, succeeds on the second (the claim keeps the marker across attempts).
   auto r = l.run({"submit", "flaky", "-i", "x", "--backoff-limit", "3", "--pvc", ":1Mi:/data", "--command", "--",
@@ -129,7 +129,7 @@ TEST_CASE("local: --ttl-after-finish deletes a finished job once its TTL has pas
   CHECK(l.job("kept")["spec"]["ttlSecondsAfterFinished"] == 3600);
 }
 
-TEST_CASE("local: --attach waits for the job and follows its output; --local-image just works") {
+TEST_CASE("local: --attach waits for the job and follows its output, --local-image just works") {
   Lanectl l;
   auto r = l.run({"submit", "attached", "-i", "x", "--attach", "--local-image", "--command", "--", "/bin/sh", "-c",
                   "echo hello from the job; sleep 1; echo done"});
@@ -165,7 +165,7 @@ TEST_CASE("local: flags without a local meaning are accepted, recorded and noted
   CHECK(count_of(dry.err, "note: --node-pool") == 1);
 }
 
-TEST_CASE("local: a jobs table of the previous version gets the new columns; its jobs keep their meaning") {
+TEST_CASE("local: a jobs table of the previous version gets the new columns, its jobs keep their meaning") {
   Lanectl l;
   {
     // The jobs table as the previous version wrote it (no preemptible, no ttl_seconds), with a
