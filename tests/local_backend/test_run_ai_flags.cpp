@@ -3,9 +3,8 @@
 // nothing locally (docs/cli.md, "Run:AI flags and their local meaning").
 #include <catch2/catch.hpp>
 
-#include <sqlite3.h>
-
 #include "cli/lanectl_runner.h"
+#include "local_backend/state_db_util.h"
 
 using lane::test::Lanectl;
 
@@ -170,24 +169,20 @@ TEST_CASE("local: a jobs table of the previous version gets the new columns, its
   {
     // The jobs table as the previous version wrote it (no preemptible, no ttl_seconds), with a
     // finished interactive job whose stored spec has none of the new fields.
-    sqlite3* db = nullptr;
-    REQUIRE(sqlite3_open((l.home() / "state.db").c_str(), &db) == SQLITE_OK);
-    REQUIRE(sqlite3_exec(db,
-                         "CREATE TABLE jobs(id INTEGER PRIMARY KEY AUTOINCREMENT, project TEXT NOT NULL, name TEXT NOT "
-                         "NULL, type TEXT NOT NULL, image TEXT NOT NULL, user TEXT NOT NULL, gpu REAL NOT NULL, pods "
-                         "INTEGER NOT NULL, spec TEXT NOT NULL, status TEXT NOT NULL, reason TEXT NOT NULL DEFAULT '', "
-                         "placement TEXT NOT NULL DEFAULT '[]', attempt INTEGER NOT NULL DEFAULT 0, preemptions INTEGER "
-                         "NOT NULL DEFAULT 0, sup_pid INTEGER NOT NULL DEFAULT 0, sup_start INTEGER NOT NULL DEFAULT 0, "
-                         "child_pgid INTEGER NOT NULL DEFAULT 0, child_start INTEGER NOT NULL DEFAULT 0, exit_code "
-                         "INTEGER, created_ms INTEGER NOT NULL, started_ms INTEGER NOT NULL DEFAULT 0, finished_ms "
-                         "INTEGER NOT NULL DEFAULT 0, alloc REAL NOT NULL DEFAULT 0, nodes TEXT NOT NULL DEFAULT '', "
-                         "UNIQUE(project, name));"
-                         "INSERT INTO jobs(project, name, type, image, user, gpu, pods, spec, status, exit_code, "
-                         "created_ms, started_ms, finished_ms) VALUES('default', 'old-shell', 'Interactive', 'x', 'u', 0, "
-                         "1, '{\"name\":\"old-shell\",\"project\":\"default\",\"type\":\"Interactive\",\"image\":\"x\"}', "
-                         "'Succeeded', 0, 1000, 2000, 3000);",
-                         nullptr, nullptr, nullptr) == SQLITE_OK);
-    sqlite3_close(db);
+    lane::test::run_sql(l.home() / "state.db",
+                        "CREATE TABLE jobs(id INTEGER PRIMARY KEY AUTOINCREMENT, project TEXT NOT NULL, name TEXT NOT "
+                        "NULL, type TEXT NOT NULL, image TEXT NOT NULL, user TEXT NOT NULL, gpu REAL NOT NULL, pods "
+                        "INTEGER NOT NULL, spec TEXT NOT NULL, status TEXT NOT NULL, reason TEXT NOT NULL DEFAULT '', "
+                        "placement TEXT NOT NULL DEFAULT '[]', attempt INTEGER NOT NULL DEFAULT 0, preemptions INTEGER "
+                        "NOT NULL DEFAULT 0, sup_pid INTEGER NOT NULL DEFAULT 0, sup_start INTEGER NOT NULL DEFAULT 0, "
+                        "child_pgid INTEGER NOT NULL DEFAULT 0, child_start INTEGER NOT NULL DEFAULT 0, exit_code "
+                        "INTEGER, created_ms INTEGER NOT NULL, started_ms INTEGER NOT NULL DEFAULT 0, finished_ms "
+                        "INTEGER NOT NULL DEFAULT 0, alloc REAL NOT NULL DEFAULT 0, nodes TEXT NOT NULL DEFAULT '', "
+                        "UNIQUE(project, name));"
+                        "INSERT INTO jobs(project, name, type, image, user, gpu, pods, spec, status, exit_code, "
+                        "created_ms, started_ms, finished_ms) VALUES('default', 'old-shell', 'Interactive', 'x', 'u', 0, "
+                        "1, '{\"name\":\"old-shell\",\"project\":\"default\",\"type\":\"Interactive\",\"image\":\"x\"}', "
+                        "'Succeeded', 0, 1000, 2000, 3000);");
   }
   auto list = l.run({"list"});
   INFO(list.err);
