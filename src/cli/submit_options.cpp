@@ -189,7 +189,8 @@ namespace {
 // --attach: wait while the job is Pending, then follow its output until it ends (as `logs -f`).
 // The terminal's input is not forwarded: the job's stdin stays closed.
 void follow_started_job(submit::Jobs& backend, const submit::JobSpec& spec, CliContext& ctx) {
-  ctx.err << "Waiting for job '" << spec.name << "' to start...\n";
+  ctx.err << "Waiting for job '" << spec.name << "' to start; then its output follows (the terminal's input is "
+             "not forwarded: use `lanectl exec` or `lanectl bash` to interact)\n";
   for (;;) {
     auto job = backend.describe_job(spec.name, spec.project);
     if (!job)

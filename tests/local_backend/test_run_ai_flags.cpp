@@ -139,6 +139,7 @@ TEST_CASE("local: --attach waits for the job and follows its output, --local-ima
                  "hello from the job\ndone\n");
   CHECK(count_of(r.err, "note: --tty/--stdin (implied by --attach) has no effect on the local backend") == 1);
   CHECK(r.err.find("--local-image") == std::string::npos);  // Never is what the local backend does
+  CHECK(r.err.find("Waiting for job 'attached' to start; then its output follows") != std::string::npos);
   CHECK(l.job("attached")["spec"]["imagePullPolicy"] == "Never");
 }
 
