@@ -6,6 +6,7 @@
 #include <limits>
 #include <sstream>
 
+#include "cli/duration_format.h"
 #include "common/error.h"
 #include "common/quantity.h"
 
@@ -106,6 +107,40 @@ double parse_gpu(const std::string& value) {
   // Out of range: keep the side it is on (1e400 is too many GPUs, 1e-400 too small a fraction).
   if (errno == ERANGE && gpu == 0) return std::numeric_limits<double>::denorm_min();
   return gpu;
+}
+
+int64_t parse_ttl(const std::string& value) {
+  if (value.find_first_not_of("0smhd") == std::string::npos && value.find('0') != std::string::npos &&
+      value.find_first_of("123456789") == std::string::npos && std::isdigit(static_cast<unsigned char>(value[0])))
+    return 0;  // "0", "0s", "0m": delete as soon as the job ends
+  if (auto seconds = parse_duration_seconds(value)) return *seconds;
+  throw UsageError("--ttl-after-finish '" + value + "' is not a duration; use a number with a unit s, m, h or d "
+                   "(e.g. 30s, 10m, 1h30m, 0s)");
+}
+
+submit::Toleration parse_toleration(const std::string& value) {
+  submit::Toleration t;
+  std::string key_value = value;
+  const size_t colon = value.rfind(':');
+  if (colon != std::string::npos) {
+    key_value = value.substr(0, colon);
+    t.effect = value.substr(colon + 1);
+    if (t.effect.empty())
+      throw UsageError("--toleration '" + value + "': the effect after ':' is empty; use KEY[=VALUE][:EFFECT] with "
+                       "EFFECT NoSchedule, PreferNoSchedule or NoExecute");
+  }
+  const size_t eq = key_value.find('=');
+  t.key = key_value.substr(0, eq);
+  if (eq != std::string::npos) {
+    t.value = key_value.substr(eq + 1);
+    if (t.value.empty())
+      throw UsageError("--toleration '" + value + "': the value after '=' is empty; use KEY=VALUE[:EFFECT] or "
+                       "KEY[:EFFECT] (any value)");
+  }
+  if (t.key.empty())
+    throw UsageError("--toleration '" + value + "': the key is empty; use KEY[=VALUE][:EFFECT], e.g. "
+                     "nvidia.com/gpu:NoSchedule");
+  return t;
 }
 
 std::vector<std::string> split_words(const std::string& text) {

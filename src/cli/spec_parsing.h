@@ -1,6 +1,8 @@
 #pragma once
-// Parsers for the submit flags whose syntax is richer than a type: --pvc, -v, -e, --port, --gpu.
+// Parsers for the submit flags whose syntax is richer than a type: --pvc, -v, -e, --port, --gpu,
+// --ttl-after-finish, --toleration.
 // Each throws UsageError naming the flag, the bad value and the accepted forms.
+#include <cstdint>
 #include <string>
 
 #include "submit/core/workload.h"
@@ -23,6 +25,12 @@ std::string parse_port(const std::string& value);
 // `--gpu`: a decimal number (0, 0.5, 2); empty or trailing text is refused rather than read as 0.
 // The range rules are submit::validate's.
 double parse_gpu(const std::string& value);
+
+// `--ttl-after-finish`: a duration with units s, m, h, d ("30s", "1h30m"), or 0 ("0", "0s").
+int64_t parse_ttl(const std::string& value);
+
+// `--toleration KEY[=VALUE][:EFFECT]` (key and effect rules: submit::validate).
+submit::Toleration parse_toleration(const std::string& value);
 
 // Whitespace split (the older `--command "python train.py"` string form; no shell involved).
 std::vector<std::string> split_words(const std::string& text);

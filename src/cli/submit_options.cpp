@@ -3,8 +3,10 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <ostream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -15,6 +17,35 @@
 #include "submit/core/validate.h"
 
 namespace lane::cli {
+
+namespace {
+
+// The Run:AI flags of issue 17; their meaning on each backend: docs/cli.md.
+void add_run_ai_flags(CLI::App* cmd, SubmitOptions& o) {
+  cmd->add_flag("--preemptible", o.preemptible, "Interactive job that may be preempted (with --interactive)");
+  cmd->add_flag("--non-preemptible", o.non_preemptible, "Never preempted; runs only within the project's quota");
+  cmd->add_option("--image-pull-policy", o.image_pull_policy, "Always | IfNotPresent | Never (Kubernetes)");
+  cmd->add_flag("--local-image", o.local_image, "Use the image present on the node (= --image-pull-policy Never)");
+  cmd->add_flag("--always-pull-image", o.always_pull_image, "Always pull the image (= --image-pull-policy Always)");
+  cmd->add_flag("-t,--tty", o.tty, "Allocate a TTY (needs --stdin)");
+  cmd->add_flag("--stdin", o.stdin_open, "Keep stdin open");
+  cmd->add_flag("--attach", o.attach, "Wait for the job to start, then follow its output (implies -t --stdin)");
+  cmd->add_option("--backoff-limit,--backoffLimit", o.backoff_limit,
+                  "Retries of a failed training job (Kubernetes default 6; local default 0)");
+  cmd->add_option("--completions", o.completions, "Successful runs needed (batch Job)");
+  cmd->add_option("--parallelism", o.parallelism, "Runs at once (batch Job; > 1 needs --completions)");
+  cmd->add_option("--ttl-after-finish", o.ttl_after_finish, "Delete the job this long after it ends (e.g. 1h, 30m, 0s)");
+  cmd->add_option("--cpu-limit", o.cpu_limit, "CPU limit (e.g. 4 or 500m)");
+  cmd->add_option("--memory-limit", o.memory_limit, "Memory limit (e.g. 8Gi)");
+  cmd->add_option("--gpu-memory", o.gpu_memory, "GPU memory instead of -g (e.g. 4G; at least 100M)");
+  cmd->add_option("--node-pool", o.node_pool, "Run on nodes labelled kai.scheduler/node-pool=<value>");
+  cmd->add_option("--toleration", o.tolerations, "Tolerate a node taint: KEY[=VALUE][:EFFECT] (repeatable)");
+  cmd->add_flag("--run-as-user", o.run_as_user, "Run as your own uid/gid (securityContext runAsUser/runAsGroup)");
+  cmd->add_flag("--host-ipc", o.host_ipc, "Use the node's IPC namespace");
+  cmd->add_flag("--host-network", o.host_network, "Use the node's network");
+}
+
+}  // namespace
 
 void add_submit_flags(CLI::App* cmd, SubmitOptions& o) {
   cmd->add_option("NAME", o.positional_name, "Job name (same as --name)");
@@ -45,6 +76,7 @@ void add_submit_flags(CLI::App* cmd, SubmitOptions& o) {
   cmd->add_option("--working-dir", o.working_dir, "Working directory of the command");
   cmd->add_flag("--dry-run", o.dry_run, "Print what would be created (-o yaml|json) and change nothing");
   cmd->add_option("-o,--output", o.output, "With --dry-run: yaml (default) or json");
+  add_run_ai_flags(cmd, o);
   // --command is handled before parsing (both spellings); listed here for --help only.
   cmd->add_flag("--command", "Treat the words after -- as the command (replaces the image entrypoint); "
                              "the older form --command CMD [--args ARG] also works");
@@ -56,6 +88,45 @@ std::string current_user() {
   if (const char* u = std::getenv("USER"); u && *u) return u;
   if (passwd* pw = getpwuid(getuid())) return pw->pw_name;
   return std::to_string(getuid());
+}
+
+std::string pull_policy(const SubmitOptions& o) {
+  std::vector<std::string> given;
+  if (!o.image_pull_policy.empty()) given.push_back("--image-pull-policy " + o.image_pull_policy);
+  if (o.local_image) given.push_back("--local-image");
+  if (o.always_pull_image) given.push_back("--always-pull-image");
+  if (given.size() > 1)
+    throw UsageError(fmt::format("{} and {} both set the image pull policy; give one", given[0], given[1]));
+  if (o.local_image) return "Never";
+  if (o.always_pull_image) return "Always";
+  return o.image_pull_policy;
+}
+
+void apply_run_ai_flags(const SubmitOptions& o, submit::JobSpec& spec) {
+  if (o.preemptible && o.non_preemptible) throw UsageError("--preemptible and --non-preemptible contradict; give one");
+  spec.preemptibility = o.preemptible       ? submit::Preemptibility::kPreemptible
+                        : o.non_preemptible ? submit::Preemptibility::kNonPreemptible
+                                            : submit::Preemptibility::kDefault;
+  spec.image_pull_policy = pull_policy(o);
+  spec.attach = o.attach;
+  spec.tty = o.tty || o.attach;
+  spec.stdin_open = o.stdin_open || o.attach;
+  spec.backoff_limit = o.backoff_limit;
+  spec.completions = o.completions;
+  spec.parallelism = o.parallelism;
+  if (!o.ttl_after_finish.empty()) spec.ttl_after_finish_seconds = parse_ttl(o.ttl_after_finish);
+  spec.cpu_limit = o.cpu_limit;
+  spec.memory_limit = o.memory_limit;
+  spec.gpu_memory = o.gpu_memory;
+  spec.node_pool = o.node_pool;
+  for (const auto& t : o.tolerations) spec.tolerations.push_back(parse_toleration(t));
+  if (o.run_as_user) {
+    spec.run_as_uid = static_cast<int64_t>(getuid());
+    spec.run_as_gid = static_cast<int64_t>(getgid());
+  }
+  spec.host_ipc = o.host_ipc;
+  spec.host_network = o.host_network;
+  spec.clean_pod_policy = o.clean_pod_policy;
 }
 
 }  // namespace
@@ -108,9 +179,32 @@ submit::JobSpec build_job_spec(const SubmitOptions& o, CliContext& ctx, submit::
   spec.working_dir = o.working_dir;
   spec.cli_argv = ctx.argv;
   spec.user = current_user();
+  apply_run_ai_flags(o, spec);
   submit::validate_unnamed(spec);
   return spec;
 }
+
+namespace {
+
+// --attach: wait while the job is Pending, then follow its output until it ends (as `logs -f`).
+// The terminal's input is not forwarded: the job's stdin stays closed.
+void follow_started_job(submit::Jobs& backend, const submit::JobSpec& spec, CliContext& ctx) {
+  ctx.err << "Waiting for job '" << spec.name << "' to start; then its output follows (the terminal's input is "
+             "not forwarded: use `lanectl exec` or `lanectl bash` to interact)\n";
+  for (;;) {
+    auto job = backend.describe_job(spec.name, spec.project);
+    if (!job)
+      throw Error("job '" + spec.name + "' no longer exists: it was deleted, or it ended and --ttl-after-finish "
+                  "removed it; nothing to attach to");
+    if (job->status != submit::JobStatus::kPending) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  submit::LogOptions logs;
+  logs.follow = true;
+  backend.stream_logs(spec.name, spec.project, logs, ctx.out);
+}
+
+}  // namespace
 
 void run_submit(const SubmitOptions& o, CliContext& ctx, submit::JobType type) {
   OutputFormat format = o.output.empty() ? OutputFormat::kYaml : parse_output_format(o.output);
@@ -123,6 +217,7 @@ void run_submit(const SubmitOptions& o, CliContext& ctx, submit::JobType type) {
     if (is_secret_env_name(e.name) && !submit::parse_secret_ref(e.value))
       ctx.err << "warning: " << secret_env_advice(e.name) << "\n";
   auto& backend = ctx.jobs();
+  for (const auto& note : backend.unhonoured_flags(spec)) ctx.err << "note: " << note << "\n";
   if (o.dry_run) {
     if (spec.name.empty()) spec.name = backend.next_job_name(spec.project, o.name_prefix.empty() ? "job" : o.name_prefix);
     print_document(ctx.out, backend.render(submit::masked_for_display(spec)), format);
@@ -149,6 +244,7 @@ void run_submit(const SubmitOptions& o, CliContext& ctx, submit::JobType type) {
   ctx.out << "The job '" << spec.name << "' has been submitted successfully\n"
           << "You can run `lanectl describe job " << spec.name << " -p " << spec.project
           << "` to check the job status\n";
+  if (spec.attach) follow_started_job(backend, spec, ctx);
 }
 
 }  // namespace lane::cli

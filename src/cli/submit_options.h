@@ -1,6 +1,7 @@
 #pragma once
 // The flags `submit` and `submit-mpi` share, and how they become a JobSpec (Run:AI v1 semantics:
 // see docs/cli.md). Bound to CLI11 by add_submit_flags; turned into a spec by build_job_spec.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,15 @@ struct SubmitOptions {
   bool large_shm = false, interactive = false, dry_run = false;
   std::string shm_size, cpu, memory, service_type, node_type, working_dir;
   int processes = 1, slots_per_worker = 1;
+  // Run:AI flags (docs/cli.md, "Run:AI flags and their local meaning").
+  bool preemptible = false, non_preemptible = false;
+  bool local_image = false, always_pull_image = false;
+  std::string image_pull_policy;
+  bool tty = false, stdin_open = false, attach = false;
+  std::optional<int> backoff_limit, completions, parallelism;
+  std::string ttl_after_finish, cpu_limit, memory_limit, gpu_memory, node_pool, clean_pod_policy;
+  std::vector<std::string> tolerations;
+  bool run_as_user = false, host_ipc = false, host_network = false;
 };
 
 void add_submit_flags(CLI::App* cmd, SubmitOptions& o);

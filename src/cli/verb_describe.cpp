@@ -36,6 +36,37 @@ std::string shell_quoted(const std::vector<std::string>& words) {
   return out;
 }
 
+// The Run:AI flags of the submit command line, those that were given (docs/cli.md).
+std::vector<std::pair<const char*, std::string>> run_ai_flag_lines(const submit::JobSpec& s) {
+  std::vector<std::pair<const char*, std::string>> lines;
+  auto add = [&lines](bool given, const char* label, const std::string& value) {
+    if (given) lines.emplace_back(label, value);
+  };
+  add(s.preemptibility != submit::Preemptibility::kDefault, "PREEMPTIBLE:", submit::is_preemptible(s) ? "true" : "false");
+  add(!s.image_pull_policy.empty(), "IMAGE PULL POLICY:", s.image_pull_policy);
+  add(s.tty || s.stdin_open, "TTY / STDIN:",
+      fmt::format("{} / {}{}", s.tty, s.stdin_open, s.attach ? " (--attach)" : ""));
+  add(s.backoff_limit.has_value(), "BACKOFF LIMIT:", std::to_string(s.backoff_limit.value_or(0)));
+  add(s.completions.has_value(), "COMPLETIONS:", std::to_string(s.completions.value_or(0)));
+  add(s.parallelism.has_value(), "PARALLELISM:", std::to_string(s.parallelism.value_or(0)));
+  add(s.ttl_after_finish_seconds.has_value(), "TTL AFTER FINISH:",
+      fmt::format("{}s", s.ttl_after_finish_seconds.value_or(0)));
+  add(!s.cpu_limit.empty(), "CPU LIMIT:", s.cpu_limit);
+  add(!s.memory_limit.empty(), "MEMORY LIMIT:", s.memory_limit);
+  add(!s.gpu_memory.empty(), "GPU MEMORY:", s.gpu_memory);
+  add(!s.node_pool.empty(), "NODE POOL:", s.node_pool);
+  std::vector<std::string> tolerations;
+  for (const auto& t : s.tolerations)
+    tolerations.push_back(t.key + (t.value.empty() ? "" : "=" + t.value) + (t.effect.empty() ? "" : ":" + t.effect));
+  add(!tolerations.empty(), "TOLERATIONS:", join(tolerations, ","));
+  add(s.run_as_uid.has_value(), "RUN AS USER:",
+      fmt::format("{}:{}", s.run_as_uid.value_or(0), s.run_as_gid.value_or(0)));
+  add(s.host_ipc, "HOST IPC:", "true");
+  add(s.host_network, "HOST NETWORK:", "true");
+  add(!s.clean_pod_policy.empty(), "CLEAN POD POLICY:", s.clean_pod_policy);
+  return lines;
+}
+
 void print_text(const submit::JobInfo& j, std::ostream& out) {
   int64_t now = now_unix_ms();
   const auto& s = j.spec;
@@ -50,7 +81,7 @@ void print_text(const submit::JobInfo& j, std::ostream& out) {
   line("NAME:", s.name);
   line("NAMESPACE:", submit::project_namespace(s.project));
   line("PROJECT:", s.project);
-  line("TYPE:", submit::to_string(s.type));
+  line("TYPE:", submit::type_label(s));
   line("STATUS:", submit::to_string(j.status));
   if (!j.status_reason.empty()) line("STATUS REASON:", j.status_reason);
   line("TRAINING DURATION:", j.started_unix_ms ? short_duration(end - j.started_unix_ms) : "-");
@@ -65,6 +96,7 @@ void print_text(const submit::JobInfo& j, std::ostream& out) {
   line("FAILED PODS:", std::to_string(failed));
   line("IS DISTRIBUTED WORKLOAD:", mpi ? "true" : "false");
   if (j.exit_code) line("EXIT CODE:", std::to_string(*j.exit_code));
+  for (const auto& [label, value] : run_ai_flag_lines(s)) line(label, value);
   line("NODES:", join(j.nodes, ","));
   line("CREATED BY CLI:", s.cli_argv.empty() ? "false" : "true");
   line("SERVICE URL(S):", join(j.service_urls, ","));

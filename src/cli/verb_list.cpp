@@ -56,7 +56,7 @@ void run_list(const ListOptions& o, CliContext& ctx) {
   int64_t now = now_unix_ms();
   for (const auto& j : jobs) {
     std::vector<std::string> row = {j.spec.name, submit::to_string(j.status), short_duration(now - j.created_unix_ms),
-                                    node_cell(j), j.spec.image, submit::to_string(j.spec.type), j.spec.project,
+                                    node_cell(j), j.spec.image, submit::type_label(j.spec), j.spec.project,
                                     j.spec.user, gpu_cell(j),
                                     std::to_string(j.pods_running) + " (" + std::to_string(j.pods_pending) + ")",
                                     fmt::format("{}", fmt::join(j.service_urls, ","))};

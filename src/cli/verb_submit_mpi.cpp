@@ -10,9 +10,13 @@ void add_submit_mpi_command(CLI::App& app, CliContext& ctx) {
   cmd->alias("mpi");
   cmd->alias("mj");
   add_submit_flags(cmd, *opts);
-  // --help lists only what works here: --interactive stays accepted so that it is refused with
-  // its reason (MPI jobs are training jobs), but is not listed; workers take whole GPUs.
+  // --help lists only what works here: --interactive, --preemptible, --completions and
+  // --parallelism stay accepted so that they are refused with their reason (MPI jobs are
+  // preemptible training jobs with --processes workers), but are not listed; workers take whole GPUs.
   cmd->get_option("--interactive")->group("");
+  for (const char* hidden : {"--preemptible", "--completions", "--parallelism"}) cmd->get_option(hidden)->group("");
+  cmd->add_option("--clean-pod-policy", opts->clean_pod_policy,
+                  "Worker pods to delete when the job ends: Running (default) | All | None");
   cmd->get_option("--gpu")->description("GPUs per worker process: a whole number (each MPI worker needs whole GPUs)");
   cmd->add_option("--processes", opts->processes, "Number of MPI worker processes (each gets --gpu GPUs)");
   cmd->add_option("--slots-per-worker", opts->slots_per_worker, "MPI slots per worker (recorded; Kubernetes backend)");

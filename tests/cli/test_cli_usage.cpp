@@ -251,7 +251,16 @@ TEST_CASE("submit-mpi --help lists only what works: every listed flag is accepte
       {"--cpu", {"--cpu", "1"}}, {"--memory", {"--memory", "1Gi"}}, {"--port", {"--port", "8080"}},
       {"--service-type", {"--port", "8080", "-s", "nodeport"}}, {"--node-type", {"--node-type", "a100"}},
       {"--working-dir", {"--working-dir", "/"}}, {"--processes", {"--processes", "2"}},
-      {"--slots-per-worker", {"--slots-per-worker", "2"}}};
+      {"--slots-per-worker", {"--slots-per-worker", "2"}},
+      {"--non-preemptible", {"--non-preemptible"}}, {"--image-pull-policy", {"--image-pull-policy", "Never"}},
+      {"--local-image", {"--local-image"}}, {"--always-pull-image", {"--always-pull-image"}},
+      {"--tty", {"-t", "--stdin"}}, {"--stdin", {"--stdin"}}, {"--attach", {"--attach"}},
+      {"--backoff-limit", {"--backoff-limit", "2"}}, {"--ttl-after-finish", {"--ttl-after-finish", "1h"}},
+      {"--cpu-limit", {"--cpu-limit", "2"}}, {"--memory-limit", {"--memory-limit", "2Gi"}},
+      {"--gpu-memory", {"--gpu-memory", "1G"}}, {"--node-pool", {"--node-pool", "a100"}},
+      {"--toleration", {"--toleration", "gpu:NoSchedule"}}, {"--run-as-user", {"--run-as-user"}},
+      {"--host-ipc", {"--host-ipc"}}, {"--host-network", {"--host-network"}},
+      {"--clean-pod-policy", {"--clean-pod-policy", "All"}}};
   auto help = l.run({"submit-mpi", "--help"});
   REQUIRE(help.code == 0);
   std::istringstream lines(help.out);

@@ -7,13 +7,13 @@
 #include <catch2/catch.hpp>
 
 #include <signal.h>
-#include <sqlite3.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <thread>
 
 #include "cli/lanectl_runner.h"
+#include "local_backend/state_db_util.h"
 
 using lane::test::Lanectl;
 namespace fs = std::filesystem;
@@ -232,15 +232,11 @@ TEST_CASE("a state database of the previous version keeps working: claims get th
   Lanectl l;
   {
     // The volumes table as the previous version wrote it (no project column).
-    sqlite3* db = nullptr;
-    REQUIRE(sqlite3_open((l.home() / "state.db").c_str(), &db) == SQLITE_OK);
-    REQUIRE(sqlite3_exec(db,
-                         "CREATE TABLE volumes(name TEXT PRIMARY KEY, size TEXT NOT NULL, size_bytes INTEGER NOT NULL,"
-                         " storage_class TEXT NOT NULL, created_by TEXT NOT NULL, created_ms INTEGER NOT NULL);"
-                         "INSERT INTO volumes VALUES('pvc-old-0','1Mi',1048576,'','job/b/old',1);"
-                         "INSERT INTO volumes VALUES('shared-data','1Mi',1048576,'','user',1);",
-                         nullptr, nullptr, nullptr) == SQLITE_OK);
-    sqlite3_close(db);
+    lane::test::run_sql(l.home() / "state.db",
+                        "CREATE TABLE volumes(name TEXT PRIMARY KEY, size TEXT NOT NULL, size_bytes INTEGER NOT NULL,"
+                        " storage_class TEXT NOT NULL, created_by TEXT NOT NULL, created_ms INTEGER NOT NULL);"
+                        "INSERT INTO volumes VALUES('pvc-old-0','1Mi',1048576,'','job/b/old',1);"
+                        "INSERT INTO volumes VALUES('shared-data','1Mi',1048576,'','user',1);");
     for (const char* v : {"pvc-old-0", "shared-data"}) fs::create_directories(l.home() / "volumes" / v);
   }
   for (const char* p : {"a", "b"}) {

@@ -445,3 +445,38 @@ TEST_CASE("an inconsistent state is rejected with a clear error") {
   CHECK_THROWS_AS(schedule(s), lane::Error);
   CHECK_THROWS_WITH(schedule(s), Catch::Contains(why));
 }
+
+TEST_CASE("Workload::preemptible overrides the type: preemptible interactive, non-preemptible training") {
+  ClusterState s;
+  s.nodes = {node("node-1", 4)};
+  s.projects = {project("team-a", 1), project("team-b", 3)};
+  // team-a runs 3 GPUs over its quota of 1: a preemptible interactive job and a training job.
+  Workload shell = running(job("team-a", "shell", 2, 1, JobType::kInteractive), {on("node-1", {0, 1})});
+  shell.preemptible = true;
+  s.workloads.push_back(shell);
+  Workload steady = running(job("team-a", "steady", 1, 2), {on("node-1", {2})});
+  steady.preemptible = false;
+  s.workloads.push_back(steady);
+  add_jobs(s, "team-b", 3, 20);
+  const Decision d = schedule(s);
+  CHECK(preempted(d, "team-a/shell"));    // preemptible although interactive
+  CHECK_FALSE(preempted(d, "team-a/steady"));
+
+  ClusterState idle;
+  idle.nodes = {node("node-1", 4)};
+  idle.projects = {project("team-a", 1)};
+  Workload a = job("team-a", "a", 1, 1), b = job("team-a", "b", 1, 2);
+  a.preemptible = b.preemptible = false;
+  idle.workloads = {a, b};
+  const Decision quota = schedule(idle);
+  CHECK(started(quota, "team-a/a"));
+  CHECK(quota.pending_reason.at("team-a/b") ==
+        "waiting for 1 GPU: non-preemptible jobs must fit within the quota and project team-a uses 1 of its quota of 1");
+  Workload big = job("team-a", "big", 2, 3);
+  big.preemptible = false;
+  CHECK(never_fits(idle, big).value() ==
+        "non-preemptible jobs must fit within the project's quota: requests 2 GPUs but project team-a has a quota of 1");
+  Workload shell2 = job("team-a", "shell2", 3, 4, JobType::kInteractive);
+  shell2.preemptible = true;
+  CHECK_FALSE(never_fits(idle, shell2).has_value());  // may go over quota like training
+}

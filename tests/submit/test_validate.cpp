@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "submit/core/errors.h"
 #include "submit/core/validate.h"
+#include "submit/core/workload_json.h"
 
 using lane::submit::JobSpec;
 using lane::submit::JobType;
@@ -281,4 +282,180 @@ TEST_CASE("AlreadyExists: a usage error (exit 2) every backend throws with one w
         "job 'dup' already exists in project 'team'; choose another --name or delete it with "
         "`lanectl delete job dup -p team`");
   CHECK_THROWS_AS(throw e, lane::submit::AlreadyExists);
+}
+
+// ---- The Run:AI flags of issue 17 ----
+
+namespace {
+
+// valid_spec() with every Run:AI flag that a training job takes set to a valid value.
+JobSpec run_ai_spec() {
+  JobSpec s = valid_spec();
+  s.image_pull_policy = "IfNotPresent";
+  s.tty = s.stdin_open = s.attach = true;
+  s.backoff_limit = 0;
+  s.completions = 4;
+  s.parallelism = 2;
+  s.ttl_after_finish_seconds = 0;
+  s.cpu = "500m";
+  s.cpu_limit = "1.5";
+  s.memory = "1Gi";
+  s.memory_limit = "2Gi";
+  s.node_pool = "a100_pool.1";
+  s.tolerations = {{"nvidia.com/gpu", "", "NoSchedule"}, {"pool", "a100", ""}};
+  s.host_ipc = s.host_network = true;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("validate: the Run:AI flags pass when well formed") {
+  using lane::submit::Preemptibility;
+  JobSpec s = run_ai_spec();
+  s.preemptibility = Preemptibility::kNonPreemptible;
+  CHECK_NOTHROW(lane::submit::validate(s));
+  s.gpu = 0;
+  s.gpu_memory = "100M";  // the smallest amount is included
+  CHECK_NOTHROW(lane::submit::validate(s));
+  CHECK(lane::submit::gpu_memory_mb("4G") == 4000);
+  CHECK(lane::submit::gpu_memory_mb("1Gi") == 1073);
+  s.type = JobType::kInteractive;
+  s.completions.reset();
+  s.parallelism.reset();
+  s.preemptibility = Preemptibility::kPreemptible;
+  CHECK_NOTHROW(lane::submit::validate(s));
+  s.type = JobType::kMpi;
+  s.preemptibility = Preemptibility::kNonPreemptible;
+  s.clean_pod_policy = "All";
+  s.gpu_memory.clear();
+  s.gpu = 1;
+  CHECK_NOTHROW(lane::submit::validate(s));
+}
+
+TEST_CASE("validate: each Run:AI flag rule has one message naming the flag and the fix") {
+  using lane::submit::Preemptibility;
+  auto c = GENERATE(values<Case>({
+      {"preemptible training", [](JobSpec& s) { s.preemptibility = Preemptibility::kPreemptible; },
+       "--preemptible applies to interactive jobs (training jobs are preemptible already); add --interactive or "
+       "drop --preemptible"},
+      {"preemptible MPI", [](JobSpec& s) { s.type = JobType::kMpi; s.preemptibility = Preemptibility::kPreemptible; },
+       "--preemptible is not available for submit-mpi: MPI jobs are preemptible already; drop it (--non-preemptible "
+       "keeps a job within the project's quota)"},
+      {"pull policy", [](JobSpec& s) { s.image_pull_policy = "always"; },
+       "--image-pull-policy 'always': use Always, IfNotPresent or Never"},
+      {"tty without stdin", [](JobSpec& s) { s.tty = true; },
+       "-t/--tty needs --stdin (as with runai): add --stdin, or use --attach (tty + stdin)"},
+      {"backoff negative", [](JobSpec& s) { s.backoff_limit = -1; },
+       "--backoff-limit -1: use 0 or more (the number of retries)"},
+      {"backoff interactive", [](JobSpec& s) { s.type = JobType::kInteractive; s.backoff_limit = 2; },
+       "--backoff-limit applies to training jobs: interactive jobs are never retried (backoffLimit 0); drop "
+       "--backoff-limit or --interactive"},
+      {"parallelism without completions", [](JobSpec& s) { s.parallelism = 3; },
+       "--parallelism 3 needs --completions (how many successful runs in all), e.g. --completions 3 --parallelism 3"},
+      {"completions zero", [](JobSpec& s) { s.completions = 0; }, "--completions 0: use 1 or more"},
+      {"parallelism zero", [](JobSpec& s) { s.completions = 1; s.parallelism = 0; }, "--parallelism 0: use 1 or more"},
+      {"completions MPI", [](JobSpec& s) { s.type = JobType::kMpi; s.completions = 2; },
+       "--completions/--parallelism are not available for submit-mpi (they are batch Job fields); use --processes "
+       "for MPI workers"},
+      {"completions interactive", [](JobSpec& s) { s.type = JobType::kInteractive; s.completions = 2; },
+       "--completions/--parallelism apply to training jobs, not --interactive ones; drop one of them"},
+      {"ttl negative", [](JobSpec& s) { s.ttl_after_finish_seconds = -5; },
+       "--ttl-after-finish: use a duration of 0 or more (e.g. 1h, 30m, 0s)"},
+      {"clean pod policy value", [](JobSpec& s) { s.type = JobType::kMpi; s.clean_pod_policy = "Some"; },
+       "--clean-pod-policy 'Some': use Running, All or None"},
+      {"clean pod policy not MPI", [](JobSpec& s) { s.clean_pod_policy = "All"; },
+       "--clean-pod-policy applies to submit-mpi only"},
+      {"cpu limit", [](JobSpec& s) { s.cpu_limit = "lots"; },
+       "--cpu-limit 'lots': not a Kubernetes quantity; use e.g. 2 or 500m"},
+      {"memory limit", [](JobSpec& s) { s.memory_limit = "2GB"; },
+       "--memory-limit '2GB': not a Kubernetes quantity; use e.g. 8Gi or 500M"},
+      {"gpu memory quantity", [](JobSpec& s) { s.gpu = 0; s.gpu_memory = "4 GB"; },
+       "--gpu-memory '4 GB': not a Kubernetes quantity; use e.g. 4G or 500M"},
+      {"memory request above limit", [](JobSpec& s) { s.memory = "4Gi"; s.memory_limit = "2Gi"; },
+       "--memory 4Gi is above --memory-limit 2Gi; the request must not exceed the limit"},
+      {"cpu request above limit", [](JobSpec& s) { s.cpu = "2"; s.cpu_limit = "1500m"; },
+       "--cpu 2 is above --cpu-limit 1500m; the request must not exceed the limit"},
+      {"gpu memory with -g", [](JobSpec& s) { s.gpu_memory = "4G"; },
+       "--gpu-memory cannot be combined with -g/--gpu: give the GPU share as a memory amount or as a GPU count, not "
+       "both"},
+      {"gpu memory too small", [](JobSpec& s) { s.gpu = 0; s.gpu_memory = "99M"; },
+       "--gpu-memory 99M: at least 100M (the annotation counts 10^6 bytes)"},
+      {"node pool", [](JobSpec& s) { s.node_pool = "-pool"; },
+       "--node-pool '-pool': a node pool name is a label value (at most 63 letters, digits, '-', '_', '.', "
+       "alphanumeric at both ends)"},
+      {"toleration key", [](JobSpec& s) { s.tolerations = {{"bad key", "", "NoSchedule"}}; },
+       "--toleration #1 'bad key': KEY must be a label key and VALUE a label value; use KEY[=VALUE][:EFFECT], e.g. "
+       "nvidia.com/gpu:NoSchedule or pool=a100:NoExecute"},
+      {"toleration prefix", [](JobSpec& s) { s.tolerations = {{"Example.com/gpu", "x", ""}}; },
+       "--toleration #1 'Example.com/gpu=x': KEY must be a label key and VALUE a label value; use "
+       "KEY[=VALUE][:EFFECT], e.g. nvidia.com/gpu:NoSchedule or pool=a100:NoExecute"},
+      {"toleration effect", [](JobSpec& s) { s.tolerations = {{"gpu", "", "NoExec"}}; },
+       "--toleration #1: effect 'NoExec': use NoSchedule, PreferNoSchedule or NoExecute (or leave it out for every "
+       "effect)"},
+  }));
+  INFO("rule: " << c.rule);
+  JobSpec s = valid_spec();
+  c.change(s);
+  CHECK(message_of(s) == c.message);
+}
+
+TEST_CASE("preemptibility and the TYPE label: interactive jobs only when asked, others unless asked") {
+  using lane::submit::Preemptibility;
+  JobSpec s = valid_spec();
+  CHECK(lane::submit::is_preemptible(s));
+  CHECK(lane::submit::type_label(s) == "Train");
+  s.preemptibility = Preemptibility::kNonPreemptible;
+  CHECK_FALSE(lane::submit::is_preemptible(s));
+  s.type = JobType::kInteractive;
+  s.preemptibility = Preemptibility::kDefault;
+  CHECK_FALSE(lane::submit::is_preemptible(s));
+  CHECK(lane::submit::type_label(s) == "Interactive");
+  s.preemptibility = Preemptibility::kPreemptible;
+  CHECK(lane::submit::is_preemptible(s));
+  CHECK(lane::submit::type_label(s) == "Interactive-Preemptible");
+}
+
+TEST_CASE("stored specs: the Run:AI fields round-trip, and a spec stored without them loads with defaults") {
+  using lane::submit::Preemptibility;
+  JobSpec s = valid_spec();
+  const auto plain = lane::submit::spec_to_json(s);
+  for (const char* key : {"preemptibility", "imagePullPolicy", "tty", "backoffLimit", "ttlSecondsAfterFinished",
+                          "tolerations", "runAsUser", "hostIPC", "cleanPodPolicy"})
+    CHECK_FALSE(plain.contains(key));  // unset fields are not written: older specs keep their JSON
+  JobSpec old = lane::submit::spec_from_json(plain);
+  CHECK(old.preemptibility == Preemptibility::kDefault);
+  CHECK_FALSE(old.backoff_limit.has_value());
+  CHECK_FALSE(old.ttl_after_finish_seconds.has_value());
+  CHECK(old.tolerations.empty());
+
+  s = run_ai_spec();
+  s.preemptibility = Preemptibility::kNonPreemptible;
+  s.ttl_after_finish_seconds = 90;
+  s.gpu_memory = "4G";
+  s.run_as_uid = 1000;
+  s.run_as_gid = 100;
+  s.clean_pod_policy = "All";
+  const auto j = lane::submit::spec_to_json(s);
+  CHECK(j["backoffLimit"] == 0);  // 0 is a value, not "unset"
+  JobSpec back = lane::submit::spec_from_json(j);
+  CHECK(back.preemptibility == Preemptibility::kNonPreemptible);
+  CHECK(back.image_pull_policy == "IfNotPresent");
+  CHECK((back.tty && back.stdin_open && back.attach));
+  CHECK(back.backoff_limit == 0);
+  CHECK(back.completions == 4);
+  CHECK(back.parallelism == 2);
+  CHECK(back.ttl_after_finish_seconds == 90);
+  CHECK(back.cpu_limit == "1.5");
+  CHECK(back.memory_limit == "2Gi");
+  CHECK(back.gpu_memory == "4G");
+  CHECK(back.node_pool == "a100_pool.1");
+  REQUIRE(back.tolerations.size() == 2);
+  CHECK(back.tolerations[0].key == "nvidia.com/gpu");
+  CHECK(back.tolerations[0].effect == "NoSchedule");
+  CHECK(back.tolerations[1].value == "a100");
+  CHECK(back.run_as_uid == 1000);
+  CHECK(back.run_as_gid == 100);
+  CHECK((back.host_ipc && back.host_network));
+  CHECK(back.clean_pod_policy == "All");
+  CHECK(lane::submit::spec_to_json(back) == j);
 }

@@ -73,6 +73,14 @@ void check_visible_fields(const JobSpec& read, const JobSpec& written) {
   CHECK(read.user == written.user);
 }
 
+// An object edited or made by other tools: no lanectl spec annotation.
+WorkloadSummary without_spec_annotation(WorkloadSummary w) {
+  w.annotations.erase(std::remove_if(w.annotations.begin(), w.annotations.end(),
+                                     [](const auto& kv) { return kv.first == kSpecAnnotation; }),
+                      w.annotations.end());
+  return w;
+}
+
 }  // namespace
 
 TEST_CASE("kube fields: a spec written by mapping reads back the same through both readers") {
@@ -115,11 +123,7 @@ TEST_CASE("kube fields: a spec written by mapping reads back the same through bo
     CHECK(spec_to_json(with_annotation.spec) == spec_to_json(masked_for_display(written)));
 
     // Without it (an object edited or made by other tools), the object's own fields tell.
-    WorkloadSummary bare = *w;
-    bare.annotations.erase(std::remove_if(bare.annotations.begin(), bare.annotations.end(),
-                                          [](const auto& kv) { return kv.first == kSpecAnnotation; }),
-                           bare.annotations.end());
-    check_visible_fields(job_info_from_summaries(settings, bare, {}).spec, written);
+    check_visible_fields(job_info_from_summaries(settings, without_spec_annotation(*w), {}).spec, written);
   }
 
   // The pods the controllers make from the templates: their GPUs and roles read back, and a
@@ -182,4 +186,18 @@ TEST_CASE("kube fields: status conditions read back as the Run:AI status") {
     CHECK(info.finished_unix_ms == 1767326645000);
     if (status == JobStatus::kFailed) CHECK(info.status_reason == "R: m");
   }
+}
+
+TEST_CASE("kube fields: a preemptible interactive job reads back as one, with or without the spec annotation") {
+  const KubeSettings settings;
+  JobSpec written = spec_of(JobType::kInteractive, 1);
+  written.preemptibility = Preemptibility::kPreemptible;
+  written.node_pool = "a100";
+  written.tolerations = {{"nvidia.com/gpu", "", "NoSchedule"}};
+  const WorkloadSummary tree = summarize_workload(batch_job_object(settings, written));
+  CHECK(spec_to_json(job_info_from_summaries(settings, tree, {}).spec) == spec_to_json(masked_for_display(written)));
+  const JobSpec read = job_info_from_summaries(settings, without_spec_annotation(tree), {}).spec;
+  check_visible_fields(read, written);
+  CHECK(read.preemptibility == Preemptibility::kPreemptible);  // from priorityClassName build-preemptible
+  CHECK(type_label(read) == "Interactive-Preemptible");
 }

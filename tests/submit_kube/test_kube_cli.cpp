@@ -2,6 +2,8 @@
 // kubernetes backend against the test API server (kubeconfig via KUBECONFIG).
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 
@@ -115,4 +117,124 @@ TEST_CASE("kube cli: --kubeconfig and --context choose the cluster, before or af
   r = cli.run("project list --kubeconfig " + (dir.path / "missing").string());
   CHECK(r.rc == 2);
   CHECK(r.out.find("--kubeconfig '" + (dir.path / "missing").string() + "': no such file") != std::string::npos);
+}
+
+// The Run:AI flags of issue 17 through the real binary: each one's field in the objects the
+// schema-checking test server received, the --dry-run rendering, describe, and the usage errors.
+TEST_CASE("kube cli: Run:AI flags become the Job's and MPIJob's fields") {
+  lane::test::FakeApiServer server;
+  Cli cli(server);
+  REQUIRE(cli.run("project create team --gpu-quota 2").rc == 0);
+  lane::kube::KubeClient client(server.connection());
+  const std::string flags =
+      "submit --name shell -p team -i busybox --interactive --preemptible -t --stdin "
+      "--image-pull-policy IfNotPresent --cpu 500m --cpu-limit 2 --memory 1Gi --memory-limit 2Gi --gpu-memory 4G "
+      "--node-pool a100 --toleration nvidia.com/gpu:NoSchedule --toleration pool=a100:NoExecute "
+      "--run-as-user --host-ipc --host-network --ttl-after-finish 1h30m";
+  auto r = cli.run(flags + " --dry-run -o json");
+  INFO(r.out);
+  REQUIRE(r.rc == 0);
+  CHECK(r.out.find("\"ttlSecondsAfterFinished\": 5400") != std::string::npos);
+  CHECK(r.out.find("\"imagePullPolicy\": \"IfNotPresent\"") != std::string::npos);
+  CHECK_FALSE(client.try_get(lane::kube::resources::kJob, "runai-team", "shell"));  // dry run
+  r = cli.run(flags);
+  INFO(r.out);
+  REQUIRE(r.rc == 0);
+  CHECK(r.out.find("note:") == std::string::npos);  // every flag has its effect on Kubernetes
+  auto job = client.get(lane::kube::resources::kJob, "runai-team", "shell");
+  const auto& labels = job["metadata"]["labels"];
+  CHECK(labels["priorityClassName"] == "build-preemptible");
+  CHECK(labels["kai.scheduler/preemptibility"] == "preemptible");
+  CHECK(labels["kai.scheduler/node-pool"] == "a100");
+  CHECK(job["spec"]["backoffLimit"] == 0);
+  CHECK(job["spec"]["ttlSecondsAfterFinished"] == 5400);
+  const auto& pod = job["spec"]["template"];
+  CHECK(pod["metadata"]["annotations"]["gpu-memory"] == "4000");
+  const auto& ps = pod["spec"];
+  CHECK(ps["nodeSelector"]["kai.scheduler/node-pool"] == "a100");
+  CHECK(ps["hostIPC"] == true);
+  CHECK(ps["hostNetwork"] == true);
+  CHECK(ps["securityContext"]["runAsUser"] == static_cast<int64_t>(getuid()));
+  CHECK(ps["securityContext"]["runAsGroup"] == static_cast<int64_t>(getgid()));
+  REQUIRE(ps["tolerations"].size() == 2);
+  CHECK(ps["tolerations"][0] == nlohmann::json{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}});
+  CHECK(ps["tolerations"][1] ==
+        nlohmann::json{{"key", "pool"}, {"operator", "Equal"}, {"value", "a100"}, {"effect", "NoExecute"}});
+  const auto& c = ps["containers"][0];
+  CHECK(c["imagePullPolicy"] == "IfNotPresent");
+  CHECK(c["tty"] == true);
+  CHECK(c["stdin"] == true);
+  CHECK(c["resources"]["limits"] == nlohmann::json{{"cpu", "2"}, {"memory", "2Gi"}});
+  CHECK(c["resources"]["requests"] == nlohmann::json{{"cpu", "500m"}, {"memory", "1Gi"}});
+  CHECK_FALSE(c["resources"]["limits"].contains("nvidia.com/gpu"));
+
+  // describe and list show what was recorded.
+  r = cli.run("describe job shell -p team -o json");
+  INFO(r.out);
+  REQUIRE(r.rc == 0);
+  auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["spec"]["preemptibility"] == "preemptible");
+  CHECK(doc["spec"]["nodePool"] == "a100");
+  CHECK(doc["spec"]["gpuMemory"] == "4G");
+  r = cli.run("list -p team");
+  CHECK(r.out.find("Interactive-Preemptible") != std::string::npos);
+
+  // Training: --backoff-limit (and its old spelling), completions/parallelism, --local-image.
+  r = cli.run("submit --name hpo -p team -i busybox --local-image --backoffLimit 2 --completions 4 --parallelism 2 "
+              "--non-preemptible");
+  INFO(r.out);
+  REQUIRE(r.rc == 0);
+  job = client.get(lane::kube::resources::kJob, "runai-team", "hpo");
+  CHECK(job["spec"]["backoffLimit"] == 2);
+  CHECK(job["spec"]["completions"] == 4);
+  CHECK(job["spec"]["parallelism"] == 2);
+  CHECK(job["metadata"]["labels"]["priorityClassName"] == "train");
+  CHECK(job["metadata"]["labels"]["kai.scheduler/preemptibility"] == "non-preemptible");
+  CHECK(job["spec"]["template"]["spec"]["containers"][0]["imagePullPolicy"] == "Never");
+  CHECK_FALSE(job["spec"]["template"]["spec"]["containers"][0].contains("tty"));
+
+  // MPI: --clean-pod-policy, --backoff-limit and the TTL in runPolicy; --always-pull-image.
+  r = cli.run("submit-mpi --name dist -p team -i mpi-image --processes 2 -g 1 --clean-pod-policy All "
+              "--backoff-limit 1 --ttl-after-finish 10m --always-pull-image --non-preemptible");
+  INFO(r.out);
+  REQUIRE(r.rc == 0);
+  auto mpi = client.get(lane::kube::resources::kMpiJob, "runai-team", "dist");
+  CHECK(mpi["spec"]["runPolicy"] ==
+        nlohmann::json{{"cleanPodPolicy", "All"}, {"backoffLimit", 1}, {"ttlSecondsAfterFinished", 600}});
+  CHECK(mpi["metadata"]["labels"]["kai.scheduler/preemptibility"] == "non-preemptible");
+  const auto& specs = mpi["spec"]["mpiReplicaSpecs"];
+  CHECK(specs["Worker"]["template"]["spec"]["containers"][0]["imagePullPolicy"] == "Always");
+  CHECK(specs["Launcher"]["template"]["spec"]["containers"][0]["imagePullPolicy"] == "Always");
+  r = cli.run("submit-mpi --help");
+  CHECK(r.out.find("--clean-pod-policy") != std::string::npos);
+  CHECK(r.out.find("--non-preemptible") != std::string::npos);
+  CHECK(r.out.find("--preemptible ") == std::string::npos);  // refused there: not listed
+  CHECK(r.out.find("--completions") == std::string::npos);
+
+  // Usage errors: exit 2, the flag named, nothing created.
+  struct Bad {
+    std::string args, message;
+  };
+  for (const Bad& b : std::vector<Bad>{
+           {"submit --name b1 -i x -t", "-t/--tty needs --stdin"},
+           {"submit --name b1 -i x --image-pull-policy Sometimes", "--image-pull-policy 'Sometimes'"},
+           {"submit --name b1 -i x --local-image --image-pull-policy Always", "both set the image pull policy"},
+           {"submit --name b1 -i x --preemptible", "--preemptible applies to interactive jobs"},
+           {"submit --name b1 -i x --preemptible --non-preemptible --interactive", "contradict"},
+           {"submit --name b1 -i x --parallelism 2", "--parallelism 2 needs --completions"},
+           {"submit --name b1 -i x --backoff-limit -1", "--backoff-limit -1"},
+           {"submit --name b1 -i x --ttl-after-finish soon", "--ttl-after-finish 'soon' is not a duration"},
+           {"submit --name b1 -i x -g 1 --gpu-memory 2G", "--gpu-memory cannot be combined with -g"},
+           {"submit --name b1 -i x --cpu-limit lots", "--cpu-limit 'lots'"},
+           {"submit --name b1 -i x --toleration =x:NoSchedule", "--toleration '=x:NoSchedule': the key is empty"},
+           {"submit --name b1 -i x --toleration gpu:Never", "effect 'Never'"},
+           {"submit-mpi --name b1 -i x --clean-pod-policy Some", "--clean-pod-policy 'Some'"},
+           {"submit-mpi --name b1 -i x --preemptible", "--preemptible is not available for submit-mpi"},
+       }) {
+    r = cli.run(b.args + " -p team");
+    INFO(b.args << "\n" << r.out);
+    CHECK(r.rc == 2);
+    CHECK(r.out.find(b.message) != std::string::npos);
+  }
+  CHECK_FALSE(client.try_get(lane::kube::resources::kJob, "runai-team", "b1"));
 }

@@ -30,6 +30,13 @@ class Jobs {
   // The objects a submit would create (for --dry-run -o yaml|json); changes nothing.
   // Validates like submit (same errors).
   virtual nlohmann::json render(const JobSpec& spec) = 0;
+  // The flags of `spec` this backend records but cannot honour, one line each naming the flag
+  // (e.g. "--toleration has no effect on the local backend (recorded for Kubernetes)"); the CLI
+  // prints each once as a note at submit.
+  virtual std::vector<std::string> unhonoured_flags(const JobSpec& spec) const {
+    (void)spec;
+    return {};
+  }
   // Creates the job (spec.name must be set; see next_job_name below) and returns its state.
   // Throws UsageError for a duplicate name, an unknown project or a job that could never fit.
   virtual JobInfo submit(const JobSpec& spec) = 0;

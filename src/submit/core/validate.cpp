@@ -1,8 +1,11 @@
 #include "submit/core/validate.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cctype>
+#include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -221,6 +224,160 @@ void check_ports(const JobSpec& spec) {
   }
 }
 
+// ---- The Run:AI flags of issue 17 (docs/cli.md, "Run:AI flags and their local meaning") ----
+
+bool one_of(const std::string& v, std::initializer_list<const char*> allowed) {
+  for (const char* a : allowed)
+    if (v == a) return true;
+  return false;
+}
+
+// A label value (and the name part of a label key): at most 63 of [A-Za-z0-9-_.], alphanumeric
+// at both ends. Kubernetes' rule, for --node-pool and --toleration.
+bool is_label_value(const std::string& v) {
+  if (v.empty()) return true;
+  auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  if (v.size() > 63 || !alnum(v.front()) || !alnum(v.back())) return false;
+  for (char c : v)
+    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  return true;
+}
+
+// A label key: [PREFIX/]NAME, PREFIX a DNS subdomain (lowercase), NAME a non-empty label value.
+bool is_label_key(const std::string& k) {
+  const size_t slash = k.rfind('/');
+  const std::string name = slash == std::string::npos ? k : k.substr(slash + 1);
+  if (name.empty() || !is_label_value(name)) return false;
+  if (slash == std::string::npos) return true;
+  const std::string prefix = k.substr(0, slash);
+  if (prefix.empty() || prefix.size() > 253) return false;
+  size_t start = 0;
+  while (start <= prefix.size()) {
+    const size_t dot = prefix.find('.', start);
+    const std::string part = prefix.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!is_dns1123_label(part)) return false;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return true;
+}
+
+// The quantity check of --cpu-limit, --memory-limit and --gpu-memory: the Kubernetes grammar
+// (common/quantity.h), in base units (cores, bytes); negative amounts are refused.
+std::optional<double> limit_quantity(const std::string& text) {
+  auto value = parse_quantity(text);
+  return value && *value >= 0 ? value : std::nullopt;
+}
+
+void check_preemptibility(const JobSpec& spec) {
+  if (spec.preemptibility != Preemptibility::kPreemptible || spec.type == JobType::kInteractive) return;
+  if (spec.type == JobType::kMpi)
+    throw UsageError("--preemptible is not available for submit-mpi: MPI jobs are preemptible already; drop it "
+                     "(--non-preemptible keeps a job within the project's quota)");
+  throw UsageError("--preemptible applies to interactive jobs (training jobs are preemptible already); add "
+                   "--interactive or drop --preemptible");
+}
+
+void check_terminal(const JobSpec& spec) {
+  if (!one_of(spec.image_pull_policy, {"", "Always", "IfNotPresent", "Never"}))
+    throw UsageError("--image-pull-policy '" + spec.image_pull_policy + "': use Always, IfNotPresent or Never");
+  if (spec.tty && !spec.stdin_open)
+    throw UsageError("-t/--tty needs --stdin (as with runai): add --stdin, or use --attach (tty + stdin)");
+  if (spec.attach && !(spec.tty && spec.stdin_open))
+    throw UsageError("--attach needs a TTY and stdin (it implies -t --stdin)");
+}
+
+void check_batch_fields(const JobSpec& spec) {
+  if (spec.backoff_limit) {
+    if (*spec.backoff_limit < 0)
+      throw UsageError(fmt::format("--backoff-limit {}: use 0 or more (the number of retries)", *spec.backoff_limit));
+    if (spec.type == JobType::kInteractive && *spec.backoff_limit != 0)
+      throw UsageError("--backoff-limit applies to training jobs: interactive jobs are never retried (backoffLimit 0); "
+                       "drop --backoff-limit or --interactive");
+  }
+  if (spec.completions || spec.parallelism) {
+    if (spec.type == JobType::kMpi)
+      throw UsageError("--completions/--parallelism are not available for submit-mpi (they are batch Job fields); "
+                       "use --processes for MPI workers");
+    if (spec.type == JobType::kInteractive)
+      throw UsageError("--completions/--parallelism apply to training jobs, not --interactive ones; drop one of them");
+  }
+  if (spec.completions && *spec.completions < 1)
+    throw UsageError(fmt::format("--completions {}: use 1 or more", *spec.completions));
+  if (spec.parallelism && *spec.parallelism < 1)
+    throw UsageError(fmt::format("--parallelism {}: use 1 or more", *spec.parallelism));
+  if (spec.parallelism && *spec.parallelism > 1 && !spec.completions)
+    throw UsageError(fmt::format("--parallelism {} needs --completions (how many successful runs in all), e.g. "
+                                 "--completions {} --parallelism {}",
+                                 *spec.parallelism, *spec.parallelism, *spec.parallelism));
+  if (spec.ttl_after_finish_seconds && *spec.ttl_after_finish_seconds < 0)
+    throw UsageError("--ttl-after-finish: use a duration of 0 or more (e.g. 1h, 30m, 0s)");
+  if (!one_of(spec.clean_pod_policy, {"", "Running", "All", "None"}))
+    throw UsageError("--clean-pod-policy '" + spec.clean_pod_policy + "': use Running, All or None");
+  if (!spec.clean_pod_policy.empty() && spec.type != JobType::kMpi)
+    throw UsageError("--clean-pod-policy applies to submit-mpi only");
+}
+
+void check_limits(const JobSpec& spec) {
+  struct Limit {
+    const char* flag;
+    const std::string& value;
+    const char* example;
+  };
+  const Limit limits[] = {{"--cpu-limit", spec.cpu_limit, "2 or 500m"},
+                          {"--memory-limit", spec.memory_limit, "8Gi or 500M"},
+                          {"--gpu-memory", spec.gpu_memory, "4G or 500M"}};
+  for (const auto& l : limits)
+    if (!l.value.empty() && !limit_quantity(l.value))
+      throw UsageError(fmt::format("{} '{}': not a Kubernetes quantity; use e.g. {}", l.flag, l.value, l.example));
+  // A real API server refuses a request above its limit.
+  if (!spec.memory_limit.empty() && !spec.memory.empty()) {
+    auto request = limit_quantity(spec.memory);
+    if (request && *request > *limit_quantity(spec.memory_limit))
+      throw UsageError(fmt::format("--memory {} is above --memory-limit {}; the request must not exceed the limit",
+                                   spec.memory, spec.memory_limit));
+  }
+  if (!spec.cpu_limit.empty() && !spec.cpu.empty()) {
+    auto request = limit_quantity(spec.cpu);
+    if (request && *request > *limit_quantity(spec.cpu_limit))
+      throw UsageError(fmt::format("--cpu {} is above --cpu-limit {}; the request must not exceed the limit", spec.cpu,
+                                   spec.cpu_limit));
+  }
+  if (spec.gpu_memory.empty()) return;
+  if (spec.gpu > 0)
+    throw UsageError("--gpu-memory cannot be combined with -g/--gpu: give the GPU share as a memory amount or as a "
+                     "GPU count, not both");
+  if (gpu_memory_mb(spec.gpu_memory) < kMinGpuMemoryMb)
+    throw UsageError(fmt::format("--gpu-memory {}: at least {}M (the annotation counts 10^6 bytes)", spec.gpu_memory,
+                                 kMinGpuMemoryMb));
+}
+
+void check_placement(const JobSpec& spec) {
+  if (!is_label_value(spec.node_pool))
+    throw UsageError("--node-pool '" + spec.node_pool +
+                     "': a node pool name is a label value (at most 63 letters, digits, '-', '_', '.', "
+                     "alphanumeric at both ends)");
+  for (size_t i = 0; i < spec.tolerations.size(); ++i) {
+    const Toleration& t = spec.tolerations[i];
+    if (!is_label_key(t.key) || !is_label_value(t.value))
+      throw UsageError(fmt::format("--toleration #{} '{}': KEY must be a label key and VALUE a label value; use "
+                                   "KEY[=VALUE][:EFFECT], e.g. nvidia.com/gpu:NoSchedule or pool=a100:NoExecute",
+                                   i + 1, t.key + (t.value.empty() ? "" : "=" + t.value)));
+    if (!one_of(t.effect, {"", "NoSchedule", "PreferNoSchedule", "NoExecute"}))
+      throw UsageError(fmt::format("--toleration #{}: effect '{}': use NoSchedule, PreferNoSchedule or NoExecute "
+                                   "(or leave it out for every effect)",
+                                   i + 1, t.effect));
+  }
+}
+
+void check_run_ai_flags(const JobSpec& spec) {
+  check_preemptibility(spec);
+  check_terminal(spec);
+  check_batch_fields(spec);
+  check_limits(spec);
+  check_placement(spec);
+}
+
 void check_all(const JobSpec& spec, bool named) {
   if (named) check_name(spec);
   validate_project_name(spec.project, "project (-p)");
@@ -233,6 +390,7 @@ void check_all(const JobSpec& spec, bool named) {
   check_resources(spec);
   check_env(spec);
   check_ports(spec);
+  check_run_ai_flags(spec);
 }
 
 }  // namespace
@@ -249,6 +407,11 @@ void validate_project_name(const std::string& name, const std::string& field) {
 void validate_job_name_prefix(const std::string& prefix) {
   require_dns1123_label(prefix, "--job-name-prefix");
   require_leading_letter(prefix, "--job-name-prefix");
+}
+
+int64_t gpu_memory_mb(const std::string& quantity) {
+  auto bytes = limit_quantity(quantity);
+  return bytes ? static_cast<int64_t>(*bytes / 1e6) : 0;
 }
 
 void validate(const JobSpec& spec) { check_all(spec, true); }

@@ -3,6 +3,7 @@
 // per rule (naming the flag and the fix), used by the CLI before it talks to a backend and by
 // each backend before it creates anything. What only a backend can check (does the project or
 // claim exist, does the request fit the cluster) stays with that backend.
+#include <cstdint>
 #include <string>
 
 #include "submit/core/workload.h"
@@ -18,6 +19,10 @@ inline constexpr double kMaxGpusPerProcess = 1e6;
 // `--port EXT:CONTAINER` with --service-type nodeport.
 inline constexpr int kMinNodePort = 30000;
 inline constexpr int kMaxNodePort = 32767;
+// --gpu-memory: the pod annotation gpu-memory counts MB (10^6 bytes), at least kMinGpuMemoryMb.
+inline constexpr int64_t kMinGpuMemoryMb = 100;
+// The annotation's value for a valid quantity (floor of bytes / 10^6); 0 when not a quantity.
+int64_t gpu_memory_mb(const std::string& quantity);
 
 // A project name: a DNS-1123 label of at most 57 characters, so that its namespace
 // (project_namespace, workload.h) fits in 63 on every backend and a project moves between

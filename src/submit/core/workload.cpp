@@ -30,6 +30,20 @@ const char* to_string(JobStatus status) {
   return "Unknown";
 }
 
+bool is_preemptible(const JobSpec& spec) {
+  switch (spec.preemptibility) {
+    case Preemptibility::kPreemptible: return true;
+    case Preemptibility::kNonPreemptible: return false;
+    case Preemptibility::kDefault: break;
+  }
+  return spec.type != JobType::kInteractive;
+}
+
+std::string type_label(const JobSpec& spec) {
+  if (spec.type == JobType::kInteractive && is_preemptible(spec)) return "Interactive-Preemptible";
+  return to_string(spec.type);
+}
+
 std::string generated_claim_name(const std::string& job, size_t index) { return fmt::format("pvc-{}-{}", job, index); }
 
 bool is_env_name(std::string_view name) {

@@ -54,6 +54,25 @@ struct PortMapping {
 };
 std::optional<PortMapping> parse_port_mapping(std::string_view text);
 
+// --preemptible (interactive jobs that may be preempted) and --non-preemptible (training and MPI
+// jobs that stay within the project's quota and are never preempted); kDefault: interactive jobs
+// are non-preemptible, the others preemptible (Run:AI / KAI).
+enum class Preemptibility { kDefault, kPreemptible, kNonPreemptible };
+
+// --toleration KEY[=VALUE][:EFFECT] (a pod toleration): operator Equal with a VALUE, Exists
+// without one; no EFFECT tolerates every effect of that taint.
+struct Toleration {
+  std::string key;
+  std::string value;    // "" with operator Exists
+  std::string effect;   // "" | NoSchedule | PreferNoSchedule | NoExecute
+};
+
+struct JobSpec;
+// Whether the job may be preempted: Preemptibility, else by type (interactive jobs are not).
+bool is_preemptible(const JobSpec& spec);
+// The TYPE runai shows: "Interactive-Preemptible" for a preemptible interactive job, else to_string(type).
+std::string type_label(const JobSpec& spec);
+
 struct JobSpec {
   std::string name;
   std::string project;
@@ -79,6 +98,29 @@ struct JobSpec {
   std::string working_dir;
   std::vector<std::string> cli_argv;  // the command line that created it (describe: COMMAND LINE)
   std::string user;
+
+  // Run:AI flags recorded for both backends (docs/cli.md, "Run:AI flags and their local meaning").
+  // Every field below is optional in stored specs: an older spec without it loads with the default.
+  Preemptibility preemptibility = Preemptibility::kDefault;  // --preemptible / --non-preemptible
+  std::string image_pull_policy;  // Always | IfNotPresent | Never; "" = the Kubernetes default
+                                  // (--local-image = Never, --always-pull-image = Always)
+  bool tty = false;               // -t/--tty: allocate a TTY (needs --stdin)
+  bool stdin_open = false;        // --stdin: keep stdin open
+  bool attach = false;            // --attach: tty + stdin, then follow the job once it starts
+  std::optional<int> backoff_limit;   // --backoff-limit; unset = 6 (training), 0 (interactive)
+  std::optional<int> completions;     // --completions (batch Job)
+  std::optional<int> parallelism;     // --parallelism (batch Job; > 1 needs --completions)
+  std::optional<int64_t> ttl_after_finish_seconds;  // --ttl-after-finish (ttlSecondsAfterFinished)
+  std::string cpu_limit;          // --cpu-limit: limits.cpu
+  std::string memory_limit;       // --memory-limit: limits.memory
+  std::string gpu_memory;         // --gpu-memory: a quantity; pod annotation gpu-memory in MB
+  std::string node_pool;          // --node-pool: nodeSelector kai.scheduler/node-pool
+  std::vector<Toleration> tolerations;  // --toleration KEY[=VALUE][:EFFECT] (repeatable)
+  std::optional<int64_t> run_as_uid;    // --run-as-user: the submitter's uid and gid,
+  std::optional<int64_t> run_as_gid;    //   taken at submit (securityContext runAsUser/Group)
+  bool host_ipc = false;          // --host-ipc: pod hostIPC
+  bool host_network = false;      // --host-network: pod hostNetwork
+  std::string clean_pod_policy;   // submit-mpi --clean-pod-policy Running | All | None; "" = Running
 
   double total_gpus() const { return gpu * (type == JobType::kMpi ? processes : 1); }
 };

@@ -5,6 +5,86 @@
 namespace lane::submit {
 using nlohmann::json;
 
+namespace {
+
+const char* preemptibility_name(Preemptibility p) {
+  switch (p) {
+    case Preemptibility::kPreemptible: return "preemptible";
+    case Preemptibility::kNonPreemptible: return "non-preemptible";
+    case Preemptibility::kDefault: break;
+  }
+  return "";
+}
+
+// The Run:AI flags of issue 17: written only when set, so that specs without them keep their
+// JSON byte for byte, and read with defaults, so that specs stored before them still load.
+void extras_to_json(const JobSpec& s, json& j) {
+  auto put = [&j](const char* key, const std::string& v) {
+    if (!v.empty()) j[key] = v;
+  };
+  auto flag = [&j](const char* key, bool v) {
+    if (v) j[key] = true;
+  };
+  put("preemptibility", preemptibility_name(s.preemptibility));
+  put("imagePullPolicy", s.image_pull_policy);
+  flag("tty", s.tty);
+  flag("stdin", s.stdin_open);
+  flag("attach", s.attach);
+  if (s.backoff_limit) j["backoffLimit"] = *s.backoff_limit;
+  if (s.completions) j["completions"] = *s.completions;
+  if (s.parallelism) j["parallelism"] = *s.parallelism;
+  if (s.ttl_after_finish_seconds) j["ttlSecondsAfterFinished"] = *s.ttl_after_finish_seconds;
+  put("cpuLimit", s.cpu_limit);
+  put("memoryLimit", s.memory_limit);
+  put("gpuMemory", s.gpu_memory);
+  put("nodePool", s.node_pool);
+  if (!s.tolerations.empty()) {
+    json t = json::array();
+    for (const auto& x : s.tolerations) t.push_back({{"key", x.key}, {"value", x.value}, {"effect", x.effect}});
+    j["tolerations"] = t;
+  }
+  if (s.run_as_uid) j["runAsUser"] = *s.run_as_uid;
+  if (s.run_as_gid) j["runAsGroup"] = *s.run_as_gid;
+  flag("hostIPC", s.host_ipc);
+  flag("hostNetwork", s.host_network);
+  put("cleanPodPolicy", s.clean_pod_policy);
+}
+
+template <typename T>
+std::optional<T> optional_value(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  return it->get<T>();
+}
+
+void extras_from_json(const json& j, JobSpec& s) {
+  const std::string p = j.value("preemptibility", "");
+  s.preemptibility = p == "preemptible"       ? Preemptibility::kPreemptible
+                     : p == "non-preemptible" ? Preemptibility::kNonPreemptible
+                                              : Preemptibility::kDefault;
+  s.image_pull_policy = j.value("imagePullPolicy", "");
+  s.tty = j.value("tty", false);
+  s.stdin_open = j.value("stdin", false);
+  s.attach = j.value("attach", false);
+  s.backoff_limit = optional_value<int>(j, "backoffLimit");
+  s.completions = optional_value<int>(j, "completions");
+  s.parallelism = optional_value<int>(j, "parallelism");
+  s.ttl_after_finish_seconds = optional_value<int64_t>(j, "ttlSecondsAfterFinished");
+  s.cpu_limit = j.value("cpuLimit", "");
+  s.memory_limit = j.value("memoryLimit", "");
+  s.gpu_memory = j.value("gpuMemory", "");
+  s.node_pool = j.value("nodePool", "");
+  for (const auto& t : j.value("tolerations", json::array()))
+    s.tolerations.push_back({t.value("key", ""), t.value("value", ""), t.value("effect", "")});
+  s.run_as_uid = optional_value<int64_t>(j, "runAsUser");
+  s.run_as_gid = optional_value<int64_t>(j, "runAsGroup");
+  s.host_ipc = j.value("hostIPC", false);
+  s.host_network = j.value("hostNetwork", false);
+  s.clean_pod_policy = j.value("cleanPodPolicy", "");
+}
+
+}  // namespace
+
 json spec_to_json(const JobSpec& s) {
   json env = json::array();
   for (const auto& e : s.env) env.push_back({{"name", e.name}, {"value", e.value}});
@@ -15,13 +95,15 @@ json spec_to_json(const JobSpec& s) {
   json vols = json::array();
   for (const auto& v : s.volumes)
     vols.push_back({{"hostPath", v.host_path}, {"containerPath", v.container_path}, {"readOnly", v.read_only}});
-  return {{"name", s.name}, {"project", s.project}, {"type", to_string(s.type)}, {"image", s.image},
+  json j = {{"name", s.name}, {"project", s.project}, {"type", to_string(s.type)}, {"image", s.image},
           {"gpu", s.gpu}, {"processes", s.processes}, {"slotsPerWorker", s.slots_per_worker},
           {"env", env}, {"command", s.command}, {"args", s.args}, {"pvcs", pvcs},
           {"volumes", vols}, {"largeShm", s.large_shm}, {"shmSize", s.shm_size}, {"cpu", s.cpu},
           {"memory", s.memory}, {"ports", s.ports}, {"serviceType", s.service_type},
           {"nodeType", s.node_type}, {"workingDir", s.working_dir}, {"cliArgv", s.cli_argv},
           {"user", s.user}};
+  extras_to_json(s, j);
+  return j;
 }
 
 JobSpec spec_from_json(const json& j) {
@@ -51,6 +133,7 @@ JobSpec spec_from_json(const json& j) {
   s.working_dir = j.value("workingDir", "");
   s.cli_argv = j.value("cliArgv", std::vector<std::string>{});
   s.user = j.value("user", "");
+  extras_from_json(j, s);
   return s;
 }
 
@@ -67,7 +150,7 @@ std::string format_rfc3339(int64_t unix_ms) {
 json job_to_json(const JobInfo& job, bool detailed) {
   json j = {{"name", job.spec.name},
             {"project", job.spec.project},
-            {"type", to_string(job.spec.type)},
+            {"type", type_label(job.spec)},
             {"status", to_string(job.status)},
             {"statusReason", job.status_reason},
             {"image", job.spec.image},
@@ -99,7 +182,7 @@ json job_to_json(const JobInfo& job, bool detailed) {
 }
 
 JobType job_type_from_string(const std::string& s) {
-  if (s == "Interactive") return JobType::kInteractive;
+  if (s == "Interactive" || s == "Interactive-Preemptible") return JobType::kInteractive;
   if (s == "Mpi") return JobType::kMpi;
   return JobType::kTrain;
 }

@@ -32,6 +32,10 @@ inline constexpr const char* kProjectLabel = "project";             // runai's o
 inline constexpr const char* kPriorityLabel = "priorityClassName";  // KAI: train / build
 inline constexpr const char* kPriorityTrain = "train";
 inline constexpr const char* kPriorityBuild = "build";              // interactive jobs
+inline constexpr const char* kPriorityBuildPreemptible = "build-preemptible";  // --interactive --preemptible
+inline constexpr const char* kPriorityInteractivePreemptible = "interactive-preemptible";  // runai v1's name of it
+inline constexpr const char* kPreemptibilityLabel = "kai.scheduler/preemptibility";  // --(non-)preemptible
+inline constexpr const char* kNodePoolLabel = "kai.scheduler/node-pool";  // --node-pool (label + nodeSelector)
 inline constexpr const char* kReleaseLabel = "release";             // runai's Service selector
 inline constexpr const char* kUserLabel = "user";                   // runai's; read when there is no annotation
 inline constexpr const char* kNodeTypeLabel = "run.ai/type";        // nodeSelector of --node-type
@@ -47,6 +51,7 @@ inline constexpr const char* kCommandAnnotation = "runai-cli-command";
 inline constexpr const char* kSpecAnnotation = "lanectl.io/spec";   // the JobSpec as JSON (describe)
 inline constexpr const char* kFractionAnnotation = "gpu-fraction";  // pods: a GPU share below 1
 inline constexpr const char* kTotalGpusAnnotation = "totalGPUs";    // MPIJob: GPUs of all workers
+inline constexpr const char* kGpuMemoryAnnotation = "gpu-memory";   // pods: --gpu-memory in MB (10^6 bytes)
 
 // Container resource names.
 inline constexpr const char* kGpuResource = "nvidia.com/gpu";       // limits: whole GPUs

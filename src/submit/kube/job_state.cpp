@@ -47,7 +47,10 @@ JobSpec spec_from_workload(const KubeSettings& s, const WorkloadSummary& w) {
     tmpl = &w.worker_template;
   } else {
     const std::string* priority = find_value(w.labels, kPriorityLabel);
-    spec.type = priority && *priority == kPriorityBuild ? JobType::kInteractive : JobType::kTrain;
+    const bool interactive = priority && (*priority == kPriorityBuild || *priority == kPriorityBuildPreemptible ||
+                                          *priority == kPriorityInteractivePreemptible);
+    spec.type = interactive ? JobType::kInteractive : JobType::kTrain;
+    if (interactive && *priority != kPriorityBuild) spec.preemptibility = Preemptibility::kPreemptible;
     tmpl = &w.job_template;
   }
   if (tmpl->has_spec) {

@@ -15,17 +15,26 @@ std::string join(const std::vector<std::string>& v) {
   return out;
 }
 
-const char* priority_class(JobType t) { return t == JobType::kInteractive ? kPriorityBuild : kPriorityTrain; }
+// KAI's built-in classes: train (preemptible), build (interactive, not), build-preemptible.
+const char* priority_class(const JobSpec& spec) {
+  if (spec.type != JobType::kInteractive) return kPriorityTrain;
+  return is_preemptible(spec) ? kPriorityBuildPreemptible : kPriorityBuild;
+}
 
 // Labels on the workload object and its pod templates; the queue label is what KAI reads.
 Json workload_labels(const KubeSettings& s, const JobSpec& spec) {
-  return Json{{s.queue_label, spec.project},
+  Json labels{{s.queue_label, spec.project},
               {kProjectLabel, spec.project},
-              {kPriorityLabel, priority_class(spec.type)},
+              {kPriorityLabel, priority_class(spec)},
               {kJobLabel, spec.name},
               {kReleaseLabel, spec.name},
               {kTypeLabel, to_string(spec.type)},
               {kManagedByLabel, kManagedByValue}};
+  // --preemptible / --non-preemptible: KAI's override of what the priority class implies.
+  if (spec.preemptibility != Preemptibility::kDefault)
+    labels[kPreemptibilityLabel] = is_preemptible(spec) ? "preemptible" : "non-preemptible";
+  if (!spec.node_pool.empty()) labels[kNodePoolLabel] = spec.node_pool;
+  return labels;
 }
 
 // What lanectl reads back for list/describe: secret env values masked (the pods get the real ones).
@@ -41,6 +50,7 @@ Json workload_annotations(const JobSpec& original) {
 Json pod_annotations(const JobSpec& spec) {
   Json a = Json::object();
   if (spec.gpu > 0 && spec.gpu < 1) a[kFractionAnnotation] = format_gpu(spec.gpu);
+  if (!spec.gpu_memory.empty()) a[kGpuMemoryAnnotation] = std::to_string(gpu_memory_mb(spec.gpu_memory));
   return a;
 }
 
@@ -85,9 +95,12 @@ PortMapping port_of(const std::string& text) { return parse_port_mapping(text).v
 Json container(const JobSpec& spec, const std::string& name, bool with_gpu, const PodParts& parts,
                bool with_command) {
   Json c{{"name", name}, {"image", spec.image}};
+  if (!spec.image_pull_policy.empty()) c["imagePullPolicy"] = spec.image_pull_policy;
   if (with_command) {
     if (!spec.command.empty()) c["command"] = spec.command;
     if (!spec.args.empty()) c["args"] = spec.args;
+    if (spec.tty) c["tty"] = true;
+    if (spec.stdin_open) c["stdin"] = true;
   }
   if (!spec.working_dir.empty()) c["workingDir"] = spec.working_dir;
   Json env = Json::array();
@@ -104,6 +117,8 @@ Json container(const JobSpec& spec, const std::string& name, bool with_gpu, cons
   if (with_gpu && spec.gpu >= 1) res["limits"][kGpuResource] = fmt::format("{}", static_cast<int64_t>(spec.gpu));
   if (!spec.cpu.empty()) res["requests"]["cpu"] = spec.cpu;
   if (!spec.memory.empty()) res["requests"]["memory"] = spec.memory;
+  if (!spec.cpu_limit.empty()) res["limits"]["cpu"] = spec.cpu_limit;
+  if (!spec.memory_limit.empty()) res["limits"]["memory"] = spec.memory_limit;
   if (!res.empty()) c["resources"] = res;
   if (!parts.mounts.empty()) c["volumeMounts"] = parts.mounts;
   if (!spec.ports.empty()) {
@@ -120,6 +135,21 @@ Json pod_spec(const KubeSettings& s, const JobSpec& spec, Json containers, const
   if (restart_policy) ps["restartPolicy"] = restart_policy;
   if (!parts.volumes.empty()) ps["volumes"] = parts.volumes;
   if (!spec.node_type.empty()) ps["nodeSelector"] = {{kNodeTypeLabel, spec.node_type}};
+  if (!spec.node_pool.empty()) ps["nodeSelector"][kNodePoolLabel] = spec.node_pool;
+  if (!spec.tolerations.empty()) {
+    Json tolerations = Json::array();
+    for (const auto& t : spec.tolerations) {
+      Json item{{"key", t.key}, {"operator", t.value.empty() ? "Exists" : "Equal"}};
+      if (!t.value.empty()) item["value"] = t.value;
+      if (!t.effect.empty()) item["effect"] = t.effect;
+      tolerations.push_back(item);
+    }
+    ps["tolerations"] = tolerations;
+  }
+  if (spec.run_as_uid) ps["securityContext"]["runAsUser"] = *spec.run_as_uid;
+  if (spec.run_as_gid) ps["securityContext"]["runAsGroup"] = *spec.run_as_gid;
+  if (spec.host_ipc) ps["hostIPC"] = true;
+  if (spec.host_network) ps["hostNetwork"] = true;
   return ps;
 }
 
@@ -224,7 +254,7 @@ Json batch_job_object(const KubeSettings& s, const JobSpec& spec) {
   Json tmpl_meta{{"labels", labels}};
   if (Json a = pod_annotations(spec); !a.empty()) tmpl_meta["annotations"] = a;
   bool interactive = spec.type == JobType::kInteractive;
-  return Json{{"apiVersion", kJobApiVersion},
+  Json job = Json{{"apiVersion", kJobApiVersion},
               {"kind", kJobKind},
               {"metadata",
                {{"name", spec.name},
@@ -232,10 +262,12 @@ Json batch_job_object(const KubeSettings& s, const JobSpec& spec) {
                 {"labels", labels},
                 {"annotations", workload_annotations(spec)}}},
               {"spec",
-               {{"backoffLimit", interactive ? 0 : 6},
-                {"completions", 1},
-                {"parallelism", 1},
+               {{"backoffLimit", interactive ? 0 : spec.backoff_limit.value_or(6)},
+                {"completions", spec.completions.value_or(1)},
+                {"parallelism", spec.parallelism.value_or(1)},
                 {"template", {{"metadata", tmpl_meta}, {"spec", pod_spec(s, spec, containers, parts, "Never")}}}}}};
+  if (spec.ttl_after_finish_seconds) job["spec"]["ttlSecondsAfterFinished"] = *spec.ttl_after_finish_seconds;
+  return job;
 }
 
 Json mpijob_object(const KubeSettings& s, const JobSpec& spec) {
@@ -250,6 +282,9 @@ Json mpijob_object(const KubeSettings& s, const JobSpec& spec) {
   if (Json a = pod_annotations(spec); !a.empty()) worker_meta["annotations"] = a;
   Json annotations = workload_annotations(spec);
   annotations[kTotalGpusAnnotation] = format_gpu(spec.total_gpus());
+  Json run_policy{{"cleanPodPolicy", spec.clean_pod_policy.empty() ? "Running" : spec.clean_pod_policy},
+                  {"backoffLimit", spec.backoff_limit.value_or(6)}};
+  if (spec.ttl_after_finish_seconds) run_policy["ttlSecondsAfterFinished"] = *spec.ttl_after_finish_seconds;
   return Json{
       {"apiVersion", kMpiJobApiVersion},
       {"kind", kMpiJobKind},
@@ -261,7 +296,7 @@ Json mpijob_object(const KubeSettings& s, const JobSpec& spec) {
       {"spec",
        {{kSlotsPerWorker, spec.slots_per_worker},
         {"mpiImplementation", "OpenMPI"},
-        {"runPolicy", {{"cleanPodPolicy", "Running"}, {"backoffLimit", 6}}},
+        {"runPolicy", run_policy},
         {kReplicaSpecs,
          {{kLauncherReplica,
            {{kReplicas, 1},

@@ -67,9 +67,33 @@ void LocalJobs::validate(const JobSpec& spec) {
   probe.type = to_string(spec.type);
   probe.gpu = spec.gpu;
   probe.pods = spec.type == JobType::kMpi ? spec.processes : 1;
+  probe.preemptible = preemptible_column(spec);
   if (auto why = sched::never_fits(state, workload_from_row(probe)))
     throw UsageError(*why + "; declare the cluster's GPUs with `lanectl cluster set-nodes NAME=GPUS...` "
                      "or request fewer GPUs");
+}
+
+std::vector<std::string> LocalJobs::unhonoured_flags(const JobSpec& spec) const {
+  std::vector<std::string> notes;
+  auto note = [&notes](bool given, const std::string& flag, const std::string& why = "") {
+    if (given)
+      notes.push_back(flag + " has no effect on the local backend" + (why.empty() ? "" : " (" + why + ")") +
+                      "; recorded for Kubernetes");
+  };
+  note(spec.image_pull_policy == "Always" || spec.image_pull_policy == "IfNotPresent",
+       "--image-pull-policy " + spec.image_pull_policy, "it runs the project's own images, never pulls");
+  note(spec.tty || spec.stdin_open, spec.attach ? "--tty/--stdin (implied by --attach)" : "--tty/--stdin",
+       "a local job's stdin is /dev/null");
+  note(spec.parallelism.value_or(1) > 1, "--parallelism", "the --completions runs follow one another");
+  note(!spec.cpu_limit.empty() || !spec.memory_limit.empty(), "--cpu-limit/--memory-limit",
+       "local jobs have no CPU or memory limits");
+  note(!spec.gpu_memory.empty(), "--gpu-memory", "GPUs are shared by -g FRACTION here; this job gets no GPU");
+  note(!spec.node_pool.empty(), "--node-pool");
+  note(!spec.tolerations.empty(), "--toleration");
+  note(spec.run_as_uid.has_value(), "--run-as-user", "local jobs already run as you, or as the project's own uid under root");
+  note(spec.host_ipc, "--host-ipc", "local jobs keep their own IPC namespace");
+  note(!spec.clean_pod_policy.empty(), "--clean-pod-policy", "all ranks end with the job");
+  return notes;
 }
 
 json LocalJobs::render(const JobSpec& spec) {
@@ -135,12 +159,18 @@ JobInfo LocalJobs::submit(const JobSpec& input) {
         adopted.push_back(p.claim);
       }
     int64_t now = now_unix_ms();
-    st_.db.prepare("INSERT INTO jobs(project, name, type, image, user, gpu, pods, spec, status, reason, created_ms) "
-                "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,'Pending','waiting for the scheduler',?9)")
-        .bind(1, spec.project).bind(2, spec.name).bind(3, std::string(to_string(spec.type)))
+    auto insert = st_.db.prepare(
+        "INSERT INTO jobs(project, name, type, image, user, gpu, pods, spec, status, reason, created_ms, "
+        "preemptible, ttl_seconds) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,'Pending','waiting for the scheduler',?9,?10,?11)");
+    insert.bind(1, spec.project).bind(2, spec.name).bind(3, std::string(to_string(spec.type)))
         .bind(4, spec.image).bind(5, spec.user).bind(6, spec.gpu)
         .bind(7, static_cast<int64_t>(spec.type == JobType::kMpi ? spec.processes : 1))
-        .bind(8, spec_to_json(spec).dump()).bind(9, now).run();
+        .bind(8, spec_to_json(spec).dump()).bind(9, now);
+    if (auto p = preemptible_column(spec)) insert.bind(10, static_cast<int64_t>(*p));
+    else insert.bind_null(10);
+    if (spec.ttl_after_finish_seconds) insert.bind(11, *spec.ttl_after_finish_seconds);
+    else insert.bind_null(11);
+    insert.run();
     const int64_t job_id = st_.db.last_insert_id();
     add_event(st_.db, job_id, "job/" + spec.name, "Normal", "Submitted",
               fmt::format("job submitted by {}", spec.user.empty() ? "unknown user" : spec.user));
@@ -172,8 +202,7 @@ bool LocalJobs::delete_job(const std::string& name, const std::string& project) 
     WriteTransaction tx(st_.db);
     row = load_job_row(st_.db, project, name, false);
     if (!row) return false;
-    st_.db.prepare("DELETE FROM events WHERE job_id = ?1").bind(1, row->id).run();
-    st_.db.prepare("DELETE FROM jobs WHERE id = ?1").bind(1, row->id).run();
+    erase_job(st_.db, row->id);
     effects = run_scheduling_pass(st_.db, st_.paths);
     tx.commit();
   }

@@ -12,6 +12,7 @@ class LocalJobs : public Jobs {
   explicit LocalJobs(LocalState& state) : st_(state) {}
 
   nlohmann::json render(const JobSpec& spec) override;
+  std::vector<std::string> unhonoured_flags(const JobSpec& spec) const override;
   JobInfo submit(const JobSpec& spec) override;
   std::string next_job_name(const std::string& project, const std::string& prefix) override;
   std::vector<JobInfo> list_jobs(const std::optional<std::string>& project) override;

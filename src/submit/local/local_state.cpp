@@ -2,7 +2,9 @@
 
 #include <system_error>
 
+#include "common/clock.h"
 #include "common/error.h"
+#include "submit/local/job_expiry.h"
 #include "submit/local/scheduling_pass.h"
 
 namespace lane::submit::local {
@@ -33,6 +35,18 @@ void LocalState::check_supervisors() {
     tx.commit();
   }
   terminate_supervisors(effects);
+}
+
+void LocalState::expire_finished_jobs() {
+  const int64_t now = now_unix_ms();
+  if (!any_expired_job(db, now)) return;
+  std::vector<int64_t> ids;
+  {
+    WriteTransaction tx(db);
+    ids = delete_expired_jobs(db, now);
+    tx.commit();
+  }
+  remove_job_dirs(paths, ids);
 }
 
 void LocalState::reschedule() {

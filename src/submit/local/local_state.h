@@ -16,6 +16,8 @@ struct LocalState {
   void reschedule();
   // Fails the jobs whose supervisor died without recording an end, then reschedules.
   void check_supervisors();
+  // Deletes the finished jobs whose --ttl-after-finish has passed (job_expiry.h).
+  void expire_finished_jobs();
 
   Paths paths;
   Database db;

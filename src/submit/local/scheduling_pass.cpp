@@ -63,6 +63,7 @@ sched::Workload workload_from_row(const JobRow& row) {
   w.pods = row.type == "Mpi" ? row.pods : 1;
   w.queue_order = row.id;
   w.running = row.status == "Running";
+  w.preemptible = row.preemptible;
   if (w.running)
     for (const auto& p : row.placement)
       w.placement.push_back({p.value("node", ""), p["gpus"].get<std::vector<int>>(), p.value("share", 1.0)});

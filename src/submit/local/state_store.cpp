@@ -35,6 +35,7 @@ void ensure_schema(Database& db) {
       exit_code INTEGER, created_ms INTEGER NOT NULL,
       started_ms INTEGER NOT NULL DEFAULT 0, finished_ms INTEGER NOT NULL DEFAULT 0,
       alloc REAL NOT NULL DEFAULT 0, nodes TEXT NOT NULL DEFAULT '',
+      preemptible INTEGER, ttl_seconds INTEGER,
       UNIQUE(project, name));
     CREATE INDEX IF NOT EXISTS jobs_status ON jobs(status);
     CREATE TABLE IF NOT EXISTS events(
@@ -48,6 +49,7 @@ void ensure_schema(Database& db) {
     CREATE TABLE IF NOT EXISTS project_uids(project TEXT PRIMARY KEY, uid INTEGER NOT NULL UNIQUE);
   )sql");
   migrate_volume_projects(db);
+  migrate_job_columns(db);
 }
 
 namespace {
@@ -72,12 +74,26 @@ void migrate_volume_projects(Database& db) {
   tx.commit();
 }
 
+void migrate_job_columns(Database& db) {
+  if (has_column(db, "jobs", "ttl_seconds")) return;
+  WriteTransaction tx(db);
+  if (has_column(db, "jobs", "ttl_seconds")) return;  // another process migrated meanwhile
+  db.exec("ALTER TABLE jobs ADD COLUMN preemptible INTEGER");
+  db.exec("ALTER TABLE jobs ADD COLUMN ttl_seconds INTEGER");
+  tx.commit();
+}
+
+std::optional<bool> preemptible_column(const JobSpec& spec) {
+  if (spec.preemptibility == Preemptibility::kDefault) return std::nullopt;
+  return is_preemptible(spec);
+}
+
 namespace {
 
 const char* kJobColumns =
     "id, project, name, type, image, user, gpu, pods, status, reason, placement, attempt, "
     "preemptions, sup_pid, sup_start, child_pgid, child_start, exit_code, created_ms, "
-    "started_ms, finished_ms, alloc, nodes";
+    "started_ms, finished_ms, alloc, nodes, preemptible, ttl_seconds";
 
 JobRow read_row(Statement& st, bool with_spec) {
   JobRow r;
@@ -109,7 +125,9 @@ JobRow read_row(Statement& st, bool with_spec) {
   r.finished_ms = st.integer(20);
   r.alloc = st.real(21);
   r.nodes = st.text(22);
-  if (with_spec) r.spec_json = st.text(23);
+  if (!st.is_null(23)) r.preemptible = st.integer(23) != 0;
+  if (!st.is_null(24)) r.ttl_seconds = st.integer(24);
+  if (with_spec) r.spec_json = st.text(25);
   return r;
 }
 
@@ -148,6 +166,11 @@ std::optional<JobRow> load_job_row_by_id(Database& db, int64_t id, bool with_spe
   st.bind(1, id);
   if (!st.step()) return std::nullopt;
   return read_row(st, with_spec);
+}
+
+void erase_job(Database& db, int64_t job_id) {
+  db.prepare("DELETE FROM events WHERE job_id = ?1").bind(1, job_id).run();
+  db.prepare("DELETE FROM jobs WHERE id = ?1").bind(1, job_id).run();
 }
 
 void add_event(Database& db, int64_t job_id, const std::string& source, const std::string& type,
@@ -239,6 +262,8 @@ JobInfo job_info_from_row(const JobRow& row, bool with_pods) {
   info.spec.user = row.user;
   info.spec.gpu = row.gpu;
   info.spec.processes = row.type == "Mpi" ? row.pods : 1;
+  if (row.preemptible)
+    info.spec.preemptibility = *row.preemptible ? Preemptibility::kPreemptible : Preemptibility::kNonPreemptible;
   info.status = job_status_from_string(row.status);
   info.status_reason = row.reason;
   info.exit_code = row.exit_code;

@@ -45,6 +45,8 @@ struct JobRow {
   int64_t created_ms = 0, started_ms = 0, finished_ms = 0;
   double alloc = 0;                 // GPUs of the placement (denormalised for list)
   std::string nodes;                // distinct placement nodes, comma separated
+  std::optional<bool> preemptible;  // --preemptible / --non-preemptible; unset: by type
+  std::optional<int64_t> ttl_seconds;  // --ttl-after-finish: deleted this long after it finished
 };
 
 // Creates the schema when missing (idempotent, safe under concurrency), and migrates a state
@@ -55,11 +57,21 @@ void ensure_schema(Database& db);
 // created_by ("job/<project>/<job>"). Idempotent; takes the write lock only when needed.
 void migrate_volume_projects(Database& db);
 
+// Earlier versions had no jobs.preemptible and jobs.ttl_seconds columns: adds them (NULL: the
+// default by type, and no TTL). Idempotent; takes the write lock only when needed.
+void migrate_job_columns(Database& db);
+
+// The row's columns that follow from the spec (preemptible, ttl_seconds), for an INSERT.
+std::optional<bool> preemptible_column(const JobSpec& spec);
+
 std::vector<JobRow> load_job_rows(Database& db, const std::optional<std::string>& project,
                                   bool with_spec, bool active_only = false);
 std::optional<JobRow> load_job_row(Database& db, const std::string& project,
                                    const std::string& name, bool with_spec);
 std::optional<JobRow> load_job_row_by_id(Database& db, int64_t id, bool with_spec);
+
+// Removes a job's row and its events (the caller removes its directory after the commit).
+void erase_job(Database& db, int64_t job_id);
 
 void add_event(Database& db, int64_t job_id, const std::string& source, const std::string& type,
                const std::string& reason, const std::string& message);

@@ -19,6 +19,7 @@
 #include "submit/core/workload_json.h"
 #include "submit/local/job_api.h"
 #include "submit/local/job_api_snapshot.h"
+#include "submit/local/job_expiry.h"
 #include "submit/local/job_launch.h"
 #include "submit/local/job_user.h"
 #include "submit/local/log_files.h"
@@ -51,24 +52,74 @@ Outcome outcome_of(int status) {
   return {128 + sig, fmt::format("the command was killed by signal {} ({})", sig, strsignal(sig))};
 }
 
+int64_t count_events(Database& db, int64_t job_id, const char* reason) {
+  auto count = db.prepare("SELECT COUNT(*) FROM events WHERE job_id = ?1 AND reason = ?2");
+  count.bind(1, job_id).bind(2, std::string(reason));
+  return count.step() ? count.integer(0) : 0;
+}
+
+// The job runs again: back to Pending (the pass that follows starts it), with an event.
+void run_again(Database& db, const JobRow& row, const char* type, const char* event, const std::string& reason) {
+  db.prepare("UPDATE jobs SET status = 'Pending', reason = ?1, placement = '[]', alloc = 0, nodes = '', "
+             "sup_pid = 0, sup_start = 0 WHERE id = ?2")
+      .bind(1, reason).bind(2, row.id).run();
+  add_event(db, row.id, "job/" + row.name, type, event, reason);
+}
+
+// --backoff-limit N: a failed attempt runs again while fewer than N retries were made (counted
+// by their BackoffRetry events). --completions N: a successful run is followed by the next one
+// until N runs succeeded (RunSucceeded events), one at a time. True when the job runs again.
+bool run_again_after(Database& db, const JobRow& row, const Outcome& out, bool ok) {
+  JobSpec spec;
+  try {
+    spec = spec_from_json(nlohmann::json::parse(row.spec_json));
+  } catch (const std::exception&) {
+    return false;
+  }
+  if (!ok) {
+    const int limit = spec.backoff_limit.value_or(0);
+    const int64_t retries = count_events(db, row.id, "BackoffRetry");
+    if (retries >= limit) return false;
+    run_again(db, row, "Warning", "BackoffRetry",
+              fmt::format("{}; retry {} of {} (--backoff-limit)", out.reason, retries + 1, limit));
+    return true;
+  }
+  const int completions = spec.completions.value_or(1);
+  const int64_t done = count_events(db, row.id, "RunSucceeded") + 1;
+  if (done >= completions) return false;
+  run_again(db, row, "Normal", "RunSucceeded",
+            fmt::format("run {} of {} succeeded; the next one follows (--completions)", done, completions));
+  return true;
+}
+
 // Records the attempt's end and lets waiting jobs start, unless the job was meanwhile
 // preempted (attempt changed) or deleted (row gone): then this attempt's result is moot.
+// Also deletes the finished jobs whose --ttl-after-finish has passed (this one with 0s).
 void finish_attempt(Database& db, const Paths& paths, int64_t id, int attempt, const Outcome& out) {
   PassEffects effects;
+  std::vector<int64_t> expired;
   {
     WriteTransaction tx(db);
-    auto row = load_job_row_by_id(db, id, false);
+    auto row = load_job_row_by_id(db, id, true);
     if (!row || row->attempt != attempt || row->status != "Running") return;
     bool ok = out.exit_code == 0 && out.reason.empty();
+    if (run_again_after(db, *row, out, ok)) {
+      effects = run_scheduling_pass(db, paths);
+      tx.commit();
+      terminate_supervisors(effects);
+      return;
+    }
     db.prepare("UPDATE jobs SET status = ?1, reason = ?2, exit_code = ?3, finished_ms = ?4, sup_pid = 0 WHERE id = ?5")
         .bind(1, std::string(ok ? "Succeeded" : "Failed")).bind(2, out.reason)
         .bind(3, static_cast<int64_t>(out.exit_code)).bind(4, now_unix_ms()).bind(5, id).run();
     add_event(db, id, "job/" + row->name, ok ? "Normal" : "Warning", ok ? "Completed" : "Failed",
               ok ? "the command exited with code 0" : out.reason);
     effects = run_scheduling_pass(db, paths);
+    expired = delete_expired_jobs(db, now_unix_ms());
     tx.commit();
   }
   terminate_supervisors(effects);
+  remove_job_dirs(paths, expired);
 }
 
 }  // namespace

@@ -33,9 +33,9 @@ std::string capacity_reason(const GpuCapacity& capacity, const PodShape& shape, 
 std::optional<std::string> quota_reason(const JobState& job, const ProjectState& project) {
   if (!quota_blocks(job, project)) return std::nullopt;
   const std::string& name = project.spec.name;
-  if (job.w->type == JobType::kInteractive)
-    return fmt::format("waiting for {}: interactive jobs must fit within the quota and project {} "
-                       "uses {} of its quota of {}", gpus_word(job.need), name,
+  if (!job.w->is_preemptible())
+    return fmt::format("waiting for {}: {} must fit within the quota and project {} "
+                       "uses {} of its quota of {}", gpus_word(job.need), job.w->kind_in_quota(), name,
                        format_units(project.alloc), format_units(project.quota));
   return fmt::format("waiting for {}: project {} is at its quota of {} ({} in use) and "
                        "over-quota is disabled", gpus_word(job.need), name,

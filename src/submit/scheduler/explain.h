@@ -11,11 +11,11 @@ namespace lane::submit::sched::detail {
 // Why `pods` pods of `shape` cannot be placed in the free capacity right now.
 std::string capacity_reason(const GpuCapacity& capacity, const PodShape& shape, int pods);
 
-// Does a quota rule keep `job` waiting (Interactive beyond quota, over-quota disabled)?
+// Does a quota rule keep `job` waiting (non-preemptible beyond quota, over-quota disabled)?
 // Inline: the allocation loops ask it for every waiting job.
 inline bool quota_blocks(const JobState& job, const ProjectState& project) {
   if (job.need == 0 || project.alloc + job.need <= project.quota) return false;
-  return job.w->type == JobType::kInteractive || !project.spec.over_quota_allowed;
+  return !job.w->is_preemptible() || !project.spec.over_quota_allowed;
 }
 // The text of that rule, if it applies.
 std::optional<std::string> quota_reason(const JobState& job, const ProjectState& project);

@@ -53,9 +53,10 @@ std::optional<std::string> never_fits(const ClusterLimits& limits, const Project
   const double quota = project ? project->gpu_quota : 0.0;
   const std::string name = project ? project->name : job.project;
   if (need > to_units(quota)) {
-    if (job.type == JobType::kInteractive)
-      return fmt::format("interactive jobs must fit within the project's quota: requests {} GPUs "
-                         "but project {} has a quota of {}", format_units(need), name, format_gpus(quota));
+    if (!job.is_preemptible())
+      return fmt::format("{} must fit within the project's quota: requests {} GPUs "
+                         "but project {} has a quota of {}", job.kind_in_quota(), format_units(need), name,
+                         format_gpus(quota));
     if (project && !project->over_quota_allowed)
       return fmt::format("requests {} GPUs but project {} has a quota of {} and over-quota is "
                          "disabled", format_units(need), name, format_gpus(quota));

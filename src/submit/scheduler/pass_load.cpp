@@ -86,7 +86,7 @@ class Loader {
     for (std::size_t j = 0; j < jobs.size(); ++j) {
       const JobState& job = jobs[j];
       if (job.waiting()) s_.projects[job.project].pending.push_back(int(j));
-      if (job.was_running && job.w->type != JobType::kInteractive && job.need > 0)
+      if (job.was_running && job.w->is_preemptible() && job.need > 0)
         s_.victims.push_back(int(j));
     }
     // Youngest first: highest queue order, then the larger id.
@@ -143,11 +143,11 @@ void compute_fair_shares(PassState& s) {
   for (const JobState& job : s.jobs) {
     if (job.never) continue;
     total[job.project] += job.need;
-    if (job.w->type != JobType::kInteractive) train[job.project] += job.need;
+    if (job.w->is_preemptible()) train[job.project] += job.need;
   }
   for (std::size_t i = 0; i < s.projects.size(); ++i) {
     ProjectState& p = s.projects[i];
-    // Interactive jobs never go over quota, and nothing does when over-quota is disabled.
+    // Non-preemptible (e.g. interactive) jobs never go over quota, and nothing does when over-quota is disabled.
     const int64_t ceiling = p.quota + (p.spec.over_quota_allowed ? train[i] : 0);
     p.demand = std::min(total[i], ceiling);
     inputs.push_back({to_gpus(p.quota), to_gpus(p.demand), p.spec.over_quota_allowed});

@@ -36,14 +36,21 @@ struct PodPlacement {
 struct Workload {
   std::string id;            // unique in the state; use "<project>/<job name>"
   std::string project;
-  JobType type = JobType::kTrain;  // Interactive: within quota, never preempted; Train/Mpi: may go over quota, preemptible
+  JobType type = JobType::kTrain;  // Interactive: within quota, never preempted; Train/Mpi: may go over quota,
+                                   // preemptible (unless `preemptible` below says otherwise)
   double gpu_per_pod = 0;    // 0 (CPU only), a fraction 0 < g < 1, or a whole number 1, 2, ...
   int pods = 1;              // Mpi: worker processes, gang-scheduled (all or none); otherwise 1
   int64_t queue_order = 0;   // submission order: FIFO within a project, lower = older
   bool running = false;      // currently placed (then `placement` has `pods` entries)
   std::vector<PodPlacement> placement;
+  // --preemptible / --non-preemptible; unset: by type (Interactive not preemptible, the rest are).
+  // A non-preemptible workload runs only within its project's quota and is never preempted.
+  std::optional<bool> preemptible;
 
   double total_gpus() const { return gpu_per_pod * pods; }
+  bool is_preemptible() const { return preemptible.value_or(type != JobType::kInteractive); }
+  // How a quota message names such jobs: "interactive jobs" / "non-preemptible jobs".
+  const char* kind_in_quota() const { return type == JobType::kInteractive ? "interactive jobs" : "non-preemptible jobs"; }
 };
 
 struct ClusterState {
