@@ -23,6 +23,12 @@ struct LogOptions {
   std::string pod;             // empty = the chief pod (MPI: the launcher)
 };
 
+// `lanectl attach` options.
+struct AttachOptions {
+  std::string pod;             // empty = the chief pod
+  int wait_seconds = 300;      // how long to wait for a Pending job to start running
+};
+
 class Jobs {
  public:
   virtual ~Jobs() = default;
@@ -39,6 +45,7 @@ class Jobs {
   virtual std::vector<JobInfo> list_jobs(const std::optional<std::string>& project) = 0;
   virtual std::optional<JobInfo> describe_job(const std::string& name, const std::string& project) = 0;
   // Writes the chief pod's (or opts.pod's) log to `out`; with follow, until the job ends.
+  // A job deleted while followed ends it with JobDeleted (submit/core/errors.h).
   virtual void stream_logs(const std::string& name, const std::string& project,
                            const LogOptions& opts, std::ostream& out) = 0;
   // Stops and removes the job; false when it does not exist.
@@ -50,6 +57,16 @@ class Jobs {
   // to this process's descriptors, as the local one's does, leaves them alone).
   virtual int exec(const std::string& name, const std::string& project, const std::vector<std::string>& argv,
                    bool tty, const std::string& pod, std::ostream& out, std::ostream& err) = 0;
+  // Stops a pending or running job and keeps it Suspended (the scheduler leaves it alone);
+  // resume makes it Pending again. False when the job does not exist; UsageError for a job
+  // that has ended (suspend) or is not Suspended (resume).
+  virtual bool suspend_job(const std::string& name, const std::string& project) = 0;
+  virtual bool resume_job(const std::string& name, const std::string& project) = 0;
+  // Waits until the job runs (up to opts.wait_seconds), writes its output to `out` as it arrives
+  // until the job ends, and returns its exit code. Throws Error when the job does not exist or
+  // does not start in time.
+  virtual int attach(const std::string& name, const std::string& project, const AttachOptions& opts,
+                     std::ostream& out, std::ostream& err) = 0;
 };
 
 }  // namespace lane::submit

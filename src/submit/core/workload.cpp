@@ -26,11 +26,14 @@ const char* to_string(JobStatus status) {
     case JobStatus::kDeleted: return "Deleted";
     case JobStatus::kPreempted: return "Preempted";
     case JobStatus::kUnknown: return "Unknown";
+    case JobStatus::kSuspended: return "Suspended";
   }
   return "Unknown";
 }
 
 std::string generated_claim_name(const std::string& job, size_t index) { return fmt::format("pvc-{}-{}", job, index); }
+
+bool is_preemptible(const JobSpec& spec) { return spec.type != JobType::kInteractive; }
 
 bool is_env_name(std::string_view name) {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;

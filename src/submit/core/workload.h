@@ -14,8 +14,9 @@ namespace lane::submit {
 enum class JobType { kTrain, kInteractive, kMpi };
 const char* to_string(JobType type);  // "Train", "Interactive", "Mpi"
 
-// Run:AI status vocabulary.
-enum class JobStatus { kPending, kRunning, kSucceeded, kFailed, kDeleted, kPreempted, kUnknown };
+// Run:AI status vocabulary. kSuspended: stopped by `lanectl suspend` (Kubernetes: spec.suspend);
+// the scheduler leaves it alone until `lanectl resume` makes it Pending again.
+enum class JobStatus { kPending, kRunning, kSucceeded, kFailed, kDeleted, kPreempted, kUnknown, kSuspended };
 const char* to_string(JobStatus status);  // "Pending", "Running", ...
 
 // --pvc: either a new claim `[StorageClass]:Size:MountPath[:ro]` (named pvc-<job>-<index>)
@@ -83,6 +84,10 @@ struct JobSpec {
   double total_gpus() const { return gpu * (type == JobType::kMpi ? processes : 1); }
 };
 
+// Whether the scheduler may preempt the job (the PREEMPTIBLE column of `list -o wide`): what its
+// type says (Interactive: no; Train and Mpi: yes), the one place a --preemptible flag plugs in.
+bool is_preemptible(const JobSpec& spec);
+
 // For anything printed or annotated: `spec` with the values of secret-looking -e names and
 // their spelling in cli_argv masked (common/secrets.h). The job itself runs with `spec`.
 JobSpec masked_for_display(const JobSpec& spec);
@@ -109,6 +114,8 @@ struct PodInfo {
   std::vector<int> gpu_indices;  // physical GPUs on that node
   double gpu_share = 0;          // fraction of each GPU (1 for whole GPUs)
   int64_t created_unix_ms = 0;
+  int64_t started_unix_ms = 0;   // 0 = not started (Kubernetes: status.startTime)
+  std::string ip;                // the pod's IP (Kubernetes: status.podIP); empty when unknown
 };
 
 struct JobInfo {

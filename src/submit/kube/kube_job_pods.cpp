@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "submit/core/errors.h"
 #include "submit/kube/job_state.h"
 #include "submit/kube/mapping.h"
 
@@ -60,6 +61,8 @@ void KubeJobs::stream_logs(const std::string& name, const std::string& project, 
   if (opts.since_seconds > 0) lo.since_seconds = opts.since_seconds;
   lo.timestamps = opts.timestamps;
   ctx_.client->stream_logs(ns, pod, lo, unbuffered(out));
+  // A followed stream also ends when the pod goes away: say so when the job was deleted.
+  if (opts.follow && !find_workload(ns, name)) throw job_deleted(name, project);
 }
 
 int KubeJobs::exec(const std::string& name, const std::string& project, const std::vector<std::string>& argv,
