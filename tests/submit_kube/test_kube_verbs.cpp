@@ -201,3 +201,37 @@ TEST_CASE("kube verbs: nodes, top node, whoami and list -o wide") {
   r = cli.run("describe job gpu-job -p p -o wide" + flag);
   CHECK(has(r.out, "  10.244.3.9  2026-01-02T03:04:05Z\n"));
 }
+
+TEST_CASE("kube verbs: attach follows the chief pod's output and exits with the job's result") {
+  lane::test::FakeApiServer server;
+  Cli cli(server);
+  REQUIRE(cli.run("project create p --gpu-quota 2").rc == 0);
+  REQUIRE(cli.run("submit worker -p p -i busybox").rc == 0);
+  lane::kube::KubeClient client(server.connection());
+  lane::kube::ListOptions o;
+  o.label_selector = "job-name=worker";
+  const std::string pod = client.list(res::kPod, "runai-p", o).items.at(0)["metadata"]["name"];
+  server.control("/_test/logs", {{"namespace", "runai-p"}, {"pod", pod}, {"lines", {"epoch 1"}},
+                                 {"follow", {"epoch 2", "done"}}, {"interval", 0.2}});
+  lane::test::CliResult r{};
+  std::thread attacher([&] { r = cli.run("attach worker -p p"); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // The Job controller's verdict once the container has ended.
+  Json job = client.get(res::kJob, "runai-p", "worker");
+  job["status"] = {{"startTime", "2026-01-02T03:04:05Z"}, {"completionTime", "2026-01-02T03:05:05Z"},
+                   {"conditions", Json::array({{{"type", "Complete"}, {"status", "True"}}})}};
+  server.control("/_test/object", job);
+  attacher.join();
+  INFO(r.out);
+  CHECK(r.rc == 0);
+  CHECK(r.out == "epoch 1\nepoch 2\ndone\n");
+
+  // A failed job: exit 1.
+  REQUIRE(cli.run("submit failer -p p -i busybox").rc == 0);
+  job = client.get(res::kJob, "runai-p", "failer");
+  job["status"] = {{"conditions", Json::array({{{"type", "Failed"}, {"status", "True"}, {"reason", "BackoffLimitExceeded"}}})}};
+  server.control("/_test/object", job);
+  r = cli.run("attach failer -p p");
+  CHECK(r.rc == 1);
+  CHECK(cli.run("attach nosuch -p p").rc == 1);
+}
