@@ -109,7 +109,8 @@ struct DescribeOptions {
 void describe_node(const std::vector<std::string>& words, OutputFormat format, CliContext& ctx) {
   if (words.size() != 1) throw UsageError("describe node takes one node name: lanectl describe node NAME");
   auto nodes = ctx.cluster().list_nodes();
-  auto it = std::find_if(nodes.begin(), nodes.end(), [&](const submit::NodeStatus& n) { return n.spec.name == words[0]; });
+  auto it = std::find_if(nodes.begin(), nodes.end(),
+                         [&](const submit::NodeStatus& n) { return n.spec.name == words[0]; });
   if (it == nodes.end()) throw Error("node '" + words[0] + "' does not exist; see `lanectl list nodes`");
   const auto& n = *it;
   if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {

@@ -27,6 +27,8 @@ struct LogOptions {
 struct AttachOptions {
   std::string pod;             // empty = the chief pod
   int wait_seconds = 300;      // how long to wait for a Pending job to start running
+  bool stdin = false;          // -i: send this process's stdin to the job (Kubernetes only)
+  bool tty = false;            // -t: a terminal (Kubernetes only)
 };
 
 class Jobs {
@@ -64,7 +66,7 @@ class Jobs {
   virtual bool resume_job(const std::string& name, const std::string& project) = 0;
   // Waits until the job runs (up to opts.wait_seconds), writes its output to `out` as it arrives
   // until the job ends, and returns its exit code. Throws Error when the job does not exist or
-  // does not start in time.
+  // does not start in time, JobDeleted when it is deleted meanwhile.
   virtual int attach(const std::string& name, const std::string& project, const AttachOptions& opts,
                      std::ostream& out, std::ostream& err) = 0;
 };

@@ -66,8 +66,11 @@ std::vector<NodeStatus> KubeCluster::list_nodes() {
 std::vector<std::pair<std::string, std::string>> KubeCluster::identity() {
   const auto& c = ctx_.client->connection();
   std::string server = c.server;  // without any user:password@ a URL might carry
-  if (auto at = server.find('@'), scheme = server.find("://"); at != std::string::npos && scheme != std::string::npos && at > scheme)
-    server.erase(scheme + 3, at - scheme - 2);
+  if (const auto scheme = server.find("://"); scheme != std::string::npos) {
+    const auto host_end = server.find('/', scheme + 3);
+    const auto at = server.rfind('@', host_end == std::string::npos ? std::string::npos : host_end);
+    if (at != std::string::npos && at > scheme) server.erase(scheme + 3, at - scheme - 2);
+  }
   return {{"Context", c.context},
           {"Kubeconfig user", c.user.empty() ? "-" : c.user},
           {"Cluster", server},

@@ -18,6 +18,9 @@ int LocalJobs::attach(const std::string& name, const std::string& project, const
   if (!row)
     throw Error("job '" + name + "' does not exist in project '" + project + "'; check the name with `lanectl list jobs -p " +
                 project + "`");
+  if (opts.stdin || opts.tty)
+    err << "note: the local backend does not forward stdin or a terminal to a job (its stdin is /dev/null); "
+           "attach shows its output only\n";
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(opts.wait_seconds);
   bool told = false;
   while (row->status == "Pending" || row->status == "Suspended") {
