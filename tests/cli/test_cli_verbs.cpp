@@ -41,7 +41,7 @@ TEST_CASE("version prints the CMake project version and the git commit") {
   CHECK(l.run({"version", "-o", "xml"}).code == 2);
 }
 
-TEST_CASE("project set is the deprecated spelling of config project; list projects uses runai's columns") {
+TEST_CASE("project set is the deprecated spelling of config project and list projects uses runai's columns") {
   Lanectl l;
   REQUIRE(l.run({"project", "create", "team-a", "--gpu-quota", "2"}).code == 0);
   auto r = l.run({"project", "set", "team-a"});
@@ -97,7 +97,7 @@ TEST_CASE("whoami prints the user recorded on jobs") {
   CHECK(doc["backend"] == "local");
 }
 
-TEST_CASE("top node and top job show GPU allocation; unknown utilization is '-'") {
+TEST_CASE("top node and top job show GPU allocation with '-' for unknown utilization") {
   Lanectl l;
   REQUIRE(l.run({"cluster", "set-nodes", "node-a=2"}).code == 0);
   auto r = l.run({"top", "node"});

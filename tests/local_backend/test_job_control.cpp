@@ -15,7 +15,7 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 
 }  // namespace
 
-TEST_CASE("suspend stops a running job and keeps it Suspended; resume runs it again") {
+TEST_CASE("suspend stops a running job and keeps it Suspended and resume runs it again") {
   Lanectl l;
   REQUIRE(l.run({"cluster", "set-nodes", "node-a=1"}).code == 0);
   auto s = l.run({"submit", "sleeper", "-i", "busybox", "-g", "1", "--command", "--", "/bin/sh", "-c",

@@ -47,7 +47,7 @@ std::string context_namespace(const std::string& file, const std::string& contex
 
 }  // namespace
 
-TEST_CASE("kube verbs: config project sets the context namespace; a runai-X namespace selects X") {
+TEST_CASE("kube verbs: config project sets the context namespace and a runai-X namespace selects X") {
   lane::test::FakeApiServer server;
   lane::test::TempDir dir;
   const std::string kc = write_kubeconfig(dir.path, server);

@@ -1,6 +1,6 @@
 #pragma once
 // The Jobs role: what the job verbs (submit, submit-mpi, list, describe, logs, delete, exec,
-// bash) ask of a backend. Errors are lane::Error (exit 1) or lane::UsageError (exit 2) whose
+// bash, suspend, resume, attach, top job) ask of a backend. Errors are lane::Error (exit 1) or lane::UsageError (exit 2) whose
 // message names the bad value and the fix.
 #include <cstdint>
 #include <iosfwd>

@@ -137,13 +137,15 @@ int KubeJobs::attach(const std::string& name, const std::string& project, const 
     logs.pod = target;
     stream_logs(name, project, logs, out);
   }
-  // The session ends with the container; the workload's conditions follow shortly.
+  // The session ends with the container; the workload's conditions follow within a minute (a
+  // Job that restarts its pod stays Running: then say so rather than wait for ever).
+  const auto settle = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   for (;;) {
     auto info = describe_job(name, project);
     if (!info) throw job_deleted(name, project);
     if (info->status == JobStatus::kSucceeded) return 0;
     if (info->status == JobStatus::kFailed) return info->exit_code ? *info->exit_code : session_code ? session_code : 1;
-    if (std::chrono::steady_clock::now() >= deadline + std::chrono::seconds(opts.wait_seconds))
+    if (std::chrono::steady_clock::now() >= settle)
       throw lane::Error(fmt::format("the output of job '{}' ended but the job is still {}; see 'lanectl describe "
                                     "job {} -p {}'",
                                     name, to_string(info->status), name, project));
