@@ -19,7 +19,7 @@ TEST_CASE("suspend stops a running job and keeps it Suspended and resume runs it
   Lanectl l;
   REQUIRE(l.run({"cluster", "set-nodes", "node-a=1"}).code == 0);
   auto s = l.run({"submit", "sleeper", "-i", "busybox", "-g", "1", "--command", "--", "/bin/sh", "-c",
-                  "echo started; sleep 30"});
+                  "echo started; while true; do echo tick; sleep 0.1; done"});
   REQUIRE(s.code == 0);
   REQUIRE(l.wait_status("sleeper", {"Running"}).value("status", "") == "Running");
   // A second job waits for the only GPU.
@@ -33,6 +33,11 @@ TEST_CASE("suspend stops a running job and keeps it Suspended and resume runs it
   auto doc = l.job("sleeper");
   CHECK(doc.value("status", "") == "Suspended");
   CHECK(doc["gpusAllocated"] == 0);
+  // Its processes are gone: the log stops growing.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto lines = l.run({"logs", "sleeper"}).out.size();
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  CHECK(l.run({"logs", "sleeper"}).out.size() == lines);
   // Its GPU went to the waiting job, and the scheduler leaves the suspended one alone.
   CHECK(l.wait_status("waiter", {"Succeeded"}).value("status", "") == "Succeeded");
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
