@@ -45,6 +45,13 @@ std::string context_namespace(const std::string& file, const std::string& contex
   return lane::kube::load_kubeconfig(o).ns;
 }
 
+// The pod the test server made for batch Job `job` in runai-p.
+Json job_pod(lane::kube::KubeClient& client, const std::string& job) {
+  lane::kube::ListOptions o;
+  o.label_selector = "job-name=" + job;
+  return client.list(res::kPod, "runai-p", o).items.at(0);
+}
+
 }  // namespace
 
 TEST_CASE("kube verbs: config project sets the context namespace and a runai-X namespace selects X") {
@@ -105,10 +112,7 @@ TEST_CASE("kube verbs: suspend and resume set spec.suspend / spec.runPolicy.susp
   CHECK(client.get(res::kMpiJob, "runai-p", "dist1")["spec"]["runPolicy"]["suspend"] == true);
 
   // What the Job controller does next: the pods go, the Suspended condition appears.
-  lane::kube::ListOptions o;
-  o.label_selector = "job-name=train1";
-  for (const auto& p : client.list(res::kPod, "runai-p", o).items)
-    client.remove(res::kPod, "runai-p", p["metadata"]["name"].get<std::string>());
+  client.remove(res::kPod, "runai-p", job_pod(client, "train1")["metadata"]["name"].get<std::string>());
   Json job = client.get(res::kJob, "runai-p", "train1");
   job["status"] = {{"conditions", Json::array({{{"type", "Suspended"}, {"status", "True"}, {"reason", "JobSuspended"},
                                                 {"message", "Job suspended"}}})}};
@@ -131,9 +135,7 @@ TEST_CASE("kube verbs: logs -f says when the job is deleted while followed") {
   REQUIRE(cli.run("project create p --gpu-quota 2").rc == 0);
   REQUIRE(cli.run("submit chatty -p p -i busybox").rc == 0);
   lane::kube::KubeClient client(server.connection());
-  lane::kube::ListOptions o;
-  o.label_selector = "job-name=chatty";
-  const std::string pod = client.list(res::kPod, "runai-p", o).items.at(0)["metadata"]["name"];
+  const std::string pod = job_pod(client, "chatty")["metadata"]["name"];
   server.control("/_test/logs", {{"namespace", "runai-p"}, {"pod", pod}, {"lines", {"first"}},
                                  {"follow", {"a", "b", "c", "d"}}, {"interval", 0.3}});
   lane::test::CliResult r{};
@@ -188,9 +190,7 @@ TEST_CASE("kube verbs: nodes, top node, whoami and list -o wide") {
 
   // -o wide: the chief pod's IP (status.podIP); describe: each pod's IP and start time.
   lane::kube::KubeClient client(server.connection());
-  lane::kube::ListOptions o;
-  o.label_selector = "job-name=gpu-job";
-  Json pod = client.list(res::kPod, "runai-p", o).items.at(0);
+  Json pod = job_pod(client, "gpu-job");
   pod["status"]["podIP"] = "10.244.3.9";
   pod["status"]["startTime"] = "2026-01-02T03:04:05Z";
   server.control("/_test/object", pod);
@@ -208,9 +208,7 @@ TEST_CASE("kube verbs: attach joins the chief pod over pods/attach and exits wit
   REQUIRE(cli.run("project create p --gpu-quota 2").rc == 0);
   REQUIRE(cli.run("submit worker -p p -i busybox").rc == 0);
   lane::kube::KubeClient client(server.connection());
-  lane::kube::ListOptions o;
-  o.label_selector = "job-name=worker";
-  const std::string pod = client.list(res::kPod, "runai-p", o).items.at(0)["metadata"]["name"];
+  const std::string pod = job_pod(client, "worker")["metadata"]["name"];
   server.control("/_test/logs", {{"namespace", "runai-p"}, {"pod", pod}, {"lines", {"epoch 1"}},
                                  {"follow", {"epoch 2", "done"}}, {"interval", 0.2}});
   lane::test::CliResult r{};
