@@ -49,6 +49,7 @@ submit::Backend& CliContext::backend() {
 std::string CliContext::project(const std::string& flag_value) {
   std::string p = flag_value;
   if (p.empty()) p = config().default_project;
+  if (p.empty()) p = projects().configured_project();  // Kubernetes: context namespace runai-P
   if (p.empty()) p = kDefaultProject;
   submit::validate_project_name(p, "project (-p)");
   return p;

@@ -41,7 +41,8 @@ class CliContext {
   submit::Storage& storage() { return backend().storage(); }
   const submit::BackendConfig& config();
 
-  // The -p value, else `lanectl config project`, else "default". Validated as DNS-1123.
+  // The -p value, else `lanectl config project`, else the backend's own (Kubernetes: a context
+  // namespace runai-P), else "default". Validated as DNS-1123.
   std::string project(const std::string& flag_value);
 
   std::ostream& out;

@@ -44,6 +44,12 @@ int main(int argc, char** argv) {
   add_restore_command(app, ctx);
   add_lineage_command(app, ctx);
   add_volume_command(app, ctx);
+  add_attach_command(app, ctx);
+  add_suspend_commands(app, ctx);
+  add_top_command(app, ctx);
+  add_whoami_command(app, ctx);
+  add_version_command(app, ctx);
+  add_completion_command(app, ctx);
 
   std::vector<std::string> args;  // what CLI11 parses, in command-line order, without argv[0]
   try {

@@ -1,6 +1,5 @@
 #include "cli/submit_options.h"
 
-#include <pwd.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -11,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli/spec_parsing.h"
+#include "cli/verbs.h"
 #include "common/error.h"
 #include "common/secrets.h"
 #include "submit/core/errors.h"
@@ -83,12 +83,6 @@ void add_submit_flags(CLI::App* cmd, SubmitOptions& o) {
 }
 
 namespace {
-
-std::string current_user() {
-  if (const char* u = std::getenv("USER"); u && *u) return u;
-  if (passwd* pw = getpwuid(getuid())) return pw->pw_name;
-  return std::to_string(getuid());
-}
 
 std::string pull_policy(const SubmitOptions& o) {
   std::vector<std::string> given;
@@ -178,7 +172,7 @@ submit::JobSpec build_job_spec(const SubmitOptions& o, CliContext& ctx, submit::
   spec.node_type = o.node_type;
   spec.working_dir = o.working_dir;
   spec.cli_argv = ctx.argv;
-  spec.user = current_user();
+  spec.user = job_user_name();
   apply_run_ai_flags(o, spec);
   submit::validate_unnamed(spec);
   return spec;

@@ -3,6 +3,7 @@
 
 #include "cli/context.h"
 #include "cli/table.h"
+#include "cli/verbs.h"
 #include "common/error.h"
 
 namespace lane::cli {
@@ -19,6 +20,35 @@ submit::NodeSpec parse_node(const std::string& word) {
 }
 
 }  // namespace
+
+nlohmann::json node_json(const submit::NodeStatus& n) {
+  nlohmann::json doc = {{"name", n.spec.name}, {"gpus", n.spec.gpus}, {"gpusAllocated", n.gpus_allocated},
+                        {"declared", n.declared}, {"jobs", n.jobs}};
+  if (n.gpu_capacity >= 0) doc["gpuCapacity"] = n.gpu_capacity;
+  if (!n.ready.empty()) doc["ready"] = n.ready;
+  if (!n.address.empty()) doc["address"] = n.address;
+  return doc;
+}
+
+void print_nodes(CliContext& ctx, const std::string& output) {
+  OutputFormat format = parse_output_format(output);
+  auto list = ctx.cluster().list_nodes();
+  if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
+    nlohmann::json doc = nlohmann::json::array();
+    for (const auto& n : list) doc.push_back(node_json(n));
+    print_document(ctx.out, doc, format);
+    return;
+  }
+  std::vector<std::string> header = {"NODE", "GPUS", "ALLOCATED", "JOBS"};
+  Table table(header);
+  for (const auto& n : list) {
+    std::string jobs;
+    for (const auto& j : n.jobs) jobs += (jobs.empty() ? "" : ",") + j;
+    table.add({n.spec.name + (n.declared ? "" : " (detected)"), std::to_string(n.spec.gpus),
+               format_gpus(n.gpus_allocated), jobs});
+  }
+  table.print(ctx.out);
+}
 
 void add_cluster_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand("cluster", "Declare or show the cluster's nodes and GPUs");
@@ -39,27 +69,7 @@ void add_cluster_command(CLI::App& app, CliContext& ctx) {
 
   auto* nodes = cmd->add_subcommand("nodes", "List nodes with their GPU allocation");
   nodes->add_option("-o,--output", *output, "wide | json | yaml");
-  nodes->callback([output, &ctx] {
-    OutputFormat format = parse_output_format(*output);
-    auto list = ctx.cluster().list_nodes();
-    if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
-      nlohmann::json doc = nlohmann::json::array();
-      for (const auto& n : list)
-        doc.push_back({{"name", n.spec.name}, {"gpus", n.spec.gpus}, {"gpusAllocated", n.gpus_allocated},
-                       {"declared", n.declared}, {"jobs", n.jobs}});
-      print_document(ctx.out, doc, format);
-      return;
-    }
-    std::vector<std::string> header = {"NODE", "GPUS", "ALLOCATED", "JOBS"};
-    Table table(header);
-    for (const auto& n : list) {
-      std::string jobs;
-      for (const auto& j : n.jobs) jobs += (jobs.empty() ? "" : ",") + j;
-      table.add({n.spec.name + (n.declared ? "" : " (detected)"), std::to_string(n.spec.gpus),
-                 format_gpus(n.gpus_allocated), jobs});
-    }
-    table.print(ctx.out);
-  });
+  nodes->callback([output, &ctx] { print_nodes(ctx, *output); });
 }
 
 }  // namespace lane::cli

@@ -1,4 +1,5 @@
-// lanectl list [jobs]: the Run:AI job table (11 columns), or -o wide|json|yaml.
+// lanectl list [jobs]: the Run:AI job table (11 columns), or -o wide|json|yaml; `list projects`
+// and `list nodes` are runai's spellings of `project list` and `cluster nodes`.
 #include <set>
 
 #include <fmt/ranges.h>
@@ -6,9 +7,11 @@
 #include "cli/context.h"
 #include "cli/duration_format.h"
 #include "cli/table.h"
+#include "cli/verbs.h"
 #include "common/clock.h"
 #include "common/error.h"
 #include "submit/core/errors.h"
+#include "submit/core/workload.h"
 #include "submit/core/workload_json.h"
 
 namespace lane::cli {
@@ -25,6 +28,16 @@ std::string gpu_cell(const submit::JobInfo& job) {
   return (finished ? std::string("-") : format_gpus(job.gpus_allocated)) + " (" + format_gpus(job.spec.total_gpus()) + ")";
 }
 
+// -o wide: the chief pod's IP (launcher or main pod; "-" when unknown, e.g. locally).
+std::string ip_cell(const submit::JobInfo& job) {
+  for (const auto& p : job.pods)
+    if ((p.role == "launcher" || p.role == "main") && !p.ip.empty()) return p.ip;
+  return "-";
+}
+
+// -o wide: the pods the job is made of (1; MPI: the launcher and one per process).
+int pod_count(const submit::JobSpec& spec) { return spec.type == submit::JobType::kMpi ? spec.processes + 1 : 1; }
+
 struct ListOptions {
   std::vector<std::string> what;
   std::string project, output;
@@ -32,9 +45,13 @@ struct ListOptions {
 };
 
 void run_list(const ListOptions& o, CliContext& ctx) {
-  for (const auto& w : o.what)
-    if (w != "jobs" && w != "job")
-      throw UsageError("cannot list '" + w + "'; use `lanectl list jobs`, `lanectl project list` or `lanectl cluster nodes`");
+  if (o.what.size() > 1)
+    throw UsageError("list takes one kind: jobs (default), projects or nodes; e.g. `lanectl list jobs`");
+  const std::string what = o.what.empty() ? "jobs" : o.what[0];
+  if (what == "projects" || what == "project") return print_projects(ctx, o.output, true);
+  if (what == "nodes" || what == "node") return print_nodes(ctx, o.output);
+  if (what != "jobs" && what != "job")
+    throw UsageError("cannot list '" + what + "'; use `lanectl list jobs`, `lanectl list projects` or `lanectl list nodes`");
   OutputFormat format = parse_output_format(o.output);
   std::optional<std::string> project;
   if (!o.all) {
@@ -51,7 +68,8 @@ void run_list(const ListOptions& o, CliContext& ctx) {
   }
   std::vector<std::string> header = {"NAME", "STATUS", "AGE", "NODE", "IMAGE", "TYPE", "PROJECT", "USER",
                                      "GPUs Allocated (Requested)", "PODs Running (Pending)", "SERVICE URL(S)"};
-  if (format == OutputFormat::kWide) header.push_back("REASON");
+  if (format == OutputFormat::kWide)
+    header.insert(header.end(), {"REASON", "IP", "START TIME", "PODS", "PREEMPTIBLE"});
   Table table(header);
   int64_t now = now_unix_ms();
   for (const auto& j : jobs) {
@@ -60,7 +78,11 @@ void run_list(const ListOptions& o, CliContext& ctx) {
                                     j.spec.user, gpu_cell(j),
                                     std::to_string(j.pods_running) + " (" + std::to_string(j.pods_pending) + ")",
                                     fmt::format("{}", fmt::join(j.service_urls, ","))};
-    if (format == OutputFormat::kWide) row.push_back(j.status_reason);
+    if (format == OutputFormat::kWide) {
+      std::string start = submit::format_rfc3339(j.started_unix_ms);
+      row.insert(row.end(), {j.status_reason, ip_cell(j), start.empty() ? "-" : start,
+                             std::to_string(pod_count(j.spec)), submit::is_preemptible(j.spec) ? "yes" : "no"});
+    }
     table.add(std::move(row));
   }
   if (project) ctx.out << "Showing jobs for project " << *project << "\n";
@@ -71,8 +93,8 @@ void run_list(const ListOptions& o, CliContext& ctx) {
 
 void add_list_command(CLI::App& app, CliContext& ctx) {
   auto o = std::make_shared<ListOptions>();
-  auto* cmd = app.add_subcommand("list", "List jobs (`list jobs`)");
-  cmd->add_option("what", o->what, "jobs (default)");
+  auto* cmd = app.add_subcommand("list", "List jobs (`list jobs`), projects (`list projects`) or nodes (`list nodes`)");
+  cmd->add_option("what", o->what, "jobs (default) | projects | nodes");
   cmd->add_option("-p,--project", o->project, "Project");
   cmd->add_flag("-A,--all-projects", o->all, "Jobs of all projects");
   cmd->add_option("-o,--output", o->output, "wide | json | yaml");

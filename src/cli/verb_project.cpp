@@ -4,6 +4,7 @@
 
 #include "cli/context.h"
 #include "cli/table.h"
+#include "cli/verbs.h"
 #include "common/error.h"
 
 namespace lane::cli {
@@ -17,7 +18,9 @@ nlohmann::json project_json(const submit::ProjectStatus& p) {
           {"explanation", p.explanation}};
 }
 
-void print_projects(CliContext& ctx, const std::string& output) {
+}  // namespace
+
+void print_projects(CliContext& ctx, const std::string& output, bool runai_header) {
   OutputFormat format = parse_output_format(output);
   auto projects = ctx.projects().list_projects();
   if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
@@ -27,6 +30,8 @@ void print_projects(CliContext& ctx, const std::string& output) {
     return;
   }
   std::vector<std::string> header = {"PROJECT", "GPU QUOTA", "OVER QUOTA", "ALLOCATED", "FAIR SHARE", "RUNNING", "PENDING"};
+  if (runai_header)  // runai's names; DEPARTMENT, limits and affinities have no meaning here
+    header = {"PROJECT", "DESERVED GPUs", "OVER QUOTA", "ALLOCATED GPUs", "FAIR SHARE", "RUNNING JOBS", "PENDING JOBS"};
   if (format == OutputFormat::kWide) header.push_back("EXPLANATION");
   Table table(header);
   for (const auto& p : projects) {
@@ -42,8 +47,6 @@ void print_projects(CliContext& ctx, const std::string& output) {
   }
   table.print(ctx.out);
 }
-
-}  // namespace
 
 void add_project_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand("project", "Manage projects and their GPU quotas");
@@ -88,6 +91,15 @@ void add_project_command(CLI::App& app, CliContext& ctx) {
     if (o->over_quota) over = true;
     ctx.projects().set_project_quota(o->name, o->quota, over);
     ctx.out << fmt::format("Project {} quota set to {:g} GPUs\n", o->name, o->quota);
+  });
+
+  // runai's old spelling of `config project P` (deprecated there too; hidden from --help).
+  auto* old_set = cmd->add_subcommand("set", "Deprecated: use `lanectl config project P`");
+  old_set->group("");
+  old_set->add_option("NAME", o->name, "Project name")->required();
+  old_set->callback([o, &ctx] {
+    ctx.err << "Command \"project set\" is deprecated, use `lanectl config project " << o->name << "` instead\n";
+    set_default_project(ctx, o->name);
   });
 }
 

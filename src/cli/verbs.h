@@ -22,6 +22,26 @@ void add_snapshot_command(CLI::App& app, CliContext& ctx);
 void add_restore_command(CLI::App& app, CliContext& ctx);
 void add_lineage_command(CLI::App& app, CliContext& ctx);
 void add_volume_command(CLI::App& app, CliContext& ctx);
+// Verbs of the Run:AI v1 CLI beyond the job basics (reference §1.1).
+void add_attach_command(CLI::App& app, CliContext& ctx);
+void add_suspend_commands(CLI::App& app, CliContext& ctx);  // suspend and resume (verb_suspend.cpp)
+void add_top_command(CLI::App& app, CliContext& ctx);
+void add_whoami_command(CLI::App& app, CliContext& ctx);
+void add_version_command(CLI::App& app, CliContext& ctx);
+// Its script is generated, when run, from every subcommand registered.
+void add_completion_command(CLI::App& app, CliContext& ctx);
+
+// Printers shared by two spellings of one listing: `project list` / `list projects`
+// (verb_project.cpp) and `cluster nodes` / `list nodes` (verb_cluster.cpp).
+// `runai_header`: runai's column names (`list projects`: PROJECT, DESERVED GPUs, ...).
+void print_projects(CliContext& ctx, const std::string& output, bool runai_header = false);
+void print_nodes(CliContext& ctx, const std::string& output);
+// A node as `cluster nodes -o json` prints it (describe node adds nothing else).
+nlohmann::json node_json(const submit::NodeStatus& node);
+// `config project P` and its deprecated spelling `project set P` (verb_config.cpp).
+void set_default_project(CliContext& ctx, const std::string& project);
+// The user name recorded on submitted jobs: $USER, else the passwd entry, else the uid.
+std::string job_user_name();
 
 // Splits what CLI11 should not see: the words after the first `--` (into ctx.after_dash), the
 // global flags --context and --kubeconfig (anywhere before `--`, as kubectl takes them; into

@@ -405,7 +405,7 @@ void KubeClient::stream_logs(const std::string& ns, const std::string& pod, cons
 }
 
 int KubeClient::exec(const PodExecRequest& request, PodExecIo& io) {
-  const std::string context = "exec in pod " + request.ns + "/" + request.pod;
+  const std::string context = (request.attach ? "attach to pod " : "exec in pod ") + request.ns + "/" + request.pod;
   auto open = [&] {
     return std::make_unique<WebSocket>(connection_, credentials_.current(), pod_exec_path(request),
                                        pod_exec_protocols(), context);

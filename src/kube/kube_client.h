@@ -118,7 +118,8 @@ class KubeClient {
   void stream_logs(const std::string& ns, const std::string& pod, const LogOptions& options,
                    const std::function<void(std::string_view)>& sink);
 
-  // Runs a command in a pod over the pods/exec WebSocket; returns its exit code.
+  // Runs a command in a pod over the pods/exec WebSocket (request.attach: joins the container's
+  // process over pods/attach, the same channel protocol); returns its exit code.
   int exec(const PodExecRequest& request, PodExecIo& io);
 
   // Low level: one request with the retry policy; throws ApiError for non-2xx answers.

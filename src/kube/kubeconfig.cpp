@@ -238,6 +238,7 @@ Connection load_kubeconfig(const KubeconfigOptions& options) {
   }
   Connection conn;
   conn.context = context_name;
+  conn.user = user_name;
   conn.config_file = ctx->second.file;
   std::string ns = str(c, "namespace");
   conn.ns = options.ns.value_or(ns.empty() ? "default" : ns);

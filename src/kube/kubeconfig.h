@@ -35,6 +35,7 @@ struct Connection {
   std::optional<ExecConfig> exec;
   std::string ns = "default";      // the context's namespace
   std::string context;             // the context name ("in-cluster" for service accounts)
+  std::string user;                // the context's user entry (a name, never its credentials)
   std::filesystem::path config_file;  // the file that defines the context (empty in-cluster)
 };
 

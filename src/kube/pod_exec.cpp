@@ -103,8 +103,9 @@ int exit_code_from_status(const std::string& text, const std::string& where) {
 }  // namespace
 
 std::string pod_exec_path(const PodExecRequest& r) {
-  std::string path = "/api/v1/namespaces/" + r.ns + "/pods/" + r.pod + "/exec?";
-  for (const auto& word : r.command) path += "command=" + url_encode(word) + "&";
+  std::string path = "/api/v1/namespaces/" + r.ns + "/pods/" + r.pod + (r.attach ? "/attach?" : "/exec?");
+  if (!r.attach)
+    for (const auto& word : r.command) path += "command=" + url_encode(word) + "&";
   if (!r.container.empty()) path += "container=" + url_encode(r.container) + "&";
   path += fmt::format("stdin={}&stdout=true&stderr={}&tty={}", r.stdin ? "true" : "false",
                       r.tty ? "false" : "true", r.tty ? "true" : "false");  // a tty merges stderr

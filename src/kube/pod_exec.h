@@ -17,6 +17,7 @@ struct PodExecRequest {
   std::vector<std::string> command;
   bool stdin = false;               // send in_fd's bytes to the command
   bool tty = false;                 // a remote terminal (raw local terminal when in_fd is one)
+  bool attach = false;              // pods/attach: join the container's main process (command unused)
 };
 
 struct PodExecIo {
@@ -24,7 +25,7 @@ struct PodExecIo {
   std::function<void(std::string_view)> out, err;
 };
 
-// The request path (query with one command= per word), relative to the server.
+// The request path (query with one command= per word; pods/attach without), relative to the server.
 std::string pod_exec_path(const PodExecRequest& request);
 
 // The subprotocols offered, in order of preference.

@@ -1027,8 +1027,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_raw(200, page)
         if method == "GET" and sub == "log":
             return self.logs(ns, name, q, fault)
-        if method == "GET" and key == ("", "v1", "pods") and sub == "exec":
-            return self.exec_websocket(ns, name)
+        if method == "GET" and key == ("", "v1", "pods") and sub in ("exec", "attach"):
+            return self.exec_websocket(ns, name, attach=sub == "attach")
         if method == "GET":
             obj = self.get(key, kind, ns, name)
             if "as=Table" in self.headers.get("Accept", ""):
@@ -1053,7 +1053,7 @@ class Handler(BaseHTTPRequestHandler):
         raise ApiFailure(405, "MethodNotAllowed", "method not allowed")
 
     # -- pods/exec over a WebSocket (RFC 6455, channel protocol v5/v4) -----------------------
-    def exec_websocket(self, ns, pod_name):
+    def exec_websocket(self, ns, pod_name, attach=False):
         with self.server.store.cond:
             pod = self.server.store.objects.get((("", "v1", "pods"), ns, pod_name))
         if pod is None:
@@ -1082,6 +1082,10 @@ class Handler(BaseHTTPRequestHandler):
         tty = query.get("tty", ["false"])[0] == "true"
         self.close_connection = True
         try:
+            if attach:  # the container's own output from now on: the pod's follow lines
+                with self.server.store.cond:
+                    entry = self.server.store.logs.get((ns, pod_name), {"follow": [], "interval": 0})
+                return FakeContainer(self, chosen, tty).attach(entry["follow"], entry["interval"])
             FakeContainer(self, chosen, tty).run(command)
         except (BrokenPipeError, ConnectionResetError, WsProtocolError):
             pass
@@ -1520,6 +1524,12 @@ class FakeContainer:
                 yield "resize", json.loads(payload[1:])
             elif payload[0] == self.CLOSE and payload[1:2] == bytes([self.STDIN]):
                 return
+
+    def attach(self, lines, interval):
+        for text in lines:
+            time.sleep(interval or 0.01)
+            self.out(text + "\n")
+        return self.finish()
 
     def run(self, command):
         if not command:

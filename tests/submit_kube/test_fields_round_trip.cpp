@@ -169,7 +169,8 @@ TEST_CASE("kube fields: status conditions read back as the Run:AI status") {
       {kMpiJobKind, kConditionSucceeded, JobStatus::kSucceeded},
       {kJobKind, kConditionFailed, JobStatus::kFailed},
       {kMpiJobKind, kConditionFailed, JobStatus::kFailed},
-      {kJobKind, kConditionSuspended, JobStatus::kPending}}));
+      {kJobKind, kConditionSuspended, JobStatus::kSuspended},
+      {kMpiJobKind, kConditionSuspended, JobStatus::kSuspended}}));
   INFO(kind << " condition " << condition);
   const JobSpec written = spec_of(kind == kMpiJobKind ? JobType::kMpi : JobType::kTrain, 1);
   Json object = kind == kMpiJobKind ? mpijob_object(settings, written) : batch_job_object(settings, written);

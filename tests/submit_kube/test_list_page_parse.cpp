@@ -54,6 +54,7 @@ Json to_json(const PodSummary& p) {
   for (const auto& g : p.gpus) gpus.push_back({g.is_text, g.text, g.number});
   return {{"name", p.name},   {"ns", p.ns},     {"created", p.created}, {"mpi_job_name", p.mpi_job_name},
           {"job_name", p.job_name}, {"role", p.role}, {"phase", p.phase}, {"node", p.node},
+          {"ip", p.ip},       {"start_time", p.start_time},
           {"gpus", gpus},     {"fraction", p.fraction ? Json(*p.fraction) : Json()}};
 }
 
@@ -138,6 +139,7 @@ const std::string kPodPage = R"({
                              {"name": "b"},
                              {"name": "c", "resources": {"limits": {"nvidia.com/gpu": 2}}}]},
      "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}],
+                "podIP": "10.244.1.7", "startTime": "2026-01-02T03:04:07Z",
                 "containerStatuses": [{"name": "a", "state": {"running": {"startedAt": "x"}}}]}},
     {"metadata": {"name": "batch-abc", "namespace": "runai-p", "labels": {"job-name": "batch"}},
      "spec": {"containers": [{"name": "only"}]},
@@ -214,6 +216,8 @@ TEST_CASE("list page parse: every field list reads from Pods") {
   CHECK(p.role == "worker");
   CHECK(p.phase == "Running");
   CHECK(p.node == "node-a");
+  CHECK(p.ip == "10.244.1.7");
+  CHECK(p.start_time == "2026-01-02T03:04:07Z");
   REQUIRE(p.gpus.size() == 2);  // limits only, of the containers that set one
   CHECK(p.gpus[0].text == "1");
   CHECK_FALSE(p.gpus[1].is_text);

@@ -1,6 +1,7 @@
 #pragma once
 // The Cluster role: what `lanectl cluster set-nodes|nodes` ask of a backend.
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lane::submit {
@@ -16,6 +17,9 @@ struct NodeStatus {
   double gpus_allocated = 0;   // sum of shares placed on the node
   std::vector<std::string> jobs;  // "<project>/<job>" running there
   bool declared = true;        // false: the default node made from detected GPUs
+  int gpu_capacity = -1;       // Kubernetes: status.capacity nvidia.com/gpu (spec.gpus: allocatable); -1 = as spec.gpus
+  std::string ready;           // Kubernetes: the Ready condition ("True", "False", "Unknown"); "" = not known
+  std::string address;         // Kubernetes: the InternalIP; "" = not known
 };
 
 class Cluster {
@@ -24,6 +28,10 @@ class Cluster {
 
   virtual void set_nodes(const std::vector<NodeSpec>& nodes) = 0;
   virtual std::vector<NodeStatus> list_nodes() = 0;
+  // What `whoami` shows of how this backend reaches the cluster, as (label, value) pairs
+  // (Kubernetes: context, user entry, cluster server, namespace, kubeconfig file). Names only:
+  // never a token, certificate or key. Empty for the local backend.
+  virtual std::vector<std::pair<std::string, std::string>> identity() = 0;
 };
 
 }  // namespace lane::submit

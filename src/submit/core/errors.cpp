@@ -10,6 +10,10 @@ AlreadyExists job_name_taken(const std::string& name, const std::string& project
                                    name, project, name, project));
 }
 
+JobDeleted job_deleted(const std::string& name, const std::string& project) {
+  return JobDeleted(fmt::format("job {} was deleted (project '{}')", name, project));
+}
+
 UsageError unknown_project(const std::string& project) {
   return UsageError(fmt::format("project '{}' does not exist; create it with `lanectl project create {} --gpu-quota N` "
                                 "or pick one from `lanectl project list`",

@@ -17,6 +17,14 @@ class AlreadyExists : public UsageError {
 // What every backend throws when project `project` already has a job named `name`.
 AlreadyExists job_name_taken(const std::string& name, const std::string& project);
 
+// A job that was deleted while lanectl waited on it (`logs -f`, `attach`): exit 1 with
+// "job NAME was deleted". Both backends throw it (job_deleted below).
+class JobDeleted : public Error {
+ public:
+  using Error::Error;
+};
+JobDeleted job_deleted(const std::string& name, const std::string& project);
+
 // A usage error (exit 2) for a project that does not exist, naming `project create` and
 // `project list`: what submit and list say alike.
 UsageError unknown_project(const std::string& project);

@@ -1,6 +1,6 @@
 #pragma once
 // The Jobs role: what the job verbs (submit, submit-mpi, list, describe, logs, delete, exec,
-// bash) ask of a backend. Errors are lane::Error (exit 1) or lane::UsageError (exit 2) whose
+// bash, suspend, resume, attach, top job) ask of a backend. Errors are lane::Error (exit 1) or lane::UsageError (exit 2) whose
 // message names the bad value and the fix.
 #include <cstdint>
 #include <iosfwd>
@@ -21,6 +21,14 @@ struct LogOptions {
   int64_t since_seconds = 0;   // only lines newer than this many seconds; 0 = all
   bool timestamps = false;     // prefix each line with its RFC 3339 time
   std::string pod;             // empty = the chief pod (MPI: the launcher)
+};
+
+// `lanectl attach` options.
+struct AttachOptions {
+  std::string pod;             // empty = the chief pod
+  int wait_seconds = 300;      // how long to wait for a Pending job to start running
+  bool stdin = false;          // -i: send this process's stdin to the job (Kubernetes only)
+  bool tty = false;            // -t: a terminal (Kubernetes only)
 };
 
 class Jobs {
@@ -46,6 +54,7 @@ class Jobs {
   virtual std::vector<JobInfo> list_jobs(const std::optional<std::string>& project) = 0;
   virtual std::optional<JobInfo> describe_job(const std::string& name, const std::string& project) = 0;
   // Writes the chief pod's (or opts.pod's) log to `out`; with follow, until the job ends.
+  // A job deleted while followed ends it with JobDeleted (submit/core/errors.h).
   virtual void stream_logs(const std::string& name, const std::string& project,
                            const LogOptions& opts, std::ostream& out) = 0;
   // Stops and removes the job; false when it does not exist.
@@ -57,6 +66,16 @@ class Jobs {
   // to this process's descriptors, as the local one's does, leaves them alone).
   virtual int exec(const std::string& name, const std::string& project, const std::vector<std::string>& argv,
                    bool tty, const std::string& pod, std::ostream& out, std::ostream& err) = 0;
+  // Stops a pending or running job and keeps it Suspended (the scheduler leaves it alone);
+  // resume makes it Pending again. False when the job does not exist; UsageError for a job
+  // that has ended (suspend) or is not Suspended (resume).
+  virtual bool suspend_job(const std::string& name, const std::string& project) = 0;
+  virtual bool resume_job(const std::string& name, const std::string& project) = 0;
+  // Waits until the job runs (up to opts.wait_seconds), writes its output to `out` as it arrives
+  // until the job ends, and returns its exit code. Throws Error when the job does not exist or
+  // does not start in time, JobDeleted when it is deleted meanwhile.
+  virtual int attach(const std::string& name, const std::string& project, const AttachOptions& opts,
+                     std::ostream& out, std::ostream& err) = 0;
 };
 
 }  // namespace lane::submit

@@ -33,6 +33,13 @@ class Projects {
   // Throws Error when the project still has jobs.
   virtual void delete_project(const std::string& name) = 0;
   virtual void set_project_quota(const std::string& name, double gpu_quota, std::optional<bool> over_quota) = 0;
+  // `config project NAME`: records NAME where the backend keeps a default of its own (Kubernetes:
+  // the namespace runai-NAME of the current kubeconfig context, as runai does). Returns a line
+  // saying what changed, or "" when the backend keeps nothing (local).
+  virtual std::string use_project(const std::string& name) = 0;
+  // The project the backend's own configuration selects when `config project` set none
+  // (Kubernetes: a context namespace runai-X selects X); "" when none.
+  virtual std::string configured_project() = 0;
 };
 
 }  // namespace lane::submit

@@ -26,6 +26,7 @@ const char* to_string(JobStatus status) {
     case JobStatus::kDeleted: return "Deleted";
     case JobStatus::kPreempted: return "Preempted";
     case JobStatus::kUnknown: return "Unknown";
+    case JobStatus::kSuspended: return "Suspended";
   }
   return "Unknown";
 }

@@ -14,8 +14,9 @@ namespace lane::submit {
 enum class JobType { kTrain, kInteractive, kMpi };
 const char* to_string(JobType type);  // "Train", "Interactive", "Mpi"
 
-// Run:AI status vocabulary.
-enum class JobStatus { kPending, kRunning, kSucceeded, kFailed, kDeleted, kPreempted, kUnknown };
+// Run:AI status vocabulary. kSuspended: stopped by `lanectl suspend` (Kubernetes: spec.suspend);
+// the scheduler leaves it alone until `lanectl resume` makes it Pending again.
+enum class JobStatus { kPending, kRunning, kSucceeded, kFailed, kDeleted, kPreempted, kUnknown, kSuspended };
 const char* to_string(JobStatus status);  // "Pending", "Running", ...
 
 // --pvc: either a new claim `[StorageClass]:Size:MountPath[:ro]` (named pvc-<job>-<index>)
@@ -68,7 +69,8 @@ struct Toleration {
 };
 
 struct JobSpec;
-// Whether the job may be preempted: Preemptibility, else by type (interactive jobs are not).
+// Whether the scheduler may preempt the job (the local scheduler, the PREEMPTIBLE column of `list
+// -o wide`): --preemptible/--non-preemptible, else by type (interactive jobs are not).
 bool is_preemptible(const JobSpec& spec);
 // The TYPE runai shows: "Interactive-Preemptible" for a preemptible interactive job, else to_string(type).
 std::string type_label(const JobSpec& spec);
@@ -151,6 +153,8 @@ struct PodInfo {
   std::vector<int> gpu_indices;  // physical GPUs on that node
   double gpu_share = 0;          // fraction of each GPU (1 for whole GPUs)
   int64_t created_unix_ms = 0;
+  int64_t started_unix_ms = 0;   // 0 = not started (Kubernetes: status.startTime)
+  std::string ip;                // the pod's IP (Kubernetes: status.podIP); empty when unknown
 };
 
 struct JobInfo {

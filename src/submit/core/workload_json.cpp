@@ -171,7 +171,8 @@ json job_to_json(const JobInfo& job, bool detailed) {
   for (const auto& p : job.pods)
     pods.push_back({{"name", p.name}, {"status", p.status}, {"role", p.role}, {"node", p.node},
                     {"gpuIndices", p.gpu_indices}, {"gpuShare", p.gpu_share},
-                    {"createdAt", format_rfc3339(p.created_unix_ms)}});
+                    {"createdAt", format_rfc3339(p.created_unix_ms)},
+                    {"startedAt", format_rfc3339(p.started_unix_ms)}, {"ip", p.ip}});
   j["pods"] = pods;
   json events = json::array();
   for (const auto& e : job.events)
@@ -189,7 +190,7 @@ JobType job_type_from_string(const std::string& s) {
 
 JobStatus job_status_from_string(const std::string& s) {
   for (auto st : {JobStatus::kPending, JobStatus::kRunning, JobStatus::kSucceeded, JobStatus::kFailed,
-                  JobStatus::kDeleted, JobStatus::kPreempted})
+                  JobStatus::kDeleted, JobStatus::kPreempted, JobStatus::kSuspended})
     if (s == to_string(st)) return st;
   return JobStatus::kUnknown;
 }

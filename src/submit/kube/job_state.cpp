@@ -114,6 +114,8 @@ JobInfo job_info_from_summaries(const KubeSettings& s, const WorkloadSummary& w,
     double g = pod_gpus(*p);
     pi.gpu_share = g > 0 && g < 1 ? g : (g > 0 ? 1 : 0);
     pi.created_unix_ms = parse_time_ms(p->created);
+    pi.started_unix_ms = parse_time_ms(p->start_time);
+    pi.ip = p->ip;
     if (pi.status == "Running") {
       ++info.pods_running;
       info.gpus_allocated += g;
@@ -138,9 +140,11 @@ JobInfo job_info_from_summaries(const KubeSettings& s, const WorkloadSummary& w,
   } else if (info.pods_running > 0) {
     info.status = info.pods_pending > 0 ? JobStatus::kPending : JobStatus::kRunning;
     if (info.pods_pending > 0) info.status_reason = std::to_string(info.pods_pending) + " pod(s) still pending";
+  } else if (condition_true(w, kConditionSuspended)) {
+    info.status = JobStatus::kSuspended;  // spec.suspend (Job) / spec.runPolicy.suspend (MPIJob), pods gone
+    info.status_reason = condition_message(w, kConditionSuspended);
   } else {
     info.status = JobStatus::kPending;
-    if (condition_true(w, kConditionSuspended)) info.status_reason = "suspended";
   }
   if (info.status == JobStatus::kSucceeded || info.status == JobStatus::kFailed) info.gpus_allocated = 0;
   return info;

@@ -12,6 +12,18 @@ namespace lane::submit::kube {
 using lane::kube::ListOptions;
 namespace res = lane::kube::resources;
 
+namespace {
+
+// The Ready condition and the InternalIP of a Node's status.
+void describe_node_status(const Json& status, NodeStatus& node) {
+  for (const auto& c : status.value("conditions", Json::array()))
+    if (text(c, "type") == "Ready") node.ready = text(c, "status");
+  for (const auto& a : status.value("addresses", Json::array()))
+    if (text(a, "type") == "InternalIP") node.address = text(a, "address");
+}
+
+}  // namespace
+
 void KubeCluster::set_nodes(const std::vector<NodeSpec>&) {
   throw UsageError("on Kubernetes the nodes come from the cluster (AKS node pools); 'cluster set-nodes' applies to "
                    "the local backend only");
@@ -22,9 +34,12 @@ std::vector<NodeStatus> KubeCluster::list_nodes() {
   for (const auto& n : ctx_.client->list(res::kNode, "").items) {
     NodeStatus ns;
     ns.spec.name = text(n["metadata"], "name");
-    auto alloc = n.value("status", Json::object()).value("allocatable", Json::object());
-    std::string g = text(alloc, "nvidia.com/gpu");
+    const Json& status = object_field(n, "status");
+    std::string g = text(object_field(status, "allocatable"), "nvidia.com/gpu");
     ns.spec.gpus = g.empty() ? 0 : std::stoi(g);
+    std::string c = text(object_field(status, "capacity"), "nvidia.com/gpu");
+    ns.gpu_capacity = c.empty() ? 0 : std::stoi(c);
+    describe_node_status(status, ns);
     by[ns.spec.name] = ns;
   }
   ListOptions o;
@@ -46,6 +61,21 @@ std::vector<NodeStatus> KubeCluster::list_nodes() {
   std::vector<NodeStatus> out;
   for (auto& [_, n] : by) out.push_back(std::move(n));
   return out;
+}
+
+std::vector<std::pair<std::string, std::string>> KubeCluster::identity() {
+  const auto& c = ctx_.client->connection();
+  std::string server = c.server;  // without any user:password@ a URL might carry
+  if (const auto scheme = server.find("://"); scheme != std::string::npos) {
+    const auto host_end = server.find('/', scheme + 3);
+    const auto at = server.rfind('@', host_end == std::string::npos ? std::string::npos : host_end);
+    if (at != std::string::npos && at > scheme) server.erase(scheme + 3, at - scheme - 2);
+  }
+  return {{"Context", c.context},
+          {"Kubeconfig user", c.user.empty() ? "-" : c.user},
+          {"Cluster", server},
+          {"Namespace", c.ns},
+          {"Kubeconfig", c.config_file.empty() ? "-" : c.config_file.string()}};
 }
 
 }  // namespace lane::submit::kube

@@ -12,6 +12,8 @@ class KubeCluster : public Cluster {
 
   void set_nodes(const std::vector<NodeSpec>& nodes) override;
   std::vector<NodeStatus> list_nodes() override;
+  // The kubeconfig's names for the connection (tokens and certificates are never read here).
+  std::vector<std::pair<std::string, std::string>> identity() override;
 
  private:
   const KubeContext& ctx_;

@@ -1,7 +1,8 @@
 #pragma once
 // The Jobs role on Kubernetes: jobs are batch/v1 Jobs and Kubeflow MPIJobs in the project's
 // namespace, scheduled by KAI. Written in three files: kube_jobs.cpp (create, name, delete),
-// kube_job_reads.cpp (list, describe) and kube_job_pods.cpp (logs, exec: the chief pod's I/O).
+// kube_job_reads.cpp (list, describe), kube_job_pods.cpp (logs, exec, attach: the chief pod's
+// I/O) and kube_job_suspend.cpp (suspend, resume).
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,12 @@ class KubeJobs : public Jobs {
   std::vector<std::string> delete_all_jobs(const std::string& project) override;
   int exec(const std::string& name, const std::string& project, const std::vector<std::string>& argv, bool tty,
            const std::string& pod, std::ostream& out, std::ostream& err) override;
+  bool suspend_job(const std::string& name, const std::string& project) override;
+  bool resume_job(const std::string& name, const std::string& project) override;
+  // pods/attach to the chief pod while it runs (stdin and tty as asked); a pod that has already
+  // ended has its log printed instead. The exit code is the workload's outcome.
+  int attach(const std::string& name, const std::string& project, const AttachOptions& opts, std::ostream& out,
+             std::ostream& err) override;
 
   // The jobs of namespace `ns` (empty = all namespaces), unsorted.
   std::vector<JobInfo> jobs_in(const std::string& ns);

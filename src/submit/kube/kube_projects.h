@@ -17,6 +17,10 @@ class KubeProjects : public Projects {
   bool project_exists(const std::string& name) override;
   void delete_project(const std::string& name) override;
   void set_project_quota(const std::string& name, double gpu_quota, std::optional<bool> over_quota) override;
+  // Sets the namespace runai-NAME on the current kubeconfig context, in the file that defines it.
+  std::string use_project(const std::string& name) override;
+  // The project of the context's namespace (runai-X -> X), "" for any other namespace.
+  std::string configured_project() override;
 
  private:
   const KubeContext& ctx_;

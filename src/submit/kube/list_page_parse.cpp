@@ -21,7 +21,7 @@ enum class At : uint8_t {
   // scalars
   kContinue, kResourceVersion, kKind, kName, kNamespace, kCreated, kLabel, kAnnotation, kMpiJobNameLabel,
   kJobNameLabel, kRoleLabel, kOwnerKind, kSlots, kReplicas, kImage, kGpu, kFraction, kNodeName, kPhase,
-  kStartTime, kCompletionTime, kCondType, kCondStatus, kCondReason, kCondMessage,
+  kStartTime, kCompletionTime, kPodIP, kPodStartTime, kCondType, kCondStatus, kCondReason, kCondMessage,
 };
 
 bool is_array_role(At a) {
@@ -77,6 +77,8 @@ class SummaryHandler {
       case At::kNodeName: p_->node = v; break;
       case At::kPhase: p_->phase = v; break;
       case At::kStartTime: w_->start_time = v; break;
+      case At::kPodIP: p_->ip = v; break;
+      case At::kPodStartTime: p_->start_time = v; break;
       case At::kCompletionTime: w_->completion_time = v; break;
       case At::kCondType: w_->conditions.back().type = v; break;
       case At::kCondStatus: w_->conditions.back().status = v; break;
@@ -229,6 +231,8 @@ class SummaryHandler {
         break;
       case At::kPodStatus:
         if (k == kPodPhase) return At::kPhase;
+        if (k == "podIP") return At::kPodIP;
+        if (k == kStartTime) return At::kPodStartTime;
         break;
       default:
         break;

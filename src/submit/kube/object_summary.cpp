@@ -149,6 +149,10 @@ PodSummary summarize_pod(const Json& p) {
   if (const Json* st = member(p, "status"); st && member(*st, kPodPhase) && (*st)[kPodPhase].is_string()) {
     s.phase = (*st)[kPodPhase].get<std::string>();
   }
+  if (const Json* st = member(p, "status")) {
+    s.ip = text(st, "podIP");
+    s.start_time = text(st, kStartTime);
+  }
   if (const Json* spec = member(p, "spec")) {
     s.node = text(spec, kNodeName);
     if (const Json* containers = member(*spec, "containers"); containers && containers->is_array()) {

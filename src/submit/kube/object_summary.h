@@ -68,6 +68,7 @@ struct PodSummary {
   std::string role;          // label training.kubeflow.org/job-role
   std::string phase = "Pending";  // status.phase; Pending when absent
   std::string node;               // spec.nodeName
+  std::string ip, start_time;     // status.podIP, status.startTime
   std::vector<GpuQuantity> gpus;  // containers[*].resources.limits["nvidia.com/gpu"], where set
   std::optional<std::string> fraction;  // annotation gpu-fraction, when a string
 };

@@ -12,6 +12,7 @@ class LocalCluster : public Cluster {
 
   void set_nodes(const std::vector<NodeSpec>& nodes) override;
   std::vector<NodeStatus> list_nodes() override;
+  std::vector<std::pair<std::string, std::string>> identity() override { return {}; }
 
  private:
   LocalState& st_;

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "common/error.h"
+#include "submit/core/errors.h"
 #include "submit/local/log_files.h"
 
 namespace lane::submit::local {
@@ -55,11 +56,14 @@ void LocalJobs::stream_logs(const std::string& name, const std::string& project,
     throw Error("job '" + name + "' has not started yet (" + row->reason + "); see `lanectl describe job " +
                 name + " -p " + project + "`");
   int64_t id = row->id;
-  auto finished = [this, id] {
+  bool deleted = false;
+  auto finished = [this, id, &deleted] {
     auto r = load_job_row_by_id(st_.db, id, false);
+    deleted = !r;
     return !r || is_terminal(r->status);
   };
   read_log(path, opts, filter, finished, out);
+  if (deleted) throw job_deleted(name, project);
 }
 
 }  // namespace lane::submit::local

@@ -1,7 +1,8 @@
 #pragma once
 // The Jobs role of the local backend: jobs run on this machine under detached supervisors,
 // GPUs shared by the fair-share scheduler. Written in three files: local_jobs.cpp (validate,
-// render, submit, name, delete), local_job_reads.cpp (list, describe, logs), local_job_exec.cpp.
+// render, submit, name, delete), local_job_reads.cpp (list, describe, logs), local_job_exec.cpp,
+// local_job_suspend.cpp (suspend, resume) and local_job_attach.cpp.
 #include "submit/core/jobs.h"
 #include "submit/local/local_state.h"
 
@@ -25,6 +26,14 @@ class LocalJobs : public Jobs {
   // are not written.
   int exec(const std::string& name, const std::string& project, const std::vector<std::string>& argv,
            bool tty, const std::string& pod, std::ostream& out, std::ostream& err) override;
+  // Suspend stops the job's supervisor as preemption does (SIGTERM, then SIGKILL) and keeps the
+  // row 'Suspended', which the scheduling pass does not see; resume makes it 'Pending'.
+  bool suspend_job(const std::string& name, const std::string& project) override;
+  bool resume_job(const std::string& name, const std::string& project) override;
+  // Follows the job's output log (from its start) until the job ends; stdin is not forwarded
+  // (a local job's stdin is /dev/null).
+  int attach(const std::string& name, const std::string& project, const AttachOptions& opts, std::ostream& out,
+             std::ostream& err) override;
 
  private:
   void validate(const JobSpec& spec);

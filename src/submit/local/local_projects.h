@@ -15,6 +15,9 @@ class LocalProjects : public Projects {
   bool project_exists(const std::string& name) override;
   void delete_project(const std::string& name) override;
   void set_project_quota(const std::string& name, double gpu_quota, std::optional<bool> over_quota) override;
+  // The local backend keeps its default project only in config.json: nothing to do, "".
+  std::string use_project(const std::string&) override { return ""; }
+  std::string configured_project() override { return ""; }
 
  private:
   LocalState& st_;

@@ -291,6 +291,7 @@ JobInfo job_info_from_row(const JobRow& row, bool with_pods) {
     pod.role = role;
     pod.status = pod_status;
     pod.created_unix_ms = row.created_ms;
+    pod.started_unix_ms = row.status == "Pending" || row.status == "Suspended" ? 0 : row.started_ms;
     if (index < row.placement.size()) {
       const auto& p = row.placement[index];
       pod.node = p.value("node", "");

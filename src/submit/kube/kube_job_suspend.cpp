@@ -1,0 +1,58 @@
+// lanectl suspend / resume on Kubernetes. Suspend is the workload's own switch: a
+// batch/v1 Job's spec.suspend, an MPIJob's spec.runPolicy.suspend (mpi-operator v2beta1); the
+// controllers then delete the pods and set the Suspended condition, which job_state reads as
+// Suspended.
+#include "submit/kube/kube_jobs.h"
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "submit/kube/job_state.h"
+#include "submit/kube/mapping.h"
+
+namespace lane::submit::kube {
+
+namespace res = lane::kube::resources;
+
+namespace {
+
+Json suspend_patch(bool mpi, bool suspend) {
+  return mpi ? Json{{"spec", {{"runPolicy", {{"suspend", suspend}}}}}} : Json{{"spec", {{"suspend", suspend}}}};
+}
+
+bool suspended_in_spec(const Json& w, bool mpi) {
+  const Json& spec = object_field(w, "spec");
+  const Json& where = mpi ? object_field(spec, "runPolicy") : spec;
+  auto it = where.find("suspend");
+  return it != where.end() && it->is_boolean() && it->get<bool>();
+}
+
+}  // namespace
+
+bool KubeJobs::suspend_job(const std::string& name, const std::string& project) {
+  const std::string ns = ctx_.ns_of(project);
+  auto w = find_workload(ns, name);
+  if (!w) return false;
+  auto info = describe_job(name, project);
+  if (info && (info->status == JobStatus::kSucceeded || info->status == JobStatus::kFailed))
+    throw UsageError(fmt::format("job '{}' is {}; only a Pending or Running job can be suspended", name,
+                                 to_string(info->status)));
+  bool mpi = text(*w, "kind") == "MPIJob";
+  ctx_.client->merge_patch(mpi ? res::kMpiJob : res::kJob, ns, name, suspend_patch(mpi, true));
+  return true;
+}
+
+bool KubeJobs::resume_job(const std::string& name, const std::string& project) {
+  const std::string ns = ctx_.ns_of(project);
+  auto w = find_workload(ns, name);
+  if (!w) return false;
+  bool mpi = text(*w, "kind") == "MPIJob";
+  if (!suspended_in_spec(*w, mpi))
+    throw UsageError(fmt::format("job '{}' is not suspended ({} is not true); `lanectl resume` only resumes a job "
+                                 "stopped with `lanectl suspend`",
+                                 name, mpi ? "spec.runPolicy.suspend" : "spec.suspend"));
+  ctx_.client->merge_patch(mpi ? res::kMpiJob : res::kJob, ns, name, suspend_patch(mpi, false));
+  return true;
+}
+
+}  // namespace lane::submit::kube

@@ -1,0 +1,239 @@
+// Kubernetes backend, through the real binary against the test API server: `config project`
+// writes the context's namespace, a runai-X context namespace selects project X, suspend/resume
+// set the workloads' suspend fields, `logs -f` reports a deleted job, nodes, whoami, -o wide.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "fake_server.h"
+#include "kube/kube_client.h"
+#include "kube/kubeconfig.h"
+#include "lanectl_runner.h"
+#include "test_paths.h"
+
+namespace {
+
+using Cli = lane::test::LanectlRunner;
+using Json = nlohmann::json;
+namespace res = lane::kube::resources;
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// A kubeconfig with two contexts on the test server, a token and a preferences section that a
+// rewrite must keep.
+std::string write_kubeconfig(const std::filesystem::path& dir, const lane::test::FakeApiServer& server,
+                             const std::string& aks_namespace = "") {
+  const std::string path = (dir / "kubeconfig").string();
+  std::ofstream(path) << "apiVersion: v1\nkind: Config\npreferences: {colors: true}\ncurrent-context: aks\n"
+                         "clusters:\n- name: aks\n  cluster: {server: '" << server.url() << "'}\n"
+                         "users:\n- name: researcher\n  user: {token: s3cret-t0ken}\ncontexts:\n"
+                         "- name: aks\n  context: {cluster: aks, user: researcher"
+                      << (aks_namespace.empty() ? "" : ", namespace: " + aks_namespace) << "}\n"
+                      << "- name: other\n  context: {cluster: aks, user: researcher, namespace: team}\n";
+  chmod(path.c_str(), 0600);
+  return path;
+}
+
+std::string context_namespace(const std::string& file, const std::string& context) {
+  lane::kube::KubeconfigOptions o;
+  o.kubeconfig_env = file;
+  o.context = context;
+  return lane::kube::load_kubeconfig(o).ns;
+}
+
+// The pod the test server made for batch Job `job` in runai-p.
+Json job_pod(lane::kube::KubeClient& client, const std::string& job) {
+  lane::kube::ListOptions o;
+  o.label_selector = "job-name=" + job;
+  return client.list(res::kPod, "runai-p", o).items.at(0);
+}
+
+}  // namespace
+
+TEST_CASE("kube verbs: config project sets the context namespace and a runai-X namespace selects X") {
+  lane::test::FakeApiServer server;
+  lane::test::TempDir dir;
+  const std::string kc = write_kubeconfig(dir.path, server);
+  Cli cli(server);
+  const std::string flag = " --kubeconfig " + kc;
+  REQUIRE(cli.run("project create lane-detection --gpu-quota 1" + flag).rc == 0);
+  REQUIRE(cli.run("project create team-b --gpu-quota 1" + flag).rc == 0);
+
+  auto r = cli.run("config project lane-detection" + flag);
+  INFO(r.out);
+  REQUIRE(r.rc == 0);
+  CHECK(has(r.out, "Project lane-detection has been set as default project\n"));
+  CHECK(context_namespace(kc, "aks") == "runai-lane-detection");
+  CHECK(context_namespace(kc, "other") == "team");  // other contexts untouched
+  std::ifstream in(kc);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(has(text, "colors: true"));                 // the rest of the file is kept
+  CHECK(has(text, "s3cret-t0ken"));
+  struct stat st {};
+  REQUIRE(stat(kc.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+
+  // --context picks the context whose namespace changes.
+  REQUIRE(cli.run("config project team-b --context other" + flag).rc == 0);
+  CHECK(context_namespace(kc, "other") == "runai-team-b");
+  CHECK(context_namespace(kc, "aks") == "runai-lane-detection");
+  CHECK(cli.run("config project nosuch" + flag).rc == 2);
+  CHECK(context_namespace(kc, "aks") == "runai-lane-detection");
+
+  // A fresh lanectl (no `config project`): the context namespace runai-lane-detection selects it.
+  Cli fresh(server);
+  r = fresh.run("list" + flag);
+  INFO(r.out);
+  CHECK(r.rc == 0);
+  CHECK(r.out.rfind("Showing jobs for project lane-detection\n", 0) == 0);
+  r = fresh.run("list --context other" + flag);
+  CHECK(r.out.rfind("Showing jobs for project team-b\n", 0) == 0);
+  // -p still wins.
+  CHECK(fresh.run("list -p team-b" + flag).out.rfind("Showing jobs for project team-b\n", 0) == 0);
+}
+
+TEST_CASE("kube verbs: suspend and resume set spec.suspend / spec.runPolicy.suspend") {
+  lane::test::FakeApiServer server;
+  Cli cli(server);
+  REQUIRE(cli.run("project create p --gpu-quota 2").rc == 0);
+  REQUIRE(cli.run("submit train1 -p p -i busybox -g 1").rc == 0);
+  REQUIRE(cli.run("submit-mpi dist1 -p p -i busybox -g 1 --processes 2").rc == 0);
+  lane::kube::KubeClient client(server.connection());
+
+  auto r = cli.run("suspend train1 dist1 -p p");
+  INFO(r.out);
+  REQUIRE(r.rc == 0);
+  CHECK(r.out == "Job train1 suspended successfully.\nJob dist1 suspended successfully.\n");
+  CHECK(client.get(res::kJob, "runai-p", "train1")["spec"]["suspend"] == true);
+  CHECK(client.get(res::kMpiJob, "runai-p", "dist1")["spec"]["runPolicy"]["suspend"] == true);
+
+  // What the Job controller does next: the pods go, the Suspended condition appears.
+  client.remove(res::kPod, "runai-p", job_pod(client, "train1")["metadata"]["name"].get<std::string>());
+  Json job = client.get(res::kJob, "runai-p", "train1");
+  job["status"] = {{"conditions", Json::array({{{"type", "Suspended"}, {"status", "True"}, {"reason", "JobSuspended"},
+                                                {"message", "Job suspended"}}})}};
+  server.control("/_test/object", job);
+  r = cli.run("list -p p");
+  CHECK(has(r.out, "train1  Suspended"));
+
+  r = cli.run("resume train1 -p p");
+  REQUIRE(r.rc == 0);
+  CHECK(client.get(res::kJob, "runai-p", "train1")["spec"]["suspend"] == false);
+  r = cli.run("resume train1 -p p");  // no longer suspended
+  CHECK(r.rc == 2);
+  CHECK(has(r.out, "not suspended"));
+  CHECK(cli.run("suspend nosuch -p p").rc == 1);
+}
+
+TEST_CASE("kube verbs: logs -f says when the job is deleted while followed") {
+  lane::test::FakeApiServer server;
+  Cli cli(server);
+  REQUIRE(cli.run("project create p --gpu-quota 2").rc == 0);
+  REQUIRE(cli.run("submit chatty -p p -i busybox").rc == 0);
+  lane::kube::KubeClient client(server.connection());
+  const std::string pod = job_pod(client, "chatty")["metadata"]["name"];
+  server.control("/_test/logs", {{"namespace", "runai-p"}, {"pod", pod}, {"lines", {"first"}},
+                                 {"follow", {"a", "b", "c", "d"}}, {"interval", 0.3}});
+  lane::test::CliResult r{};
+  std::thread follower([&] { r = cli.run("logs -f chatty -p p"); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  Cli other(server);
+  REQUIRE(other.run("delete job chatty -p p").rc == 0);
+  follower.join();
+  INFO(r.out);
+  CHECK(r.rc == 1);
+  CHECK(r.out.rfind("first\n", 0) == 0);
+  CHECK(has(r.out, "lanectl: error: job chatty was deleted"));
+}
+
+TEST_CASE("kube verbs: nodes, top node, whoami and list -o wide") {
+  lane::test::FakeApiServer server;
+  lane::test::TempDir dir;
+  const std::string kc = write_kubeconfig(dir.path, server);
+  Cli cli(server);
+  const std::string flag = " --kubeconfig " + kc;
+  // The node the test server places Job pods on, with 4 GPUs (3 allocatable).
+  server.control("/_test/object",
+                 {{"apiVersion", "v1"}, {"kind", "Node"},
+                  {"metadata", {{"name", "aks-gpupool-34613062-vmss000000"}}},
+                  {"status", {{"capacity", {{"nvidia.com/gpu", "4"}}}, {"allocatable", {{"nvidia.com/gpu", "3"}}},
+                              {"conditions", Json::array({{{"type", "Ready"}, {"status", "True"}}})},
+                              {"addresses", Json::array({{{"type", "InternalIP"}, {"address", "10.240.0.4"}}})}}}});
+  REQUIRE(cli.run("project create p --gpu-quota 2" + flag).rc == 0);
+  REQUIRE(cli.run("submit gpu-job -p p -i busybox -g 1" + flag).rc == 0);
+
+  auto r = cli.run("list nodes" + flag);
+  INFO(r.out);
+  CHECK(has(r.out, "aks-gpupool-34613062-vmss000000  3     1          p/gpu-job"));
+  r = cli.run("describe node aks-gpupool-34613062-vmss000000" + flag);
+  CHECK(has(r.out, "READY:                   True\n"));
+  CHECK(has(r.out, "ADDRESS:                 10.240.0.4\n"));
+  CHECK(has(r.out, "GPU CAPACITY:            4\n"));
+  CHECK(has(r.out, "GPU ALLOCATABLE:         3\n"));
+  CHECK(has(r.out, "ALLOCATED GPUS:          1\n"));
+  CHECK(has(r.out, "  p/gpu-job\n"));
+  r = cli.run("top node" + flag);
+  CHECK(has(r.out, "aks-gpupool-34613062-vmss000000  Ready   3           1               2          -         -                 1\n"));
+
+  r = cli.run("whoami" + flag);
+  CHECK(r.rc == 0);
+  CHECK(has(r.out, "Backend:         kubernetes\n"));
+  CHECK(has(r.out, "Context:         aks\n"));
+  CHECK(has(r.out, "Kubeconfig user: researcher\n"));
+  CHECK(has(r.out, "Cluster:         " + server.url() + "\n"));
+  CHECK(!has(r.out, "s3cret"));
+  CHECK(!has(cli.run("whoami -o yaml" + flag).out, "s3cret"));
+
+  // -o wide: the chief pod's IP (status.podIP); describe: each pod's IP and start time.
+  lane::kube::KubeClient client(server.connection());
+  Json pod = job_pod(client, "gpu-job");
+  pod["status"]["podIP"] = "10.244.3.9";
+  pod["status"]["startTime"] = "2026-01-02T03:04:05Z";
+  server.control("/_test/object", pod);
+  r = cli.run("list -p p -o wide" + flag);
+  INFO(r.out);
+  CHECK(has(r.out, "  10.244.3.9  20"));  // then the job's start time (the workload's status.startTime)
+  CHECK(has(r.out, "Z  1     yes\n"));
+  r = cli.run("describe job gpu-job -p p -o wide" + flag);
+  CHECK(has(r.out, "  10.244.3.9  2026-01-02T03:04:05Z\n"));
+}
+
+TEST_CASE("kube verbs: attach joins the chief pod over pods/attach and exits with the job's result") {
+  lane::test::FakeApiServer server;
+  Cli cli(server);
+  REQUIRE(cli.run("project create p --gpu-quota 2").rc == 0);
+  REQUIRE(cli.run("submit worker -p p -i busybox").rc == 0);
+  lane::kube::KubeClient client(server.connection());
+  const std::string pod = job_pod(client, "worker")["metadata"]["name"];
+  server.control("/_test/logs", {{"namespace", "runai-p"}, {"pod", pod}, {"lines", {"epoch 1"}},
+                                 {"follow", {"epoch 2", "done"}}, {"interval", 0.2}});
+  lane::test::CliResult r{};
+  std::thread attacher([&] { r = cli.run("attach worker -p p"); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // The Job controller's verdict once the container has ended.
+  Json job = client.get(res::kJob, "runai-p", "worker");
+  job["status"] = {{"startTime", "2026-01-02T03:04:05Z"}, {"completionTime", "2026-01-02T03:05:05Z"},
+                   {"conditions", Json::array({{{"type", "Complete"}, {"status", "True"}}})}};
+  server.control("/_test/object", job);
+  attacher.join();
+  INFO(r.out);
+  CHECK(r.rc == 0);
+  CHECK(r.out == "epoch 2\ndone\n");  // what the container writes from the attach on (not its history)
+  bool attached = false;
+  for (const auto& req : server.requests())
+    attached = attached || req.value("path", "") == "/api/v1/namespaces/runai-p/pods/" + pod + "/attach";
+  CHECK(attached);
+
+  // A failed job: exit 1.
+  REQUIRE(cli.run("submit failer -p p -i busybox").rc == 0);
+  job = client.get(res::kJob, "runai-p", "failer");
+  job["status"] = {{"conditions", Json::array({{{"type", "Failed"}, {"status", "True"}, {"reason", "BackoffLimitExceeded"}}})}};
+  server.control("/_test/object", job);
+  r = cli.run("attach failer -p p");
+  CHECK(r.rc == 1);
+  CHECK(cli.run("attach nosuch -p p").rc == 1);
+}
