@@ -15,4 +15,8 @@ namespace lane::cli {
 // "5s", "2m", "3h", "1h30m", "1d" → seconds; nullopt when malformed or zero.
 std::optional<int64_t> parse_duration_seconds(const std::string& text);
 
+// An RFC 3339 time as kubectl's --since-time takes it ("2021-03-05T16:23:42Z",
+// "2021-03-05T17:23:42.5+01:00") → Unix seconds (fractions dropped); nullopt when malformed.
+std::optional<int64_t> parse_rfc3339_seconds(const std::string& text);
+
 }  // namespace lane::cli

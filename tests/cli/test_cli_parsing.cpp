@@ -71,6 +71,20 @@ TEST_CASE("since durations") {
   CHECK_FALSE(parse_duration_seconds("").has_value());
 }
 
+TEST_CASE("logs --since-time: RFC 3339 times with Z or an offset, fractions dropped") {
+  CHECK(parse_rfc3339_seconds("1970-01-01T00:00:00Z") == 0);
+  CHECK(parse_rfc3339_seconds("2021-03-05T16:23:42Z") == 1614961422);
+  CHECK(parse_rfc3339_seconds("2021-03-05t16:23:42.987z") == 1614961422);
+  CHECK(parse_rfc3339_seconds("2021-03-05T17:23:42+01:00") == 1614961422);
+  CHECK(parse_rfc3339_seconds("2021-03-05T11:23:42-05:00") == 1614961422);
+  CHECK(parse_rfc3339_seconds("2024-02-29T00:00:00Z") == 1709164800);
+  for (const char* bad : {"", "2021-03-05", "2021-03-05 16:23:42Z", "2021-03-05T16:23:42", "2021-13-05T16:23:42Z",
+                          "2021-03-05T16:23:42+0100", "2021-03-05T16:23:42.Z", "yesterday", "2021-03-05T16:23:42Zx"}) {
+    INFO(bad);
+    CHECK_FALSE(parse_rfc3339_seconds(bad).has_value());
+  }
+}
+
 TEST_CASE("edit distance: insertions, deletions, substitutions and neighbour swaps cost 1") {
   auto [a, b, d] = GENERATE(table<std::string, std::string, size_t>({
       {"submit", "submit", 0}, {"sumbit", "submit", 1}, {"lisst", "list", 1}, {"gpus", "gpu", 1},

@@ -41,6 +41,9 @@ TEST_CASE("usage errors exit 2 and name the value and the fix") {
   check_usage_error(l, {"submit", "j1", "-i", "not-our-image:1"}, "--command -- CMD");
   check_usage_error(l, {"list", "-o", "table"}, "wide, json or yaml");
   check_usage_error(l, {"logs", "x", "--since", "ten"}, "--since 'ten'");
+  check_usage_error(l, {"logs", "x", "--since-time", "yesterday"}, "--since-time 'yesterday': use an RFC 3339 time");
+  check_usage_error(l, {"logs", "x", "--since-time", "2999-01-01T00:00:00Z"}, "is in the future");
+  check_usage_error(l, {"logs", "x", "--since", "5s", "--since-time", "2021-03-05T16:23:42Z"}, "cannot be combined");
   check_usage_error(l, {"cluster", "set-nodes", "node-a"}, "NAME=GPUS");
   check_usage_error(l, {"submit", "j1", "-i", "x", "--unknown-flag"}, "unknown-flag");
   check_usage_error(l, {"frobnicate"}, "unknown command 'frobnicate'");

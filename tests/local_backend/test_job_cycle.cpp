@@ -30,6 +30,12 @@ TEST_CASE("submit, list, logs, describe and delete a job") {
   CHECK(stamped.out[4] == '-');
   CHECK(stamped.out.substr(26, 2) == "Z ");
   CHECK(l.run({"logs", "hello", "--since", "1h"}).out == logs.out);
+  // --since-time: the second of the last line's stamp keeps that line (the API's sinceSeconds is
+  // rounded up), a time an hour earlier keeps them all.
+  auto since_last = l.run({"logs", "hello", "--since-time", stamped.out.substr(0, 19) + "Z"});
+  REQUIRE(since_last.code == 0);
+  CHECK(since_last.out.find("home=unset\n") != std::string::npos);
+  CHECK(l.run({"logs", "hello", "--since-time", "2000-01-01T00:00:00+01:00"}).out == logs.out);
 
   auto list = l.run({"list"});
   REQUIRE(list.code == 0);
