@@ -70,6 +70,15 @@ TEST_CASE("the seed workflow's command lines run unchanged (dry run of the MPI j
   INFO(dl.err);
   REQUIRE(dl.code == 0);
   CHECK(dl.out.find("The job 'download-tusimple-data' has been submitted successfully") == 0);
+  // The seed's lines that follow the download job, verbatim.
+  for (const std::vector<std::string>& line :
+       std::vector<std::vector<std::string>>{{"list", "jobs"},
+                                             {"logs", "download-tusimple-data", "-t", "10"},
+                                             {"describe", "job", "download-tusimple-data", "-p", "lane-detection"}}) {
+    auto lr = l.run(line);
+    INFO(line[0] << " " << line[1] << ": " << lr.err);
+    CHECK(lr.code == 0);
+  }
 
   auto r = l.run({"submit-mpi", "--name", "dist-lane-detection-training", "--large-shm", "--processes=3", "--gpu", "1",
                   "--pvc", "pvc-download-tusimple-data-0:/mnt", "--image", "muneer7589/dist-lane-detection:3.1",

@@ -1,5 +1,7 @@
 // The seed's command lines, with lanectl in place of runai, through the real binary with the
-// kubernetes backend against the test API server (kubeconfig via KUBECONFIG).
+// kubernetes backend against the test API server (kubeconfig via KUBECONFIG). The test server
+// enforces the official schemas and the API server's own rules, so every object these lines make
+// is one a real cluster would accept.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
@@ -51,6 +53,14 @@ TEST_CASE("kube cli: the seed workflow with lanectl in place of runai") {
   auto job = client.get(lane::kube::resources::kMpiJob, "runai-lane-detection", "dist-lane-detection-training");
   CHECK(job["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"] == 3);
 
+  // The seed's lines after each submit, verbatim.
+  for (const char* line : {"list jobs", "logs download-tusimple-data -t 10",
+                           "describe job download-tusimple-data -p lane-detection", "logs dist-lane-detection-training",
+                           "describe job dist-lane-detection-training -p lane-detection"}) {
+    r = cli.run(line);
+    INFO(line << "\n" << r.out);
+    CHECK(r.rc == 0);
+  }
   r = cli.run("list");
   INFO(r.out);
   REQUIRE(r.rc == 0);
@@ -68,8 +78,8 @@ TEST_CASE("kube cli: the seed workflow with lanectl in place of runai") {
   CHECK(r.rc == 0);
   CHECK(r.out.find("dist-lane-detection-training-worker-2") != std::string::npos);
 
-  // snapshot/restore verbs: not registered in lanectl's command line yet; the same operations
-  // are tested through the SnapshotStore in test_kube_snapshots.cpp.
+  // snapshot and restore through lanectl, and the seed's own `kubectl create -f
+  // restore-snapshot-pvc.yaml`, are in tests/kube/kubectl_e2e.py.
 
   r = cli.run("submit --name x --gpu 1.5 --image busybox");
   CHECK(r.rc == 2);  // usage error names the flag
@@ -79,6 +89,29 @@ TEST_CASE("kube cli: the seed workflow with lanectl in place of runai") {
   INFO(r.out);
   CHECK(r.rc == 0);
   CHECK_FALSE(client.try_get(lane::kube::resources::kMpiJob, "runai-lane-detection", "dist-lane-detection-training"));
+
+  // The seed's retraining line on the restored claim (the claim made here as the seed's
+  // restore-snapshot-pvc.yaml would, minus the dataSource), under the same job name.
+  client.create(lane::kube::resources::kPvc, "runai-lane-detection",
+                {{"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"},
+                 {"metadata", {{"name", "restored-tusimple"}}},
+                 {"spec", {{"storageClassName", "azurenetappfiles"}, {"accessModes", {"ReadWriteMany"}},
+                           {"resources", {{"requests", {{"storage", "100Gi"}}}}}}}});
+  r = cli.run("submit-mpi --name dist-lane-detection-training --large-shm --processes=3 --gpu 1 "
+              "--pvc restored-tusimple:/mnt --image muneer7589/dist-lane-detection:3.1 "
+              "-e USE_WORKERS=\"true\" -e NUM_WORKERS=4 -e BATCH_SIZE=33 -e USE_VAL=\"false\" -e VAL_BATCH_SIZE=99 "
+              "-e ENABLE_SNAPSHOT=\"true\" -e PVC_NAME=\"restored-tusimple\"");
+  INFO(r.out);
+  REQUIRE(r.rc == 0);
+  auto again = client.get(lane::kube::resources::kMpiJob, "runai-lane-detection", "dist-lane-detection-training");
+  CHECK(again.dump().find("restored-tusimple") != std::string::npos);
+
+  // The Run:AI documentation's MPI example, verbatim.
+  r = cli.run("submit-mpi --name dist1 --processes=2 -g 1 -i gcr.io/run-ai-demo/quickstart-distributed:v0.3.0");
+  INFO(r.out);
+  REQUIRE(r.rc == 0);
+  auto dist1 = client.get(lane::kube::resources::kMpiJob, "runai-lane-detection", "dist1");
+  CHECK(dist1["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"] == 2);
 }
 
 TEST_CASE("kube cli: --kubeconfig and --context choose the cluster, before or after the verb") {
