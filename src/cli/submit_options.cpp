@@ -2,10 +2,8 @@
 
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <ostream>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -180,22 +178,16 @@ submit::JobSpec build_job_spec(const SubmitOptions& o, CliContext& ctx, submit::
 
 namespace {
 
-// --attach: wait while the job is Pending, then follow its output until it ends (as `logs -f`).
-// The terminal's input is not forwarded: the job's stdin stays closed.
-void follow_started_job(submit::Jobs& backend, const submit::JobSpec& spec, CliContext& ctx) {
-  ctx.err << "Waiting for job '" << spec.name << "' to start; then its output follows (the terminal's input is "
-             "not forwarded: use `lanectl exec` or `lanectl bash` to interact)\n";
-  for (;;) {
-    auto job = backend.describe_job(spec.name, spec.project);
-    if (!job)
-      throw Error("job '" + spec.name + "' no longer exists: it was deleted, or it ended and --ttl-after-finish "
-                  "removed it; nothing to attach to");
-    if (job->status != submit::JobStatus::kPending) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  submit::LogOptions logs;
-  logs.follow = true;
-  backend.stream_logs(spec.name, spec.project, logs, ctx.out);
+// --attach: as `lanectl attach` right after the submit (stdin and a terminal on Kubernetes, the
+// output log followed locally); exits with the job's exit code.
+[[noreturn]] void attach_to_submitted(submit::Jobs& backend, const submit::JobSpec& spec, CliContext& ctx) {
+  ctx.err << "Waiting for job '" << spec.name << "' to start; then its output follows\n";
+  submit::AttachOptions opts;
+  opts.stdin = spec.stdin_open;
+  opts.tty = spec.tty;
+  int code = backend.attach(spec.name, spec.project, opts, ctx.out, ctx.err);
+  ctx.out.flush();
+  std::exit(code);
 }
 
 }  // namespace
@@ -238,7 +230,7 @@ void run_submit(const SubmitOptions& o, CliContext& ctx, submit::JobType type) {
   ctx.out << "The job '" << spec.name << "' has been submitted successfully\n"
           << "You can run `lanectl describe job " << spec.name << " -p " << spec.project
           << "` to check the job status\n";
-  if (spec.attach) follow_started_job(backend, spec, ctx);
+  if (spec.attach) attach_to_submitted(backend, spec, ctx);
 }
 
 }  // namespace lane::cli

@@ -137,9 +137,14 @@ TEST_CASE("local: --attach waits for the job and follows its output, --local-ima
   CHECK(r.out == "The job 'attached' has been submitted successfully\n"
                  "You can run `lanectl describe job attached -p default` to check the job status\n"
                  "hello from the job\ndone\n");
-  CHECK(count_of(r.err, "note: --tty/--stdin (implied by --attach) has no effect on the local backend") == 1);
+  // One note about stdin and the terminal, from the attach (not a second one from the flags).
+  CHECK(count_of(r.err, "does not forward stdin or a terminal") == 1);
+  CHECK(r.err.find("--tty/--stdin") == std::string::npos);
   CHECK(r.err.find("--local-image") == std::string::npos);  // Never is what the local backend does
   CHECK(r.err.find("Waiting for job 'attached' to start; then its output follows") != std::string::npos);
+  // The job's exit code is submit's, as with `lanectl attach`.
+  auto failing = l.run({"submit", "attached-fails", "-i", "x", "--attach", "--command", "--", "/bin/sh", "-c", "exit 3"});
+  CHECK(failing.code == 3);
   CHECK(l.job("attached")["spec"]["imagePullPolicy"] == "Never");
 }
 

@@ -237,3 +237,41 @@ TEST_CASE("kube verbs: attach joins the chief pod over pods/attach and exits wit
   CHECK(r.rc == 1);
   CHECK(cli.run("attach nosuch -p p").rc == 1);
 }
+
+TEST_CASE("kube: submit --attach creates an interactive-ready pod and joins it over pods/attach") {
+  lane::test::FakeApiServer server;
+  Cli cli(server);
+  REQUIRE(cli.run("project create p --gpu-quota 2").rc == 0);
+  lane::kube::KubeClient client(server.connection());
+  lane::test::CliResult r{};
+  std::thread submitter([&] { r = cli.run("submit live -p p -i busybox --attach"); });
+  // Wait for the Job's pod, then play the container's output and the Job controller's verdict.
+  std::string pod;
+  for (int i = 0; i < 100 && pod.empty(); ++i) {
+    if (client.try_get(res::kJob, "runai-p", "live")) {
+      auto pods = client.list(res::kPod, "runai-p").items;
+      for (const auto& p : pods)
+        if (p["metadata"]["name"].get<std::string>().rfind("live-", 0) == 0) pod = p["metadata"]["name"];
+    }
+    if (pod.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  REQUIRE_FALSE(pod.empty());
+  server.control("/_test/logs", {{"namespace", "runai-p"}, {"pod", pod}, {"lines", {"old"}},
+                                 {"follow", {"live 1", "live 2"}}, {"interval", 0.2}});
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  Json job = client.get(res::kJob, "runai-p", "live");
+  job["status"] = {{"conditions", Json::array({{{"type", "Failed"}, {"status", "True"}, {"reason", "BackoffLimitExceeded"}}})}};
+  server.control("/_test/object", job);
+  submitter.join();
+  INFO(r.out);
+  CHECK(r.rc == 1);  // the job's result
+  CHECK(r.out.find("The job 'live' has been submitted successfully") == 0);
+  // The container asked for a terminal and stdin, as runai's --attach does.
+  auto container = client.get(res::kJob, "runai-p", "live")["spec"]["template"]["spec"]["containers"][0];
+  CHECK(container["tty"] == true);
+  CHECK(container["stdin"] == true);
+  bool attached = false;
+  for (const auto& req : server.requests())
+    attached = attached || req.value("path", "") == "/api/v1/namespaces/runai-p/pods/" + pod + "/attach";
+  CHECK(attached);
+}

@@ -82,8 +82,8 @@ std::vector<std::string> LocalJobs::unhonoured_flags(const JobSpec& spec) const 
   };
   note(spec.image_pull_policy == "Always" || spec.image_pull_policy == "IfNotPresent",
        "--image-pull-policy " + spec.image_pull_policy, "it runs the project's own images, never pulls");
-  note(spec.tty || spec.stdin_open, spec.attach ? "--tty/--stdin (implied by --attach)" : "--tty/--stdin",
-       "a local job's stdin is /dev/null");
+  // With --attach, the attach itself says it (once) when it starts following the job.
+  note((spec.tty || spec.stdin_open) && !spec.attach, "--tty/--stdin", "a local job's stdin is /dev/null");
   note(spec.parallelism.value_or(1) > 1, "--parallelism", "the --completions runs follow one another");
   note(!spec.cpu_limit.empty() || !spec.memory_limit.empty(), "--cpu-limit/--memory-limit",
        "local jobs have no CPU or memory limits");
