@@ -41,6 +41,11 @@ void add_run_ai_flags(CLI::App* cmd, SubmitOptions& o) {
   cmd->add_flag("--run-as-user", o.run_as_user, "Run as your own uid/gid (securityContext runAsUser/runAsGroup)");
   cmd->add_flag("--host-ipc", o.host_ipc, "Use the node's IPC namespace");
   cmd->add_flag("--host-network", o.host_network, "Use the node's network");
+  cmd->add_option("--mig,--mig-profile", o.mig_profile, "A MIG slice instead of -g (e.g. 1g.5gb, 3g.20gb)");
+  cmd->add_flag("--elastic", o.elastic, "Mark the job elastic (annotation elastic; Kubernetes)");
+  cmd->add_flag("--prevent-privilege-escalation", o.prevent_privilege_escalation,
+                "The job's processes cannot gain privileges (setuid binaries, file capabilities)");
+  cmd->add_flag("--create-home-dir", o.create_home_dir, "Give the job a writable HOME (" + std::string(submit::kRunAiHomeDir) + ")");
 }
 
 }  // namespace
@@ -119,6 +124,10 @@ void apply_run_ai_flags(const SubmitOptions& o, submit::JobSpec& spec) {
   spec.host_ipc = o.host_ipc;
   spec.host_network = o.host_network;
   spec.clean_pod_policy = o.clean_pod_policy;
+  spec.mig_profile = o.mig_profile;
+  spec.elastic = o.elastic;
+  spec.prevent_privilege_escalation = o.prevent_privilege_escalation;
+  spec.create_home_dir = o.create_home_dir;
 }
 
 }  // namespace

@@ -28,6 +28,8 @@ struct SubmitOptions {
   std::string ttl_after_finish, cpu_limit, memory_limit, gpu_memory, node_pool, clean_pod_policy;
   std::vector<std::string> tolerations;
   bool run_as_user = false, host_ipc = false, host_network = false;
+  std::string mig_profile;
+  bool elastic = false, prevent_privilege_escalation = false, create_home_dir = false;
 };
 
 void add_submit_flags(CLI::App* cmd, SubmitOptions& o);

@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/secrets.h"
 #include "submit/core/workload.h"
+#include "submit/core/validate.h"
 #include "submit/core/workload_json.h"
 
 namespace lane::cli {
@@ -68,6 +69,10 @@ std::vector<std::pair<const char*, std::string>> run_ai_flag_lines(const submit:
   add(s.host_ipc, "HOST IPC:", "true");
   add(s.host_network, "HOST NETWORK:", "true");
   add(!s.clean_pod_policy.empty(), "CLEAN POD POLICY:", s.clean_pod_policy);
+  add(!s.mig_profile.empty(), "MIG PROFILE:", s.mig_profile);
+  add(s.elastic, "ELASTIC:", "true");
+  add(s.prevent_privilege_escalation, "NO PRIVILEGE ESCALATION:", "true");
+  add(s.create_home_dir, "HOME DIR:", submit::kRunAiHomeDir);
   return lines;
 }
 

@@ -10,11 +10,11 @@ void add_submit_mpi_command(CLI::App& app, CliContext& ctx) {
   cmd->alias("mpi");
   cmd->alias("mj");
   add_submit_flags(cmd, *opts);
-  // --help lists only what works here: --interactive, --preemptible, --completions and
-  // --parallelism stay accepted so that they are refused with their reason (MPI jobs are
+  // --help lists only what works here: --interactive, --preemptible, --completions,
+  // --parallelism and --mig stay accepted so that they are refused with their reason (MPI jobs are
   // preemptible training jobs with --processes workers), but are not listed; workers take whole GPUs.
   cmd->get_option("--interactive")->group("");
-  for (const char* hidden : {"--preemptible", "--completions", "--parallelism"}) cmd->get_option(hidden)->group("");
+  for (const char* hidden : {"--preemptible", "--completions", "--parallelism", "--mig"}) cmd->get_option(hidden)->group("");
   cmd->add_option("--clean-pod-policy", opts->clean_pod_policy,
                   "Worker pods to delete when the job ends: Running (default) | All | None");
   cmd->get_option("--gpu")->description("GPUs per worker process: a whole number (each MPI worker needs whole GPUs)");

@@ -272,7 +272,9 @@ TEST_CASE("submit-mpi --help lists only what works: every listed flag is accepte
       {"--gpu-memory", {"--gpu-memory", "1G"}}, {"--node-pool", {"--node-pool", "a100"}},
       {"--toleration", {"--toleration", "gpu:NoSchedule"}}, {"--run-as-user", {"--run-as-user"}},
       {"--host-ipc", {"--host-ipc"}}, {"--host-network", {"--host-network"}},
-      {"--clean-pod-policy", {"--clean-pod-policy", "All"}}};
+      {"--clean-pod-policy", {"--clean-pod-policy", "All"}}, {"--elastic", {"--elastic"}},
+      {"--prevent-privilege-escalation", {"--prevent-privilege-escalation"}},
+      {"--create-home-dir", {"--create-home-dir"}}};
   auto help = l.run({"submit-mpi", "--help"});
   REQUIRE(help.code == 0);
   std::istringstream lines(help.out);

@@ -170,6 +170,27 @@ TEST_CASE("local: flags without a local meaning are accepted, recorded and noted
   CHECK(count_of(dry.err, "note: --node-pool") == 1);
 }
 
+TEST_CASE("local: --mig, --elastic and --create-home-dir are noted, --prevent-privilege-escalation holds anyway") {
+  Lanectl l;
+  auto r = l.run({"submit", "sliced", "-i", "x", "--mig", "1g.5gb", "--elastic", "--create-home-dir",
+                  "--prevent-privilege-escalation", "--command", "--", "/bin/sh", "-c",
+                  "grep NoNewPrivs /proc/self/status"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  for (const char* flag : {"--mig", "--elastic", "--create-home-dir"})
+    CHECK(count_of(r.err, std::string("note: ") + flag + " has no effect on the local backend") == 1);
+  CHECK(count_of(r.err, "note:") == 3);  // none for --prevent-privilege-escalation: it is honoured
+  auto doc = l.wait_status("sliced", {"Succeeded", "Failed"});
+  CHECK(doc.value("status", "") == "Succeeded");
+  // The job cannot gain privileges: the kernel's no_new_privs bit is set on its processes.
+  auto logs = l.run({"logs", "sliced"});
+  CHECK(logs.out.find("NoNewPrivs:\t1") != std::string::npos);
+  CHECK(doc["gpusRequested"] == 0);  // a MIG slice means no GPU on this backend
+  auto describe = l.run({"describe", "job", "sliced"});
+  CHECK(describe.out.find("MIG PROFILE:             1g.5gb") != std::string::npos);
+  CHECK(describe.out.find("NO PRIVILEGE ESCALATION: true") != std::string::npos);
+}
+
 TEST_CASE("local: a jobs table of the previous version gets the new columns, its jobs keep their meaning") {
   Lanectl l;
   {

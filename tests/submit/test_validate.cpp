@@ -420,7 +420,8 @@ TEST_CASE("stored specs: the Run:AI fields round-trip, and a spec stored without
   JobSpec s = valid_spec();
   const auto plain = lane::submit::spec_to_json(s);
   for (const char* key : {"preemptibility", "imagePullPolicy", "tty", "backoffLimit", "ttlSecondsAfterFinished",
-                          "tolerations", "runAsUser", "hostIPC", "cleanPodPolicy"})
+                          "tolerations", "runAsUser", "hostIPC", "cleanPodPolicy", "migProfile", "elastic",
+                          "preventPrivilegeEscalation", "createHomeDir"})
     CHECK_FALSE(plain.contains(key));  // unset fields are not written: older specs keep their JSON
   JobSpec old = lane::submit::spec_from_json(plain);
   CHECK(old.preemptibility == Preemptibility::kDefault);
@@ -435,6 +436,8 @@ TEST_CASE("stored specs: the Run:AI fields round-trip, and a spec stored without
   s.run_as_uid = 1000;
   s.run_as_gid = 100;
   s.clean_pod_policy = "All";
+  s.mig_profile = "1g.5gb";
+  s.elastic = s.prevent_privilege_escalation = s.create_home_dir = true;
   const auto j = lane::submit::spec_to_json(s);
   CHECK(j["backoffLimit"] == 0);  // 0 is a value, not "unset"
   JobSpec back = lane::submit::spec_from_json(j);
@@ -457,5 +460,7 @@ TEST_CASE("stored specs: the Run:AI fields round-trip, and a spec stored without
   CHECK(back.run_as_gid == 100);
   CHECK((back.host_ipc && back.host_network));
   CHECK(back.clean_pod_policy == "All");
+  CHECK(back.mig_profile == "1g.5gb");
+  CHECK((back.elastic && back.prevent_privilege_escalation && back.create_home_dir));
   CHECK(lane::submit::spec_to_json(back) == j);
 }

@@ -263,6 +263,13 @@ TEST_CASE("kube cli: Run:AI flags become the Job's and MPIJob's fields") {
            {"submit --name b1 -i x --toleration gpu:Never", "effect 'Never'"},
            {"submit-mpi --name b1 -i x --clean-pod-policy Some", "--clean-pod-policy 'Some'"},
            {"submit-mpi --name b1 -i x --preemptible", "--preemptible is not available for submit-mpi"},
+           {"submit --name b1 -i x --mig 9g.5gb", "--mig '9g.5gb': use an NVIDIA MIG profile"},
+           {"submit --name b1 -i x --mig big", "--mig 'big'"},
+           {"submit --name b1 -i x --mig 1g.5gb -g 1", "--mig cannot be combined with -g/--gpu or --gpu-memory"},
+           {"submit --name b1 -i x --mig 1g.5gb --gpu-memory 2G", "--mig cannot be combined"},
+           {"submit-mpi --name b1 -i x --mig 1g.5gb", "--mig is not available for submit-mpi"},
+           {"submit --name b1 -i x --create-home-dir -v /tmp:/home/runai-home",
+            "-v #1 and --create-home-dir both mount at '/home/runai-home'"},
        }) {
     r = cli.run(b.args + " -p team");
     INFO(b.args << "\n" << r.out);
@@ -270,4 +277,31 @@ TEST_CASE("kube cli: Run:AI flags become the Job's and MPIJob's fields") {
     CHECK(r.out.find(b.message) != std::string::npos);
   }
   CHECK_FALSE(client.try_get(lane::kube::resources::kJob, "runai-team", "b1"));
+
+  // The 2.x documentation's flags: --mig (--mig-profile), --elastic, --prevent-privilege-escalation,
+  // --create-home-dir, as the chart rendered them; accepted by the schema-checking server.
+  r = cli.run("submit --name sliced -p team -i busybox --mig-profile 3g.20gb --elastic "
+              "--prevent-privilege-escalation --create-home-dir --run-as-user");
+  INFO(r.out);
+  REQUIRE(r.rc == 0);
+  CHECK(r.out.find("note:") == std::string::npos);
+  job = client.get(lane::kube::resources::kJob, "runai-team", "sliced");
+  CHECK(job["metadata"]["annotations"]["elastic"] == "true");
+  const auto& sliced = job["spec"]["template"];
+  CHECK(sliced["metadata"]["annotations"]["nvidia.com/mig-3g.20gb"] == "1");
+  const auto& sc = sliced["spec"]["containers"][0];
+  CHECK(sc["securityContext"]["allowPrivilegeEscalation"] == false);
+  CHECK_FALSE(sc.contains("resources"));  // no nvidia.com/gpu limit: the slice is the annotation's
+  bool home_env = false, home_mount = false, home_volume = false;
+  for (const auto& e : sc["env"]) home_env = home_env || (e["name"] == "HOME" && e["value"] == "/home/runai-home");
+  for (const auto& m : sc["volumeMounts"])
+    home_mount = home_mount || (m["name"] == "runai-home" && m["mountPath"] == "/home/runai-home");
+  for (const auto& v : sliced["spec"]["volumes"])
+    home_volume = home_volume || (v["name"] == "runai-home" && v.contains("emptyDir"));
+  CHECK(home_env);
+  CHECK(home_mount);
+  CHECK(home_volume);
+  r = cli.run("describe job sliced -p team");
+  CHECK(r.out.find("MIG PROFILE:") != std::string::npos);
+  CHECK(r.out.find("3g.20gb") != std::string::npos);
 }

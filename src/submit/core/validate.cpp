@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cctype>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -137,6 +136,7 @@ std::vector<MountPoint> mount_points(const JobSpec& spec) {
   for (size_t i = 0; i < spec.volumes.size(); ++i)
     out.push_back({fmt::format("-v #{}", i + 1), spec.volumes[i].container_path});
   if (spec.large_shm) out.push_back({"--large-shm", "/dev/shm"});
+  if (spec.create_home_dir) out.push_back({"--create-home-dir", kRunAiHomeDir});
   return out;
 }
 
@@ -370,7 +370,24 @@ void check_placement(const JobSpec& spec) {
   }
 }
 
+// --mig PROFILE: an NVIDIA MIG profile "<slices>g.<memory>gb" (1g.5gb ... 7g.40gb on an A100 40GB,
+// 1g.10gb ... 7g.80gb on 80GB parts), a whole GPU slice instead of -g or --gpu-memory.
+void check_mig(const JobSpec& spec) {
+  if (spec.mig_profile.empty()) return;
+  const std::string& p = spec.mig_profile;
+  size_t g = p.find("g.");
+  bool ok = g == 1 && p[0] >= '1' && p[0] <= '7' && p.size() > 5 && p.compare(p.size() - 2, 2, "gb") == 0;
+  for (size_t i = g + 2; ok && i < p.size() - 2; ++i) ok = std::isdigit(static_cast<unsigned char>(p[i])) != 0;
+  if (!ok || (ok && p[g + 2] == '0'))
+    throw UsageError("--mig '" + p + "': use an NVIDIA MIG profile such as 1g.5gb, 2g.10gb, 3g.20gb or 7g.40gb");
+  if (spec.gpu > 0 || !spec.gpu_memory.empty())
+    throw UsageError("--mig cannot be combined with -g/--gpu or --gpu-memory: a MIG profile is the job's GPU share");
+  if (spec.type == JobType::kMpi)
+    throw UsageError("--mig is not available for submit-mpi; give each worker whole GPUs with -g");
+}
+
 void check_run_ai_flags(const JobSpec& spec) {
+  check_mig(spec);
   check_preemptibility(spec);
   check_terminal(spec);
   check_batch_fields(spec);

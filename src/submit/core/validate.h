@@ -19,6 +19,8 @@ inline constexpr double kMaxGpusPerProcess = 1e6;
 // `--port EXT:CONTAINER` with --service-type nodeport.
 inline constexpr int kMinNodePort = 30000;
 inline constexpr int kMaxNodePort = 32767;
+// --create-home-dir: the emptyDir mounted as the job's HOME (as runai's chart named it).
+inline constexpr const char* kRunAiHomeDir = "/home/runai-home";
 // --gpu-memory: the pod annotation gpu-memory counts MB (10^6 bytes), at least kMinGpuMemoryMb.
 inline constexpr int64_t kMinGpuMemoryMb = 100;
 // The annotation's value for a valid quantity (floor of bytes / 10^6); 0 when not a quantity.

@@ -123,6 +123,10 @@ struct JobSpec {
   bool host_ipc = false;          // --host-ipc: pod hostIPC
   bool host_network = false;      // --host-network: pod hostNetwork
   std::string clean_pod_policy;   // submit-mpi --clean-pod-policy Running | All | None; "" = Running
+  std::string mig_profile;        // --mig / --mig-profile 1g.5gb ... 7g.40gb: pod annotation nvidia.com/mig-<p>
+  bool elastic = false;           // --elastic: workload annotation elastic
+  bool prevent_privilege_escalation = false;  // container securityContext.allowPrivilegeEscalation false
+  bool create_home_dir = false;   // --create-home-dir: HOME on an emptyDir /home/runai-home
 
   double total_gpus() const { return gpu * (type == JobType::kMpi ? processes : 1); }
 };

@@ -48,6 +48,10 @@ void extras_to_json(const JobSpec& s, json& j) {
   flag("hostIPC", s.host_ipc);
   flag("hostNetwork", s.host_network);
   put("cleanPodPolicy", s.clean_pod_policy);
+  put("migProfile", s.mig_profile);
+  flag("elastic", s.elastic);
+  flag("preventPrivilegeEscalation", s.prevent_privilege_escalation);
+  flag("createHomeDir", s.create_home_dir);
 }
 
 template <typename T>
@@ -81,6 +85,10 @@ void extras_from_json(const json& j, JobSpec& s) {
   s.host_ipc = j.value("hostIPC", false);
   s.host_network = j.value("hostNetwork", false);
   s.clean_pod_policy = j.value("cleanPodPolicy", "");
+  s.mig_profile = j.value("migProfile", "");
+  s.elastic = j.value("elastic", false);
+  s.prevent_privilege_escalation = j.value("preventPrivilegeEscalation", false);
+  s.create_home_dir = j.value("createHomeDir", false);
 }
 
 }  // namespace

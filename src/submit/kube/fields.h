@@ -51,6 +51,8 @@ inline constexpr const char* kCommandAnnotation = "runai-cli-command";
 inline constexpr const char* kSpecAnnotation = "lanectl.io/spec";   // the JobSpec as JSON (describe)
 inline constexpr const char* kFractionAnnotation = "gpu-fraction";  // pods: a GPU share below 1
 inline constexpr const char* kTotalGpusAnnotation = "totalGPUs";    // MPIJob: GPUs of all workers
+inline constexpr const char* kMigAnnotationPrefix = "nvidia.com/mig-";  // pods: --mig <profile> -> "1"
+inline constexpr const char* kElasticAnnotation = "elastic";             // workload: --elastic
 inline constexpr const char* kGpuMemoryAnnotation = "gpu-memory";   // pods: --gpu-memory in MB (10^6 bytes)
 
 // Container resource names.

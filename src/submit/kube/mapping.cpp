@@ -44,6 +44,7 @@ Json workload_annotations(const JobSpec& original) {
   if (!spec.user.empty()) a[kUserAnnotation] = spec.user;
   if (!spec.cli_argv.empty()) a[kCommandAnnotation] = join(spec.cli_argv);
   a[kSpecAnnotation] = spec_to_json(spec).dump();
+  if (spec.elastic) a[kElasticAnnotation] = "true";
   return a;
 }
 
@@ -51,6 +52,7 @@ Json pod_annotations(const JobSpec& spec) {
   Json a = Json::object();
   if (spec.gpu > 0 && spec.gpu < 1) a[kFractionAnnotation] = format_gpu(spec.gpu);
   if (!spec.gpu_memory.empty()) a[kGpuMemoryAnnotation] = std::to_string(gpu_memory_mb(spec.gpu_memory));
+  if (!spec.mig_profile.empty()) a[kMigAnnotationPrefix + spec.mig_profile] = "1";
   return a;
 }
 
@@ -86,6 +88,10 @@ PodParts storage_parts(const JobSpec& spec) {
     p.volumes.push_back({{"name", "dshm"}, {"emptyDir", empty}});
     p.mounts.push_back({{"name", "dshm"}, {"mountPath", "/dev/shm"}});
   }
+  if (spec.create_home_dir) {
+    p.volumes.push_back({{"name", "runai-home"}, {"emptyDir", Json::object()}});
+    p.mounts.push_back({{"name", "runai-home"}, {"mountPath", kRunAiHomeDir}});
+  }
   return p;
 }
 
@@ -110,6 +116,7 @@ Json container(const JobSpec& spec, const std::string& name, bool with_gpu, cons
     else
       env.push_back({{"name", e.name}, {"value", e.value}});
   }
+  if (spec.create_home_dir) env.push_back({{"name", "HOME"}, {"value", kRunAiHomeDir}});
   env.push_back({{"name", "LANECTL_JOB_NAME"}, {"value", spec.name}});
   env.push_back({{"name", "LANECTL_PROJECT"}, {"value", spec.project}});
   c["env"] = env;
@@ -120,6 +127,7 @@ Json container(const JobSpec& spec, const std::string& name, bool with_gpu, cons
   if (!spec.cpu_limit.empty()) res["limits"]["cpu"] = spec.cpu_limit;
   if (!spec.memory_limit.empty()) res["limits"]["memory"] = spec.memory_limit;
   if (!res.empty()) c["resources"] = res;
+  if (spec.prevent_privilege_escalation) c["securityContext"]["allowPrivilegeEscalation"] = false;
   if (!parts.mounts.empty()) c["volumeMounts"] = parts.mounts;
   if (!spec.ports.empty()) {
     Json ports = Json::array();

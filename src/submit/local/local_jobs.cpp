@@ -93,6 +93,10 @@ std::vector<std::string> LocalJobs::unhonoured_flags(const JobSpec& spec) const 
   note(spec.run_as_uid.has_value(), "--run-as-user", "local jobs already run as you, or as the project's own uid under root");
   note(spec.host_ipc, "--host-ipc", "local jobs keep their own IPC namespace");
   note(!spec.clean_pod_policy.empty(), "--clean-pod-policy", "all ranks end with the job");
+  note(!spec.mig_profile.empty(), "--mig", "GPUs are shared by -g FRACTION here; this job gets no GPU");
+  note(spec.elastic, "--elastic", "a local job runs with the ranks it was given");
+  note(spec.create_home_dir, "--create-home-dir", "local jobs get a private /tmp; HOME is not set");
+  // --prevent-privilege-escalation needs no note: every local job runs with no_new_privs.
   return notes;
 }
 
