@@ -74,13 +74,35 @@ std::vector<const CLI::App*> subcommands_of(const CLI::App* app) {
   return app->get_subcommands([](const CLI::App* s) { return !s->get_name().empty(); });
 }
 
+// The names of `app`'s own flags ("--context", "-h", ...).
+std::vector<std::string> flag_names(const CLI::App* app) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : app->get_options()) {
+    for (const auto& l : o->get_lnames()) names.push_back("--" + l);
+    for (const auto& s : o->get_snames()) names.push_back("-" + s);
+  }
+  return names;
+}
+
+// A flag where `at` expects one of its commands: a typo of one of its own flags, or a command's
+// flag given before the command (`lanectl -p team list`).
+std::string unknown_flag_before_command(const CLI::App* at, const std::string& flag) {
+  if (auto guess = closest_name(flag, flag_names(at)))
+    return fmt::format("unknown flag '{}' for `{}`; did you mean '{}'?", flag, command_path(at), *guess);
+  return fmt::format("unknown flag '{}' for `{}`; a command's flags go after the command (`{} COMMAND {} ...`); {}",
+                     flag, command_path(at), command_path(at), flag, see_help(at));
+}
+
 // A word where `app` expects one of its commands, and it is none of them; or no command at all.
 std::optional<std::string> command_problem(const CLI::App& root, const std::vector<std::string>& args) {
   const CLI::App* at = &root;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& w = args[i];
     if (w.size() > 1 && w[0] == '-') {
-      const CLI::Option* o = find_option(at, w.substr(0, w.find('=')));
+      const std::string flag = w.substr(0, w.find('='));
+      const CLI::Option* o = find_option(at, flag);
+      if (o == nullptr && at->get_require_subcommand_min() > 0 && flag != "--help" && flag != "-h")
+        return unknown_flag_before_command(at, flag);
       if (o != nullptr && o->get_type_size() > 0 && w.find('=') == std::string::npos) ++i;  // skip its value
       continue;
     }
@@ -116,10 +138,8 @@ std::string extras_message(const CLI::App& app, const CLI::App* at) {
     const std::string flag = e.substr(0, e.find('='));
     std::vector<std::string> names;
     for (const CLI::App* a = at; a != nullptr; a = a->get_parent()) {
-      for (const CLI::Option* o : a->get_options()) {
-        for (const auto& l : o->get_lnames()) names.push_back("--" + l);
-        for (const auto& s : o->get_snames()) names.push_back("-" + s);
-      }
+      auto own = flag_names(a);
+      names.insert(names.end(), own.begin(), own.end());
     }
     if (auto guess = closest_name(flag, names))
       return fmt::format("unknown flag '{}' for `{}`; did you mean '{}'?", flag, command_path(at), *guess);

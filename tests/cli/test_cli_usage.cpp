@@ -324,6 +324,17 @@ TEST_CASE("command-line library errors read like ours: prefix, flag named, order
       {Args{"list", "--context"},
        "--context needs a value: the name of a kubeconfig context (kubectl config get-contexts)"},
       {Args{"--kubeconfig"}, "--kubeconfig needs a value: the path of a kubeconfig file"},
+      // Flags before the command: a typo of a global flag, or a command's flag in the wrong place.
+      {Args{"--contxt", "aks", "list"}, "unknown flag '--contxt' for `lanectl`; did you mean '--context'?"},
+      {Args{"-p", "team", "list"},
+       "unknown flag '-p' for `lanectl`; a command's flags go after the command (`lanectl COMMAND -p ...`); see "
+       "`lanectl --help`"},
+      {Args{"--gpu", "1", "submit"},
+       "unknown flag '--gpu' for `lanectl`; a command's flags go after the command (`lanectl COMMAND --gpu ...`); "
+       "see `lanectl --help`"},
+      {Args{"project", "--gpu-quota", "2", "create", "p"},
+       "unknown flag '--gpu-quota' for `lanectl project`; a command's flags go after the command (`lanectl project "
+       "COMMAND --gpu-quota ...`); see `lanectl project --help`"},
   }));
   Lanectl l;
   auto r = l.run(args);
