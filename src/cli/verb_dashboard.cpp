@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <iostream>
 #include <thread>
 
@@ -73,10 +74,13 @@ void run_dashboard(const DashboardOptions& o, CliContext& ctx) {
   auto listen = dashboard::parse_listen_address(o.listen);
   if (!listen)
     throw UsageError("--listen '" + o.listen + "': use HOST:PORT, e.g. 127.0.0.1:8080 ([::1]:8080 for IPv6; port 0 picks a free one)");
-  for (char c : o.token)
-    if (c <= ' ' || c == ';' || c == ',' || c == 127)
-      throw UsageError("--token: use printable characters without spaces, ';' or ','");
-  std::string token = o.token;
+  // LANECTL_DASHBOARD_TOKEN keeps the token out of the process list (`ps` shows --token).
+  std::string token = o.token, source = "--token";
+  if (token.empty())
+    if (const char* env = std::getenv("LANECTL_DASHBOARD_TOKEN")) token = env, source = "LANECTL_DASHBOARD_TOKEN";
+  for (char c : token)
+    if (static_cast<unsigned char>(c) <= ' ' || c == ';' || c == ',' || c == 127)
+      throw UsageError(source + ": use printable characters without spaces, ';' or ','");
   bool generated = false;
   if (token.empty() && !dashboard::is_loopback_host(listen->host)) {
     token = dashboard::generate_token();
@@ -101,7 +105,7 @@ void add_dashboard_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand("dashboard", "Serve the web dashboard (jobs, live) until interrupted");
   cmd->add_option("--listen", o->listen,
                   "HOST:PORT to listen on (default 127.0.0.1:8080; port 0: a free one; beyond loopback a token is required)");
-  cmd->add_option("--token", o->token, "Token required of every request (default beyond loopback: generated and printed once)");
+  cmd->add_option("--token", o->token, "Token required of every request (else $LANECTL_DASHBOARD_TOKEN; beyond loopback: generated and printed once)");
   cmd->callback([o, &ctx] { run_dashboard(*o, ctx); });
 }
 

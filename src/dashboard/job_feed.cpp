@@ -24,6 +24,11 @@ bool JobFeed::stopped() {
   return stop_;
 }
 
+void JobFeed::wait_stopped() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait(lock, [&] { return stop_; });
+}
+
 JobFeed::Snapshot JobFeed::wait_newer(uint64_t seen, std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait_for(lock, timeout, [&] { return stop_ || latest_.version != seen; });

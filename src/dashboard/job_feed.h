@@ -31,6 +31,7 @@ class JobFeed {
 
   void stop();
   bool stopped();
+  void wait_stopped();  // blocks until stop()
 
  private:
   void poll_loop();

@@ -2,7 +2,9 @@
 
 #include <httplib.h>
 
+#include <atomic>
 #include <map>
+#include <thread>
 
 #include "common/error.h"
 #include "dashboard/assets.h"
@@ -125,6 +127,12 @@ Server::Server(Roles roles, ServerOptions options) {
   Impl& s = *impl_;
   s.need_token = !loopback || !s.options.token.empty();
   s.http.new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
+  // SO_REUSEADDR only: httplib's default adds SO_REUSEPORT, which lets a second server (a second
+  // `lanectl dashboard` of the same user) bind the same port and share its connections silently.
+  s.http.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   s.http.set_default_headers({{"X-Content-Type-Options", "nosniff"},
                               {"X-Frame-Options", "DENY"},
                               {"Referrer-Policy", "no-referrer"}});
@@ -156,12 +164,20 @@ int Server::bind() {
 
 void Server::run() {
   if (impl_->port < 0) throw Error("dashboard: run() before bind()");
+  // stop() only ends the feed; this thread closes the listener once it runs, so a stop() that
+  // comes before listen_after_bind() has started (a signal right after bind) is not lost.
+  std::atomic<bool> done{false};
+  std::thread closer([this, &done] {
+    impl_->feed.wait_stopped();
+    while (!impl_->http.is_running() && !done) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    impl_->http.stop();
+  });
   impl_->http.listen_after_bind();
+  done = true;
+  impl_->feed.stop();
+  closer.join();
 }
 
-void Server::stop() {
-  impl_->feed.stop();
-  impl_->http.stop();
-}
+void Server::stop() { impl_->feed.stop(); }
 
 }  // namespace lane::dashboard

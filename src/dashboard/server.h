@@ -34,7 +34,8 @@ class Server {
   int bind();
   // Serves until stop() (from another thread or a signal watcher). Call bind() first.
   void run();
-  // Ends run(): closes the listener and the event streams. Thread-safe, idempotent.
+  // Ends run() (also when called before run() has started listening): closes the listener and
+  // the event streams. Thread-safe, idempotent.
   void stop();
 
  private:

@@ -33,8 +33,8 @@ class Env:
                         OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_plm_rsh_agent="")
         self.procs = []
 
-    def run(self, *args):
-        return subprocess.run([self.lanectl, *args], env=self.env, capture_output=True, text=True, timeout=60)
+    def run(self, *args, timeout=60):
+        return subprocess.run([self.lanectl, *args], env=self.env, capture_output=True, text=True, timeout=timeout)
 
     def start_dashboard(self, *args):
         """Starts `lanectl dashboard ARGS`; returns (process, port, stderr lines so far)."""
@@ -240,12 +240,32 @@ def case_token(env):
     p.wait(timeout=5)
     check("given-token-123" not in p.stdout.read() + p.stderr.read(), "the given token was printed")
 
+    # The token from the environment (kept out of `ps`), beyond loopback: nothing generated.
+    env.env["LANECTL_DASHBOARD_TOKEN"] = "env-token-456"
+    p, port = env.start_dashboard("--listen", "0.0.0.0:0")
+    check(request(port, "GET", "/api/jobs")[0] == 401, "the environment's token is not required")
+    check(request(port, "GET", "/api/jobs", {"Authorization": "Bearer env-token-456"})[0] == 200, "the environment's token is refused")
+    p.send_signal(signal.SIGTERM)
+    check(p.wait(timeout=5) == 0, "SIGTERM did not stop the dashboard cleanly")
+    check(p.stderr.read() == "", "something (a generated token?) was printed on stderr")
+    r = env.run("dashboard", "--listen", "127.0.0.1:0", "--token", "two words")
+    check(r.returncode == 2 and "--token" in r.stderr, f"a bad --token: exit {r.returncode} {r.stderr!r}")
+
 
 def case_usage(env):
     for bad in ("8080", "localhost:99999", "127.0.0.1:http", "::1:80", ":80"):
         r = env.run("dashboard", "--listen", bad)
         check(r.returncode == 2, f"--listen {bad}: exit {r.returncode}")
         check("--listen" in r.stderr and "HOST:PORT" in r.stderr, f"--listen {bad}: {r.stderr!r}")
+    # A port in use: an error (exit 1) naming the address, not a hang.
+    p, port = env.start_dashboard("--listen", "127.0.0.1:0")
+    try:
+        r = env.run("dashboard", "--listen", f"127.0.0.1:{port}", timeout=5)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("a second dashboard on a port in use started (SO_REUSEPORT?) instead of failing")
+    check(r.returncode == 1 and f"127.0.0.1:{port}" in r.stderr, f"a port in use: exit {r.returncode} {r.stderr!r}")
+    p.send_signal(signal.SIGTERM)
+    check(p.wait(timeout=5) == 0, "SIGTERM did not stop the dashboard cleanly")
 
 
 CASES = {"loopback": case_loopback, "token": case_token, "usage": case_usage}
