@@ -89,12 +89,12 @@ void run_dashboard(const DashboardOptions& o, CliContext& ctx) {
   dashboard::Roles roles{ctx.jobs(), ctx.projects(), ctx.cluster()};
   dashboard::Server server(roles, {*listen, token});
   int port = server.bind();
+  StopOnSignal stop(server);  // before the URL is printed: whoever reads it may signal at once
   std::string url = dashboard::dashboard_url(listen->host, port);
   if (generated)
     ctx.err << "Dashboard token (shown once; send it as 'Authorization: Bearer TOKEN', or open " << url
             << "?token=TOKEN once to set a cookie): " << token << std::endl;
   ctx.out << "Dashboard: " << url << std::endl;
-  StopOnSignal stop(server);
   server.run();
 }
 

@@ -257,6 +257,14 @@ def case_usage(env):
         r = env.run("dashboard", "--listen", bad)
         check(r.returncode == 2, f"--listen {bad}: exit {r.returncode}")
         check("--listen" in r.stderr and "HOST:PORT" in r.stderr, f"--listen {bad}: {r.stderr!r}")
+    # A signal right after the URL is printed (before or while it starts serving) still stops it.
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        p, _ = env.start_dashboard("--listen", "127.0.0.1:0")
+        p.send_signal(sig)
+        try:
+            check(p.wait(timeout=5) == 0, f"exit code after an early {sig.name}: {p.returncode}")
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"an early {sig.name} did not stop the dashboard within 5 s")
     # A port in use: an error (exit 1) naming the address, not a hang.
     p, port = env.start_dashboard("--listen", "127.0.0.1:0")
     try:
