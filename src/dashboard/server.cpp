@@ -61,7 +61,10 @@ httplib::Server::HandlerResponse Server::Impl::screen(const httplib::Request& re
     if (req.method == "GET" && req.has_param("token") && tokens_equal(options.token, req.get_param_value("token"))) {
       res.status = 303;
       res.set_header("Set-Cookie", std::string(kTokenCookie) + "=" + options.token + "; Path=/; HttpOnly; SameSite=Strict");
-      res.set_header("Location", req.path);
+      // Only a path of this server: "//host/..." would send the browser elsewhere.
+      bool local_path = req.path.size() >= 1 && req.path[0] == '/' && req.path.compare(0, 2, "//") != 0 &&
+                        req.path.find_first_of("\\\r\n") == std::string::npos;
+      res.set_header("Location", local_path ? req.path : "/");
       return R::Handled;
     }
     res.set_header("WWW-Authenticate", "Bearer realm=\"lanectl dashboard\"");

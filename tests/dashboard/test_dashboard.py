@@ -227,6 +227,9 @@ def case_token(env):
     status, _, _, r = request(port, "GET", "/?token=" + token)
     check(status == 303 and token in (r.getheader("Set-Cookie") or "") and "HttpOnly" in r.getheader("Set-Cookie"),
           f"?token= should set the cookie: {status}")
+    check(r.getheader("Location") == "/", f"?token= should redirect to the path without the token: {r.getheader('Location')}")
+    status, _, _, r = request(port, "GET", "//evil.example/x?token=" + token)
+    check(status == 303 and r.getheader("Location") == "/", f"an open redirect: {status} {r.getheader('Location')}")
     p.send_signal(signal.SIGINT)
     check(p.wait(timeout=5) == 0, "SIGINT did not stop the dashboard cleanly")
     rest = p.stderr.read()
