@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   add_top_command(app, ctx);
   add_whoami_command(app, ctx);
   add_version_command(app, ctx);
+  add_dashboard_command(app, ctx);
   add_completion_command(app, ctx);
 
   std::vector<std::string> args;  // what CLI11 parses, in command-line order, without argv[0]

@@ -5,6 +5,7 @@
 #include "cli/table.h"
 #include "cli/verbs.h"
 #include "common/error.h"
+#include "submit/core/status_json.h"
 
 namespace lane::cli {
 
@@ -21,21 +22,12 @@ submit::NodeSpec parse_node(const std::string& word) {
 
 }  // namespace
 
-nlohmann::json node_json(const submit::NodeStatus& n) {
-  nlohmann::json doc = {{"name", n.spec.name}, {"gpus", n.spec.gpus}, {"gpusAllocated", n.gpus_allocated},
-                        {"declared", n.declared}, {"jobs", n.jobs}};
-  if (n.gpu_capacity >= 0) doc["gpuCapacity"] = n.gpu_capacity;
-  if (!n.ready.empty()) doc["ready"] = n.ready;
-  if (!n.address.empty()) doc["address"] = n.address;
-  return doc;
-}
-
 void print_nodes(CliContext& ctx, const std::string& output) {
   OutputFormat format = parse_output_format(output);
   auto list = ctx.cluster().list_nodes();
   if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
     nlohmann::json doc = nlohmann::json::array();
-    for (const auto& n : list) doc.push_back(node_json(n));
+    for (const auto& n : list) doc.push_back(submit::node_to_json(n));
     print_document(ctx.out, doc, format);
     return;
   }

@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/secrets.h"
 #include "submit/core/workload.h"
+#include "submit/core/status_json.h"
 #include "submit/core/validate.h"
 #include "submit/core/workload_json.h"
 
@@ -151,7 +152,7 @@ void describe_node(const std::vector<std::string>& words, OutputFormat format, C
   if (it == nodes.end()) throw Error("node '" + words[0] + "' does not exist; see `lanectl list nodes`");
   const auto& n = *it;
   if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
-    print_document(ctx.out, node_json(n), format);
+    print_document(ctx.out, submit::node_to_json(n), format);
     return;
   }
   auto line = [&](const char* label, const std::string& value) { ctx.out << fmt::format("{:<25}{}\n", label, value); };

@@ -6,26 +6,16 @@
 #include "cli/table.h"
 #include "cli/verbs.h"
 #include "common/error.h"
+#include "submit/core/status_json.h"
 
 namespace lane::cli {
-
-namespace {
-
-nlohmann::json project_json(const submit::ProjectStatus& p) {
-  return {{"name", p.spec.name}, {"gpuQuota", p.spec.gpu_quota}, {"overQuota", p.spec.over_quota},
-          {"gpusAllocated", p.gpus_allocated}, {"gpusRequested", p.gpus_requested},
-          {"fairShare", p.fair_share}, {"runningJobs", p.running_jobs}, {"pendingJobs", p.pending_jobs},
-          {"explanation", p.explanation}};
-}
-
-}  // namespace
 
 void print_projects(CliContext& ctx, const std::string& output, bool runai_header) {
   OutputFormat format = parse_output_format(output);
   auto projects = ctx.projects().list_projects();
   if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
     nlohmann::json doc = nlohmann::json::array();
-    for (const auto& p : projects) doc.push_back(project_json(p));
+    for (const auto& p : projects) doc.push_back(submit::project_to_json(p));
     print_document(ctx.out, doc, format);
     return;
   }

@@ -28,6 +28,8 @@ void add_suspend_commands(CLI::App& app, CliContext& ctx);  // suspend and resum
 void add_top_command(CLI::App& app, CliContext& ctx);
 void add_whoami_command(CLI::App& app, CliContext& ctx);
 void add_version_command(CLI::App& app, CliContext& ctx);
+// The web UI over the same roles (verb_dashboard.cpp; the server is lane_dashboard).
+void add_dashboard_command(CLI::App& app, CliContext& ctx);
 // Its script is generated, when run, from every subcommand registered.
 void add_completion_command(CLI::App& app, CliContext& ctx);
 
@@ -36,8 +38,6 @@ void add_completion_command(CLI::App& app, CliContext& ctx);
 // `runai_header`: runai's column names (`list projects`: PROJECT, DESERVED GPUs, ...).
 void print_projects(CliContext& ctx, const std::string& output, bool runai_header = false);
 void print_nodes(CliContext& ctx, const std::string& output);
-// A node as `cluster nodes -o json` prints it (describe node adds nothing else).
-nlohmann::json node_json(const submit::NodeStatus& node);
 // `config project P` and its deprecated spelling `project set P` (verb_config.cpp).
 void set_default_project(CliContext& ctx, const std::string& project);
 // The user name recorded on submitted jobs: $USER, else the passwd entry, else the uid.

@@ -1,0 +1,112 @@
+// lanectl dashboard [--listen HOST:PORT] [--token T]: serves the web UI and its read-only JSON
+// API (lane_dashboard) over the configured backend's roles until SIGINT/SIGTERM.
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <iostream>
+#include <thread>
+
+#include "cli/context.h"
+#include "cli/verbs.h"
+#include "common/error.h"
+#include "dashboard/listen_address.h"
+#include "dashboard/server.h"
+#include "dashboard/token.h"
+
+namespace lane::cli {
+
+namespace {
+
+struct DashboardOptions {
+  std::string listen = "127.0.0.1:8080";
+  std::string token;
+};
+
+int g_stop_pipe[2] = {-1, -1};
+
+extern "C" void on_stop_signal(int) {
+  char c = 1;
+  ssize_t n = write(g_stop_pipe[1], &c, 1);
+  (void)n;
+}
+
+// SIGINT/SIGTERM (and the end of run) wake a thread that stops the server; SIGPIPE is ignored
+// while serving (a browser closing an event stream).
+class StopOnSignal {
+ public:
+  explicit StopOnSignal(dashboard::Server& server) {
+    if (pipe2(g_stop_pipe, O_CLOEXEC) != 0) throw Error("dashboard: pipe2 failed");
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+    struct sigaction ign {};
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ign, &old_pipe_);
+    watcher_ = std::thread([&server] {
+      char c;
+      while (read(g_stop_pipe[0], &c, 1) < 0 && errno == EINTR) {
+      }
+      server.stop();
+    });
+  }
+  ~StopOnSignal() {
+    on_stop_signal(0);
+    watcher_.join();
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+    sigaction(SIGPIPE, &old_pipe_, nullptr);
+    close(g_stop_pipe[0]);
+    close(g_stop_pipe[1]);
+    g_stop_pipe[0] = g_stop_pipe[1] = -1;
+  }
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {}, old_pipe_ {};
+  std::thread watcher_;
+};
+
+void run_dashboard(const DashboardOptions& o, CliContext& ctx) {
+  auto listen = dashboard::parse_listen_address(o.listen);
+  if (!listen)
+    throw UsageError("--listen '" + o.listen + "': use HOST:PORT, e.g. 127.0.0.1:8080 ([::1]:8080 for IPv6; port 0 picks a free one)");
+  // LANECTL_DASHBOARD_TOKEN keeps the token out of the process list (`ps` shows --token).
+  std::string token = o.token, source = "--token";
+  if (token.empty())
+    if (const char* env = std::getenv("LANECTL_DASHBOARD_TOKEN")) token = env, source = "LANECTL_DASHBOARD_TOKEN";
+  for (char c : token)
+    if (static_cast<unsigned char>(c) <= ' ' || c == ';' || c == ',' || c == 127)
+      throw UsageError(source + ": use printable characters without spaces, ';' or ','");
+  bool generated = false;
+  if (token.empty() && !dashboard::is_loopback_host(listen->host)) {
+    token = dashboard::generate_token();
+    generated = true;
+  }
+  dashboard::Roles roles{ctx.jobs(), ctx.projects(), ctx.cluster()};
+  dashboard::Server server(roles, {*listen, token});
+  int port = server.bind();
+  StopOnSignal stop(server);  // before the URL is printed: whoever reads it may signal at once
+  std::string url = dashboard::dashboard_url(listen->host, port);
+  if (generated)
+    ctx.err << "Dashboard token (shown once; send it as 'Authorization: Bearer TOKEN', or open " << url
+            << "?token=TOKEN once to set a cookie): " << token << std::endl;
+  ctx.out << "Dashboard: " << url << std::endl;
+  server.run();
+}
+
+}  // namespace
+
+void add_dashboard_command(CLI::App& app, CliContext& ctx) {
+  auto o = std::make_shared<DashboardOptions>();
+  auto* cmd = app.add_subcommand("dashboard", "Serve the web dashboard (jobs, live) until interrupted");
+  cmd->add_option("--listen", o->listen,
+                  "HOST:PORT to listen on (default 127.0.0.1:8080; port 0: a free one; beyond loopback a token is required)");
+  cmd->add_option("--token", o->token, "Token required of every request (else $LANECTL_DASHBOARD_TOKEN; beyond loopback: generated and printed once)");
+  cmd->callback([o, &ctx] { run_dashboard(*o, ctx); });
+}
+
+}  // namespace lane::cli

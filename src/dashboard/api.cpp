@@ -1,0 +1,105 @@
+#include "dashboard/api.h"
+
+#include <sstream>
+#include <vector>
+
+#include "common/error.h"
+#include "common/names.h"
+#include "submit/core/status_json.h"
+#include "submit/core/workload_json.h"
+
+namespace lane::dashboard {
+
+namespace {
+
+constexpr int64_t kDefaultTail = 200;
+constexpr int64_t kMaxTail = 10000;
+
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> parts;
+  std::string part;
+  std::istringstream in(path);
+  while (std::getline(in, part, '/'))
+    if (!part.empty()) parts.push_back(part);
+  return parts;
+}
+
+Reply json_reply(const nlohmann::json& doc) { return {200, "application/json", doc.dump()}; }
+
+}  // namespace
+
+Reply error_reply(int status, const std::string& message) {
+  return {status, "application/json", nlohmann::json{{"error", message}}.dump()};
+}
+
+nlohmann::json Api::jobs_document(const std::optional<std::string>& project) {
+  std::lock_guard<std::mutex> lock(backend_mutex_);
+  nlohmann::json doc = nlohmann::json::array();
+  for (const auto& j : roles_.jobs.list_jobs(project)) doc.push_back(submit::job_to_json(j, false));
+  return doc;
+}
+
+Reply Api::get(const std::string& path, const std::map<std::string, std::string>& query) {
+  try {
+    auto parts = split_path(path);
+    if (parts.empty() || parts[0] != "api") return error_reply(404, "no such API path: " + path);
+    for (size_t i = 2; i < parts.size() && i < 4; ++i)
+      if (parts[1] == "jobs" && !is_dns1123_label(parts[i]))
+        return error_reply(400, "'" + parts[i] + "' is not a project or job name (lowercase letters, digits and '-')");
+    if (parts.size() == 2 && parts[1] == "jobs") {
+      std::optional<std::string> project;
+      if (auto it = query.find("project"); it != query.end() && !it->second.empty()) {
+        if (!is_dns1123_label(it->second))
+          return error_reply(400, "project '" + it->second + "' is not a project name (lowercase letters, digits and '-')");
+        project = it->second;
+      }
+      return json_reply(jobs_document(project));
+    }
+    if (parts.size() == 4 && parts[1] == "jobs") return job(parts[2], parts[3]);
+    if (parts.size() == 5 && parts[1] == "jobs" && parts[4] == "logs") return logs(parts[2], parts[3], query);
+    if (parts.size() == 2 && parts[1] == "projects") {
+      std::lock_guard<std::mutex> lock(backend_mutex_);
+      nlohmann::json doc = nlohmann::json::array();
+      for (const auto& p : roles_.projects.list_projects()) doc.push_back(submit::project_to_json(p));
+      return json_reply(doc);
+    }
+    if (parts.size() == 2 && parts[1] == "nodes") {
+      std::lock_guard<std::mutex> lock(backend_mutex_);
+      nlohmann::json doc = nlohmann::json::array();
+      for (const auto& n : roles_.cluster.list_nodes()) doc.push_back(submit::node_to_json(n));
+      return json_reply(doc);
+    }
+    return error_reply(404, "no such API path: " + path);
+  } catch (const UsageError& e) {
+    return error_reply(400, e.what());
+  } catch (const std::exception& e) {
+    return error_reply(500, e.what());
+  }
+}
+
+Reply Api::job(const std::string& project, const std::string& name) {
+  std::lock_guard<std::mutex> lock(backend_mutex_);
+  auto job = roles_.jobs.describe_job(name, project);
+  if (!job) return error_reply(404, "job '" + name + "' does not exist in project '" + project + "'");
+  return json_reply(submit::job_to_json(*job, true));
+}
+
+Reply Api::logs(const std::string& project, const std::string& name, const std::map<std::string, std::string>& query) {
+  submit::LogOptions opts;
+  opts.tail = kDefaultTail;
+  if (auto it = query.find("tail"); it != query.end()) {
+    const std::string& v = it->second;
+    bool digits = !v.empty() && v.size() <= 6 && v.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || std::stoll(v) > kMaxTail)
+      return error_reply(400, "tail '" + v + "': use a number of lines from 0 to " + std::to_string(kMaxTail));
+    opts.tail = std::stoll(v);
+  }
+  std::lock_guard<std::mutex> lock(backend_mutex_);
+  if (!roles_.jobs.describe_job(name, project))
+    return error_reply(404, "job '" + name + "' does not exist in project '" + project + "'");
+  std::ostringstream out;
+  roles_.jobs.stream_logs(name, project, opts, out);
+  return {200, "text/plain; charset=utf-8", out.str()};
+}
+
+}  // namespace lane::dashboard

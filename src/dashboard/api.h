@@ -1,0 +1,54 @@
+#pragma once
+// The dashboard's read-only JSON API over the backend roles the verbs use. The documents are
+// those of `lanectl list -o json`, `describe job -o json`, `project list -o json` and
+// `cluster nodes -o json` (one function each in submit/core), secrets masked. Every backend call
+// goes through one mutex: the HTTP server answers on several threads, a backend is not shared.
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "submit/core/cluster.h"
+#include "submit/core/jobs.h"
+#include "submit/core/projects.h"
+
+namespace lane::dashboard {
+
+struct Roles {
+  submit::Jobs& jobs;
+  submit::Projects& projects;
+  submit::Cluster& cluster;
+};
+
+struct Reply {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+};
+
+class Api {
+ public:
+  explicit Api(Roles roles) : roles_(roles) {}
+
+  // GET `path` (starting with /api/) with its query parameters:
+  //   /api/jobs[?project=P]  /api/jobs/P/NAME  /api/jobs/P/NAME/logs[?tail=N]  /api/projects  /api/nodes
+  // 404 for another path or a job that does not exist, 400 for a bad name or parameter.
+  Reply get(const std::string& path, const std::map<std::string, std::string>& query);
+
+  // The jobs list document (all projects), as /api/jobs and the event stream send it.
+  nlohmann::json jobs_document(const std::optional<std::string>& project);
+
+ private:
+  Reply job(const std::string& project, const std::string& name);
+  Reply logs(const std::string& project, const std::string& name, const std::map<std::string, std::string>& query);
+
+  Roles roles_;
+  std::mutex backend_mutex_;
+};
+
+// {"error": message} with `status`.
+Reply error_reply(int status, const std::string& message);
+
+}  // namespace lane::dashboard

@@ -1,0 +1,186 @@
+#include "dashboard/server.h"
+
+#include <httplib.h>
+
+#include <atomic>
+#include <map>
+#include <thread>
+
+#include "common/error.h"
+#include "dashboard/assets.h"
+#include "dashboard/job_feed.h"
+#include "dashboard/token.h"
+
+namespace lane::dashboard {
+
+namespace {
+
+constexpr size_t kThreads = 16;  // each open event stream holds one
+
+// The host part of a Host header ("127.0.0.1:8080" → "127.0.0.1", "[::1]:80" → "::1").
+std::string host_of(const std::string& header) {
+  if (!header.empty() && header.front() == '[') {
+    auto close = header.find(']');
+    return close == std::string::npos ? header : header.substr(1, close - 1);
+  }
+  return header.substr(0, header.find(':'));
+}
+
+void send(httplib::Response& res, const Reply& reply) {
+  res.status = reply.status;
+  res.set_content(reply.body, reply.content_type.c_str());
+}
+
+}  // namespace
+
+struct Server::Impl {
+  Impl(Roles roles, ServerOptions o) : options(std::move(o)), api(roles), feed(api, options.poll_interval) {}
+
+  // Auth, Host and method checks before any route; Handled when the request is answered here.
+  httplib::Server::HandlerResponse screen(const httplib::Request& req, httplib::Response& res);
+  void events(const httplib::Request& req, httplib::Response& res);
+  void asset(const httplib::Request& req, httplib::Response& res);
+
+  ServerOptions options;
+  bool need_token = false;
+  Api api;
+  JobFeed feed;
+  httplib::Server http;
+  int port = -1;
+};
+
+httplib::Server::HandlerResponse Server::Impl::screen(const httplib::Request& req, httplib::Response& res) {
+  using R = httplib::Server::HandlerResponse;
+  if (!need_token) {
+    if (!is_loopback_host(host_of(req.get_header_value("Host")))) {
+      send(res, error_reply(403, "the dashboard listens on loopback: use a loopback Host (127.0.0.1, localhost)"));
+      return R::Handled;
+    }
+  } else if (!request_has_token(options.token, req.get_header_value("Authorization"), req.get_header_value("Cookie"))) {
+    // ?token=T (the link printed at start): set the cookie and drop the token from the address.
+    if (req.method == "GET" && req.has_param("token") && tokens_equal(options.token, req.get_param_value("token"))) {
+      res.status = 303;
+      res.set_header("Set-Cookie", std::string(kTokenCookie) + "=" + options.token + "; Path=/; HttpOnly; SameSite=Strict");
+      // Only a path of this server: "//host/..." would send the browser elsewhere.
+      bool local_path = req.path.size() >= 1 && req.path[0] == '/' && req.path.compare(0, 2, "//") != 0 &&
+                        req.path.find_first_of("\\\r\n") == std::string::npos;
+      res.set_header("Location", local_path ? req.path : "/");
+      return R::Handled;
+    }
+    res.set_header("WWW-Authenticate", "Bearer realm=\"lanectl dashboard\"");
+    send(res, error_reply(401, "this dashboard needs its token: Authorization: Bearer TOKEN (printed by lanectl dashboard at start)"));
+    return R::Handled;
+  }
+  if (req.method != "GET" && req.method != "HEAD") {
+    res.set_header("Allow", "GET, HEAD");
+    send(res, error_reply(405, "the dashboard is read-only: " + req.method + " is not allowed"));
+    return R::Handled;
+  }
+  return R::Unhandled;
+}
+
+void Server::Impl::events(const httplib::Request&, httplib::Response& res) {
+  struct Stream {
+    uint64_t seen = 0;
+    std::chrono::steady_clock::time_point last_write = std::chrono::steady_clock::now();
+    bool started = false;
+  };
+  auto stream = std::make_shared<Stream>();
+  res.set_header("Cache-Control", "no-store");
+  res.set_header("X-Accel-Buffering", "no");
+  res.set_chunked_content_provider("text/event-stream", [this, stream](size_t, httplib::DataSink& sink) {
+    std::string chunk;
+    if (!stream->started) {
+      chunk = "retry: 2000\n\n";
+      stream->started = true;
+    }
+    auto wait = std::min<std::chrono::milliseconds>(options.keepalive, std::chrono::milliseconds(1000));
+    auto snap = feed.wait_newer(stream->seen, chunk.empty() ? wait : std::chrono::milliseconds(0));
+    if (feed.stopped()) return false;
+    auto now = std::chrono::steady_clock::now();
+    if (snap.version != stream->seen && snap.version != 0) {
+      chunk += "event: jobs\nid: " + std::to_string(snap.version) + "\ndata: " + snap.document + "\n\n";
+      stream->seen = snap.version;
+    } else if (chunk.empty() && now - stream->last_write >= options.keepalive) {
+      chunk = ": keep-alive\n\n";
+    }
+    if (chunk.empty()) return true;
+    stream->last_write = now;
+    return sink.write(chunk.data(), chunk.size());
+  });
+}
+
+void Server::Impl::asset(const httplib::Request& req, httplib::Response& res) {
+  std::string name = req.path == "/" ? "index.html" : req.path.substr(1);
+  const Asset* a = find_asset(name);
+  if (!a) return send(res, {404, "text/plain; charset=utf-8", "not found: " + req.path + "\n"});
+  std::string type = asset_content_type(name);
+  if (type.rfind("text/html", 0) == 0)
+    res.set_header("Content-Security-Policy",
+                   "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'");
+  res.set_header("Cache-Control", "no-cache");
+  res.set_content(reinterpret_cast<const char*>(a->data), a->size, type.c_str());
+}
+
+Server::Server(Roles roles, ServerOptions options) {
+  bool loopback = is_loopback_host(options.listen.host);
+  if (!loopback && options.token.empty())
+    throw Error("dashboard: listening on " + options.listen.host + " (beyond loopback) needs a token");
+  impl_ = std::make_unique<Impl>(roles, std::move(options));
+  Impl& s = *impl_;
+  s.need_token = !loopback || !s.options.token.empty();
+  s.http.new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
+  // SO_REUSEADDR only: httplib's default adds SO_REUSEPORT, which lets a second server (a second
+  // `lanectl dashboard` of the same user) bind the same port and share its connections silently.
+  s.http.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  s.http.set_default_headers({{"X-Content-Type-Options", "nosniff"},
+                              {"X-Frame-Options", "DENY"},
+                              {"Referrer-Policy", "no-referrer"}});
+  s.http.set_pre_routing_handler([&s](const httplib::Request& req, httplib::Response& res) { return s.screen(req, res); });
+  s.http.Get("/api/events", [&s](const httplib::Request& req, httplib::Response& res) { s.events(req, res); });
+  s.http.Get("/api/.*", [&s](const httplib::Request& req, httplib::Response& res) {
+    std::map<std::string, std::string> query;
+    for (const auto& [k, v] : req.params) query.emplace(k, v);
+    res.set_header("Cache-Control", "no-store");
+    send(res, s.api.get(req.path, query));
+  });
+  s.http.Get("/.*", [&s](const httplib::Request& req, httplib::Response& res) { s.asset(req, res); });
+  s.http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+    send(res, error_reply(500, "internal error"));
+  });
+}
+
+Server::~Server() { stop(); }
+
+int Server::bind() {
+  const auto& l = impl_->options.listen;
+  int port = l.port == 0 ? impl_->http.bind_to_any_port(l.host) : (impl_->http.bind_to_port(l.host, l.port) ? l.port : -1);
+  if (port < 0)
+    throw Error("dashboard: cannot listen on " + l.host + ":" + std::to_string(l.port) +
+                " (address in use or not on this machine); pick another with --listen HOST:PORT");
+  impl_->port = port;
+  return port;
+}
+
+void Server::run() {
+  if (impl_->port < 0) throw Error("dashboard: run() before bind()");
+  // stop() only ends the feed; this thread closes the listener once it runs, so a stop() that
+  // comes before listen_after_bind() has started (a signal right after bind) is not lost.
+  std::atomic<bool> done{false};
+  std::thread closer([this, &done] {
+    impl_->feed.wait_stopped();
+    while (!impl_->http.is_running() && !done) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    impl_->http.stop();
+  });
+  impl_->http.listen_after_bind();
+  done = true;
+  impl_->feed.stop();
+  closer.join();
+}
+
+void Server::stop() { impl_->feed.stop(); }
+
+}  // namespace lane::dashboard

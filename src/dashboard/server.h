@@ -1,0 +1,46 @@
+#pragma once
+// `lanectl dashboard`'s HTTP server (cpp-httplib): the embedded web UI at /, the read-only JSON
+// API (api.h) at /api/..., the jobs event stream at /api/events. Security model (docs/dashboard.md):
+// read-only (any method but GET/HEAD is 405); on a loopback address no token is needed but the
+// Host header must name a loopback host (no DNS rebinding); beyond loopback every request needs
+// the token (Authorization: Bearer T, the lanectl_dashboard_token cookie, or ?token=T once, which
+// sets the cookie and redirects). The token is never logged.
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "dashboard/api.h"
+#include "dashboard/listen_address.h"
+
+namespace lane::dashboard {
+
+struct ServerOptions {
+  ListenAddress listen;
+  std::string token;  // required (non-empty) when listen.host is not loopback
+  std::chrono::milliseconds poll_interval{500};
+  std::chrono::milliseconds keepalive{15000};  // a comment on an idle event stream this often
+};
+
+class Server {
+ public:
+  // Throws lane::Error when the address is beyond loopback and no token is given.
+  Server(Roles roles, ServerOptions options);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds the listening socket; returns the port (the chosen one for port 0). Throws lane::Error
+  // naming the address when it cannot listen there.
+  int bind();
+  // Serves until stop() (from another thread or a signal watcher). Call bind() first.
+  void run();
+  // Ends run() (also when called before run() has started listening): closes the listener and
+  // the event streams. Thread-safe, idempotent.
+  void stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace lane::dashboard

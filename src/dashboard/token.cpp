@@ -1,0 +1,67 @@
+#include "dashboard/token.h"
+
+#include <sys/random.h>
+
+#include <cerrno>
+#include <cstdint>
+
+#include "common/error.h"
+
+namespace lane::dashboard {
+
+std::string generate_token() {
+  unsigned char bytes[32];
+  size_t got = 0;
+  while (got < sizeof bytes) {
+    ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw Error("dashboard: the kernel's random source (getrandom) failed; pass a token with --token");
+    got += static_cast<size_t>(n);
+  }
+  static const char* hex = "0123456789abcdef";
+  std::string token;
+  for (unsigned char b : bytes) {
+    token += hex[b >> 4];
+    token += hex[b & 15];
+  }
+  return token;
+}
+
+bool tokens_equal(const std::string& expected, const std::string& given) {
+  // Every byte of `given` is looked at, whatever the lengths; the length difference is folded in.
+  volatile unsigned char diff = expected.size() == given.size() ? 0 : 1;
+  for (size_t i = 0; i < given.size(); ++i) {
+    unsigned char e = expected.empty() ? 0 : static_cast<unsigned char>(expected[i % expected.size()]);
+    diff = diff | (e ^ static_cast<unsigned char>(given[i]));
+  }
+  return !expected.empty() && diff == 0;
+}
+
+namespace {
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+bool request_has_token(const std::string& expected, const std::string& authorization, const std::string& cookie) {
+  if (expected.empty()) return false;
+  bool ok = false;
+  const std::string bearer = "Bearer ";
+  if (authorization.compare(0, bearer.size(), bearer) == 0)
+    ok = tokens_equal(expected, trim(authorization.substr(bearer.size())));
+  size_t pos = 0;
+  while (!ok && pos <= cookie.size()) {
+    size_t end = cookie.find(';', pos);
+    std::string pair = trim(cookie.substr(pos, end == std::string::npos ? std::string::npos : end - pos));
+    auto eq = pair.find('=');
+    if (eq != std::string::npos && pair.substr(0, eq) == kTokenCookie) ok = tokens_equal(expected, pair.substr(eq + 1));
+    if (end == std::string::npos) break;
+    pos = end + 1;
+  }
+  return ok;
+}
+
+}  // namespace lane::dashboard

@@ -1,0 +1,20 @@
+#pragma once
+// The dashboard's access token: generated from the kernel's CSPRNG, compared in constant time,
+// taken from `Authorization: Bearer T` or the `lanectl_dashboard_token` cookie. Never logged.
+#include <string>
+
+namespace lane::dashboard {
+
+inline constexpr const char* kTokenCookie = "lanectl_dashboard_token";
+
+// 32 random bytes (getrandom) as 64 hex digits. Throws lane::Error if the kernel gives none.
+std::string generate_token();
+
+// Equality that takes the same time wherever the first difference is.
+bool tokens_equal(const std::string& expected, const std::string& given);
+
+// Whether the request carries `expected` in its Authorization header (Bearer) or its Cookie
+// header. An empty `expected` never matches.
+bool request_has_token(const std::string& expected, const std::string& authorization, const std::string& cookie);
+
+}  // namespace lane::dashboard

@@ -1,0 +1,72 @@
+// lane_dashboard's pure parts: --listen parsing, loopback detection, the token, the embedded assets.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+
+#include "dashboard/assets.h"
+#include "dashboard/listen_address.h"
+#include "dashboard/token.h"
+
+using namespace lane::dashboard;
+
+TEST_CASE("the listen address is HOST:PORT with IPv6 in brackets and a port 0..65535") {
+  auto a = parse_listen_address("127.0.0.1:8080");
+  REQUIRE(a);
+  CHECK(a->host == "127.0.0.1");
+  CHECK(a->port == 8080);
+  auto v6 = parse_listen_address("[::1]:0");
+  REQUIRE(v6);
+  CHECK(v6->host == "::1");
+  CHECK(v6->port == 0);
+  CHECK(parse_listen_address("0.0.0.0:65535"));
+  for (const char* bad : {"8080", ":80", "host:", "host:65536", "host:http", "::1:80", "[::1]80", "[]:80", "a b:80", "h:123456"})
+    CHECK_FALSE(parse_listen_address(bad));
+}
+
+TEST_CASE("loopback hosts are told apart from the others") {
+  for (const char* h : {"127.0.0.1", "127.1.2.3", "::1", "localhost"}) CHECK(is_loopback_host(h));
+  for (const char* h : {"0.0.0.0", "10.0.0.1", "::", "example.com", "128.0.0.1", ""}) CHECK_FALSE(is_loopback_host(h));
+  CHECK(dashboard_url("127.0.0.1", 80) == "http://127.0.0.1:80/");
+  CHECK(dashboard_url("::1", 8080) == "http://[::1]:8080/");
+}
+
+TEST_CASE("generated tokens are 64 hex digits and differ") {
+  std::set<std::string> seen;
+  for (int i = 0; i < 16; ++i) {
+    auto t = generate_token();
+    CHECK(t.size() == 64);
+    CHECK(t.find_first_not_of("0123456789abcdef") == std::string::npos);
+    seen.insert(t);
+  }
+  CHECK(seen.size() == 16);
+}
+
+TEST_CASE("the token matches by Bearer header or cookie and exactly") {
+  CHECK(tokens_equal("abc", "abc"));
+  CHECK_FALSE(tokens_equal("abc", "abd"));
+  CHECK_FALSE(tokens_equal("abc", "ab"));
+  CHECK_FALSE(tokens_equal("abc", "abcabc"));
+  CHECK_FALSE(tokens_equal("", ""));
+  CHECK(request_has_token("tok", "Bearer tok", ""));
+  CHECK(request_has_token("tok", "", "x=1; lanectl_dashboard_token=tok; y=2"));
+  CHECK(request_has_token("tok", "", "lanectl_dashboard_token=tok"));
+  CHECK_FALSE(request_has_token("tok", "Basic tok", ""));
+  CHECK_FALSE(request_has_token("tok", "Bearer tok2", "other_token=tok"));
+  CHECK_FALSE(request_has_token("tok", "", "xlanectl_dashboard_token=tok"));
+  CHECK_FALSE(request_has_token("", "Bearer ", "lanectl_dashboard_token="));
+}
+
+TEST_CASE("the web UI is embedded with its content types") {
+  const Asset* index = find_asset("index.html");
+  REQUIRE(index);
+  std::string html(reinterpret_cast<const char*>(index->data), index->size);
+  CHECK(html.find("<table id=\"jobs\"") != std::string::npos);
+  CHECK(html.rfind("</html>") != std::string::npos);
+  REQUIRE(find_asset("app.js"));
+  REQUIRE(find_asset("style.css"));
+  CHECK_FALSE(find_asset("../CMakeLists.txt"));
+  CHECK(asset_content_type("index.html") == "text/html; charset=utf-8");
+  CHECK(asset_content_type("app.js") == "text/javascript; charset=utf-8");
+  CHECK(asset_content_type("style.css") == "text/css; charset=utf-8");
+}
