@@ -175,7 +175,8 @@ std::string byte_unit_hint(const std::string& value) {
   return fmt::format("{} (10^N bytes) or {}i (2^N bytes)", decimal, binary);
 }
 
-// --cpu, --memory and --shm-size become requests/limits or a sizeLimit: Kubernetes quantities >= 0.
+// --cpu, --memory, --shm-size and the limits become requests/limits, a sizeLimit or an annotation:
+// Kubernetes quantities >= 0.
 void check_quantity(const std::string& value, const char* flag, const char* example, bool bytes) {
   if (value.empty()) return;
   auto q = parse_quantity(value);
@@ -215,12 +216,12 @@ void check_ports(const JobSpec& spec) {
   if (spec.service_type != "nodeport") return;
   for (const auto& p : spec.ports) {
     if (p.find(':') == std::string::npos) continue;  // Kubernetes picks the node port
-    const int node_port = parse_port_mapping(p)->external;
-    if (node_port < kMinNodePort || node_port > kMaxNodePort)
+    const PortMapping mapping = *parse_port_mapping(p);
+    if (mapping.external < kMinNodePort || mapping.external > kMaxNodePort)
       throw UsageError(fmt::format(
           "--port '{}': with --service-type nodeport the external port is the node port, which must be {}-{} "
           "(e.g. --port {}:{}); or give only the container port and Kubernetes picks one",
-          p, kMinNodePort, kMaxNodePort, kMinNodePort + 80, parse_port_mapping(p)->container));
+          p, kMinNodePort, kMaxNodePort, kMinNodePort + 80, mapping.container));
   }
 }
 
@@ -319,17 +320,9 @@ void check_batch_fields(const JobSpec& spec) {
 }
 
 void check_limits(const JobSpec& spec) {
-  struct Limit {
-    const char* flag;
-    const std::string& value;
-    const char* example;
-  };
-  const Limit limits[] = {{"--cpu-limit", spec.cpu_limit, "2 or 500m"},
-                          {"--memory-limit", spec.memory_limit, "8Gi or 500M"},
-                          {"--gpu-memory", spec.gpu_memory, "4G or 500M"}};
-  for (const auto& l : limits)
-    if (!l.value.empty() && !limit_quantity(l.value))
-      throw UsageError(fmt::format("{} '{}': not a Kubernetes quantity; use e.g. {}", l.flag, l.value, l.example));
+  check_quantity(spec.cpu_limit, "--cpu-limit", "2 or 500m", false);
+  check_quantity(spec.memory_limit, "--memory-limit", "8Gi or 500M", false);
+  check_quantity(spec.gpu_memory, "--gpu-memory", "4G or 500M", false);
   // A real API server refuses a request above its limit.
   if (!spec.memory_limit.empty() && !spec.memory.empty()) {
     auto request = limit_quantity(spec.memory);
@@ -378,7 +371,7 @@ void check_mig(const JobSpec& spec) {
   size_t g = p.find("g.");
   bool ok = g == 1 && p[0] >= '1' && p[0] <= '7' && p.size() > 5 && p.compare(p.size() - 2, 2, "gb") == 0;
   for (size_t i = g + 2; ok && i < p.size() - 2; ++i) ok = std::isdigit(static_cast<unsigned char>(p[i])) != 0;
-  if (!ok || (ok && p[g + 2] == '0'))
+  if (!ok || p[g + 2] == '0')
     throw UsageError("--mig '" + p + "': use an NVIDIA MIG profile such as 1g.5gb, 2g.10gb, 3g.20gb or 7g.40gb");
   if (spec.gpu > 0 || !spec.gpu_memory.empty())
     throw UsageError("--mig cannot be combined with -g/--gpu or --gpu-memory: a MIG profile is the job's GPU share");
