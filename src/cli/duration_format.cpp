@@ -23,8 +23,9 @@ std::string short_duration(int64_t milliseconds) {
 
 namespace lane::cli {
 
-std::optional<int64_t> parse_duration_seconds(const std::string& text) {
+std::optional<int64_t> parse_duration_seconds(const std::string& text, bool allow_zero) {
   if (text.empty()) return std::nullopt;
+  if (allow_zero && text == "0") return 0;
   int64_t total = 0, number = 0;
   bool have_digits = false;
   for (char c : text) {
@@ -41,7 +42,7 @@ std::optional<int64_t> parse_duration_seconds(const std::string& text) {
     have_digits = false;
   }
   if (have_digits) return std::nullopt;  // a number without a unit
-  if (total <= 0) return std::nullopt;
+  if (total == 0 && !allow_zero) return std::nullopt;
   return total;
 }
 

@@ -110,10 +110,8 @@ double parse_gpu(const std::string& value) {
 }
 
 int64_t parse_ttl(const std::string& value) {
-  if (value.find_first_not_of("0smhd") == std::string::npos && value.find('0') != std::string::npos &&
-      value.find_first_of("123456789") == std::string::npos && std::isdigit(static_cast<unsigned char>(value[0])))
-    return 0;  // "0", "0s", "0m": delete as soon as the job ends
-  if (auto seconds = parse_duration_seconds(value)) return *seconds;
+  // "0", "0s", "0m": delete as soon as the job ends.
+  if (auto seconds = parse_duration_seconds(value, /*allow_zero=*/true)) return *seconds;
   throw UsageError("--ttl-after-finish '" + value + "' is not a duration; use a number with a unit s, m, h or d "
                    "(e.g. 30s, 10m, 1h30m, 0s)");
 }

@@ -69,6 +69,14 @@ TEST_CASE("since durations") {
   CHECK_FALSE(parse_duration_seconds("10").has_value());
   CHECK_FALSE(parse_duration_seconds("x").has_value());
   CHECK_FALSE(parse_duration_seconds("").has_value());
+  // Zero only where a zero duration means something (a TTL): "0" or zero with units.
+  CHECK_FALSE(parse_duration_seconds("0s").has_value());
+  CHECK(parse_duration_seconds("0s", true) == 0);
+  CHECK(parse_duration_seconds("0", true) == 0);
+  CHECK(parse_duration_seconds("0h0m", true) == 0);
+  CHECK(parse_duration_seconds("1h", true) == 3600);
+  CHECK_FALSE(parse_duration_seconds("0sm", true).has_value());
+  CHECK_FALSE(parse_duration_seconds("10", true).has_value());
 }
 
 TEST_CASE("logs --since-time: RFC 3339 times with Z or an offset, fractions dropped") {
