@@ -22,10 +22,8 @@ bool LocalJobs::suspend_job(const std::string& name, const std::string& project)
     if (row->status == "Suspended") return true;
     if (row->status != "Pending" && row->status != "Running")
       throw UsageError("job '" + name + "' is " + row->status + "; only a Pending or Running job can be suspended");
-    // attempt + 1: the stopped attempt's supervisor records nothing (finish_attempt checks it).
-    st_.db.prepare("UPDATE jobs SET status = 'Suspended', reason = 'suspended by lanectl suspend', placement = '[]', "
-                   "alloc = 0, nodes = '', attempt = attempt + 1, sup_pid = 0, sup_start = 0 WHERE id = ?1")
-        .bind(1, row->id).run();
+    // A new attempt: the stopped attempt's supervisor records nothing (finish_attempt checks it).
+    release_job(st_.db, row->id, "Suspended", "suspended by lanectl suspend", /*new_attempt=*/true);
     add_event(st_.db, row->id, "job/" + name, "Normal", "Suspended",
               row->status == "Running" ? "job suspended; its processes were stopped" : "job suspended before it started");
     if (row->status == "Running" && row->sup_pid > 0) effects.terminate.emplace_back(row->sup_pid, row->sup_start);

@@ -94,9 +94,8 @@ PassEffects run_scheduling_pass(Database& db, const Paths& paths) {
     auto it = rows.find(p.id);
     if (it == rows.end()) continue;
     JobRow& row = it->second;
-    db.prepare("UPDATE jobs SET status = 'Pending', reason = ?1, placement = '[]', alloc = 0, nodes = '', attempt = attempt + 1, "
-               "preemptions = preemptions + 1, sup_pid = 0, sup_start = 0 WHERE id = ?2")
-        .bind(1, p.reason).bind(2, row.id).run();
+    release_job(db, row.id, "Pending", p.reason, /*new_attempt=*/true);
+    db.prepare("UPDATE jobs SET preemptions = preemptions + 1 WHERE id = ?1").bind(1, row.id).run();
     add_event(db, row.id, "job/" + row.name, "Warning", "Preempted", p.reason);
     if (row.sup_pid > 0) effects.terminate.emplace_back(row.sup_pid, row.sup_start);
     row.preemptions += 1;

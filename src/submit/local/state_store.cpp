@@ -173,6 +173,14 @@ void erase_job(Database& db, int64_t job_id) {
   db.prepare("DELETE FROM jobs WHERE id = ?1").bind(1, job_id).run();
 }
 
+void release_job(Database& db, int64_t job_id, const std::string& status, const std::string& reason,
+                 bool new_attempt) {
+  db.prepare(std::string("UPDATE jobs SET status = ?1, reason = ?2, placement = '[]', alloc = 0, nodes = '', "
+                         "sup_pid = 0, sup_start = 0") +
+             (new_attempt ? ", attempt = attempt + 1" : "") + " WHERE id = ?3")
+      .bind(1, status).bind(2, reason).bind(3, job_id).run();
+}
+
 void add_event(Database& db, int64_t job_id, const std::string& source, const std::string& type,
                const std::string& reason, const std::string& message) {
   db.prepare("INSERT INTO events(job_id, time_ms, source, type, reason, message) VALUES(?1,?2,?3,?4,?5,?6)")

@@ -73,6 +73,12 @@ std::optional<JobRow> load_job_row_by_id(Database& db, int64_t id, bool with_spe
 // Removes a job's row and its events (the caller removes its directory after the commit).
 void erase_job(Database& db, int64_t job_id);
 
+// Takes a job off its nodes (no placement, GPUs or supervisor) and sets `status` and `reason`.
+// new_attempt: the attempt that ran ends here, so its supervisor records nothing when it exits
+// (preemption, suspend); without it the attempt has already ended (a retry after its end).
+void release_job(Database& db, int64_t job_id, const std::string& status, const std::string& reason,
+                 bool new_attempt);
+
 void add_event(Database& db, int64_t job_id, const std::string& source, const std::string& type,
                const std::string& reason, const std::string& message);
 std::vector<JobEvent> load_events(Database& db, int64_t job_id);

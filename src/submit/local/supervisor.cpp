@@ -60,9 +60,7 @@ int64_t count_events(Database& db, int64_t job_id, const char* reason) {
 
 // The job runs again: back to Pending (the pass that follows starts it), with an event.
 void run_again(Database& db, const JobRow& row, const char* type, const char* event, const std::string& reason) {
-  db.prepare("UPDATE jobs SET status = 'Pending', reason = ?1, placement = '[]', alloc = 0, nodes = '', "
-             "sup_pid = 0, sup_start = 0 WHERE id = ?2")
-      .bind(1, reason).bind(2, row.id).run();
+  release_job(db, row.id, "Pending", reason, /*new_attempt=*/false);
   add_event(db, row.id, "job/" + row.name, type, event, reason);
 }
 
