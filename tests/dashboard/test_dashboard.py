@@ -126,11 +126,14 @@ def case_loopback(env):
     status, ctype, body, r = request(port, "GET", "/")
     check(status == 200, f"GET / -> {status}")
     check(ctype.startswith("text/html"), f"GET / content type {ctype}")
-    check('<table id="jobs"' in body and "GPUs Allocated (Requested)" in body and "PODs Running (Pending)" in body,
-          "the index page has no jobs table with the Run:AI columns")
+    check('<main id="view">' in body and 'src="/app.js"' in body and 'src="/jobs.js"' in body,
+          "the index page has no view or does not load the router and the Jobs page")
     check("default-src 'self'" in (r.getheader("Content-Security-Policy") or ""), "the page has no CSP")
     status, ctype, body, _ = request(port, "GET", "/app.js")
     check(status == 200 and ctype.startswith("text/javascript") and "EventSource" in body, f"GET /app.js -> {status} {ctype}")
+    status, ctype, body, _ = request(port, "GET", "/jobs.js")
+    check(status == 200 and "GPUs Allocated (Requested)" in body and "PODs Running (Pending)" in body,
+          f"GET /jobs.js -> {status}: no Run:AI columns")
     status, ctype, _, _ = request(port, "GET", "/style.css")
     check(status == 200 and ctype.startswith("text/css"), f"GET /style.css -> {status} {ctype}")
     check(request(port, "GET", "/nope.html")[0] == 404, "an unknown asset is not 404")

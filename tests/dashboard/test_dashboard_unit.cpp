@@ -61,9 +61,11 @@ TEST_CASE("the web UI is embedded with its content types") {
   const Asset* index = find_asset("index.html");
   REQUIRE(index);
   std::string html(reinterpret_cast<const char*>(index->data), index->size);
-  CHECK(html.find("<table id=\"jobs\"") != std::string::npos);
+  CHECK(html.find("<main id=\"view\">") != std::string::npos);
   CHECK(html.rfind("</html>") != std::string::npos);
   REQUIRE(find_asset("app.js"));
+  REQUIRE(find_asset("ui.js"));
+  REQUIRE(find_asset("jobs.js"));
   REQUIRE(find_asset("style.css"));
   CHECK_FALSE(find_asset("../CMakeLists.txt"));
   CHECK(asset_content_type("index.html") == "text/html; charset=utf-8");

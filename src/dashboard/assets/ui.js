@@ -1,0 +1,112 @@
+// Shared helpers of the dashboard's pages (plain JavaScript, no framework): DOM building, the
+// API fetch, formatting, the page registry the router (app.js) mounts from, and the one jobs
+// event stream every page shares.
+//
+// A page is registered as `pages[name] = { title, mount(root, params) }`; mount fills `root` and
+// may return a function the router calls when the page is left (stop timers, unsubscribe).
+// Content-Security-Policy is `default-src 'self'`: no inline script and no `style="..."`
+// attribute; set styles through element.style (CSSOM), which the policy allows.
+"use strict";
+
+const pages = {};
+
+const ui = {
+  // el("div", {class: "x", onclick: f, dataset: {k: v}}, child, "text", ...)
+  el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k === "class") e.className = v;
+      else if (k === "dataset") Object.assign(e.dataset, v);
+      else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+      else if (k === "text") e.textContent = v;
+      else e.setAttribute(k, v === true ? "" : v);
+    }
+    for (const c of children.flat()) if (c !== undefined && c !== null && c !== false) e.append(c);
+    return e;
+  },
+
+  // SVG element with attributes.
+  svg(tag, attrs, ...children) {
+    const e = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    for (const [k, v] of Object.entries(attrs || {})) if (v !== undefined && v !== null) e.setAttribute(k, v);
+    for (const c of children.flat()) if (c) e.append(c);
+    return e;
+  },
+
+  // GET an API path; resolves to the parsed JSON, rejects with the server's {"error"} message.
+  async fetchJSON(path) {
+    const r = await fetch(path, { headers: { Accept: "application/json" } });
+    const text = await r.text();
+    let doc;
+    try { doc = JSON.parse(text); } catch (e) { doc = undefined; }
+    if (!r.ok) throw new Error((doc && doc.error) || r.status + " " + r.statusText);
+    return doc;
+  },
+
+  async fetchText(path) {
+    const r = await fetch(path);
+    const text = await r.text();
+    if (!r.ok) {
+      let msg = r.status + " " + r.statusText;
+      try { msg = JSON.parse(text).error || msg; } catch (e) { /* plain text */ }
+      throw new Error(msg);
+    }
+    return text;
+  },
+
+  formatAge(ms) {
+    const s = Math.floor(Math.max(0, ms) / 1000);
+    if (s < 60) return s + "s";
+    const m = Math.floor(s / 60);
+    if (m < 60) return m + "m";
+    const h = Math.floor(m / 60);
+    if (h < 48) return h + "h" + (m % 60 ? (m % 60) + "m" : "");
+    return Math.floor(h / 24) + "d";
+  },
+
+  // Milliseconds since an RFC 3339 time ("" or unparsable: 0).
+  since(time, now) {
+    const t = Date.parse(time || "");
+    return Number.isNaN(t) ? 0 : Math.max(0, (now || Date.now()) - t);
+  },
+
+  gpus(v) {
+    const n = Number(v || 0);
+    return Number.isInteger(n) ? String(n) : n.toFixed(2).replace(/0+$/, "");
+  },
+
+  statusBadge(status, reason) {
+    const b = ui.el("span", { class: "status " + status, text: status });
+    if (reason) b.title = reason;
+    return b;
+  },
+
+  // "#/jobs/P/N" for a job's page.
+  jobHref(project, name) { return "#/jobs/" + encodeURIComponent(project) + "/" + encodeURIComponent(name); },
+
+  errorBox(message) { return ui.el("div", { class: "error-box", role: "alert", text: message }); },
+
+  // The shared jobs stream (/api/events): subscribe(fn) calls fn(jobs) now if a list is known
+  // and on every change; returns the unsubscribe function.
+  jobsFeed: {
+    jobs: null,
+    listeners: new Set(),
+    subscribe(fn) {
+      this.listeners.add(fn);
+      if (this.jobs) fn(this.jobs);
+      return () => this.listeners.delete(fn);
+    },
+    publish(jobs) {
+      this.jobs = jobs;
+      for (const fn of this.listeners) fn(jobs);
+    },
+  },
+
+  setLive(on, text) {
+    const el = document.getElementById("live");
+    if (!el) return;
+    el.className = "live " + (on ? "on" : "off");
+    el.textContent = text;
+  },
+};
