@@ -39,6 +39,7 @@ class CliContext {
   submit::Projects& projects() { return backend().projects(); }
   submit::Cluster& cluster() { return backend().cluster(); }
   submit::Storage& storage() { return backend().storage(); }
+  submit::JobFiles& job_files() { return backend().job_files(); }  // the dashboard's job page
   const submit::BackendConfig& config();
 
   // The -p value, else `lanectl config project`, else the backend's own (Kubernetes: a context

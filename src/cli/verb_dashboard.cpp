@@ -86,7 +86,7 @@ void run_dashboard(const DashboardOptions& o, CliContext& ctx) {
     token = dashboard::generate_token();
     generated = true;
   }
-  dashboard::Roles roles{ctx.jobs(), ctx.projects(), ctx.cluster()};
+  dashboard::Roles roles{ctx.jobs(), ctx.projects(), ctx.cluster(), ctx.job_files()};
   dashboard::Server server(roles, {*listen, token});
   int port = server.bind();
   StopOnSignal stop(server);  // before the URL is printed: whoever reads it may signal at once

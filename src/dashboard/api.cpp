@@ -57,6 +57,9 @@ Reply Api::get(const std::string& path, const std::map<std::string, std::string>
     }
     if (parts.size() == 4 && parts[1] == "jobs") return job(parts[2], parts[3]);
     if (parts.size() == 5 && parts[1] == "jobs" && parts[4] == "logs") return logs(parts[2], parts[3], query);
+    if (parts.size() == 5 && parts[1] == "jobs" && parts[4] == "metrics") return metrics(parts[2], parts[3]);
+    if (parts.size() == 5 && parts[1] == "jobs" && parts[4] == "overlays") return overlays(parts[2], parts[3]);
+    if (parts.size() == 6 && parts[1] == "jobs" && parts[4] == "overlays") return overlay_image(parts[2], parts[3], parts[5]);
     if (parts.size() == 2 && parts[1] == "projects") {
       std::lock_guard<std::mutex> lock(backend_mutex_);
       nlohmann::json doc = nlohmann::json::array();

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "submit/core/cluster.h"
+#include "submit/core/job_files.h"
 #include "submit/core/jobs.h"
 #include "submit/core/projects.h"
 
@@ -20,6 +21,7 @@ struct Roles {
   submit::Jobs& jobs;
   submit::Projects& projects;
   submit::Cluster& cluster;
+  submit::JobFiles& files;  // the job page's metrics and overlays (job_outputs.h)
 };
 
 struct Reply {
@@ -34,6 +36,7 @@ class Api {
 
   // GET `path` (starting with /api/) with its query parameters:
   //   /api/jobs[?project=P]  /api/jobs/P/NAME  /api/jobs/P/NAME/logs[?tail=N]  /api/projects  /api/nodes
+  //   /api/jobs/P/NAME/metrics  /api/jobs/P/NAME/overlays  /api/jobs/P/NAME/overlays/FILE (job_outputs.cpp)
   // 404 for another path or a job that does not exist, 400 for a bad name or parameter.
   Reply get(const std::string& path, const std::map<std::string, std::string>& query);
 
@@ -43,6 +46,10 @@ class Api {
  private:
   Reply job(const std::string& project, const std::string& name);
   Reply logs(const std::string& project, const std::string& name, const std::map<std::string, std::string>& query);
+  // job_outputs.cpp: what the job wrote in its OUTPUT_DIR (and a predict run's --out).
+  Reply metrics(const std::string& project, const std::string& name);
+  Reply overlays(const std::string& project, const std::string& name);
+  Reply overlay_image(const std::string& project, const std::string& name, const std::string& file);
 
   Roles roles_;
   std::mutex backend_mutex_;

@@ -638,6 +638,7 @@ class Store:
         self.history = []      # (rv, key, ns, type, object)
         self.compacted = 0     # watches from older versions get 410
         self.logs = {}         # (ns, pod) -> {"lines": [(t, text)], "follow": [...], "interval": s}
+        self.files = {}        # (ns, pod) -> {"files": {path: text}, "links": {path: target}, "env": {..}}
         self.continue_tokens = {}
         self.list_cache = {}   # (key, ns, labelSelector, fieldSelector) -> (rv, [item JSON])
 
@@ -915,6 +916,11 @@ class Handler(BaseHTTPRequestHandler):
                     "lines": [(time.time() - data.get("age", 0), l) for l in data.get("lines", [])],
                     "follow": data.get("follow", []), "interval": data.get("interval", 0.0)}
             return self.send_json(200, {"ok": True})
+        if path == "/_test/files":  # what a pod's container holds for exec's realpath/stat/head/tail/find/printenv
+            with store.cond:
+                store.files[(data["namespace"], data["pod"])] = {
+                    "files": data.get("files", {}), "links": data.get("links", {}), "env": data.get("env", {})}
+            return self.send_json(200, {"ok": True})
         if path == "/_test/settings":
             if "snapshot_delay" in data:
                 srv.snapshot_delay = data["snapshot_delay"]
@@ -1086,7 +1092,9 @@ class Handler(BaseHTTPRequestHandler):
                 with self.server.store.cond:
                     entry = self.server.store.logs.get((ns, pod_name), {"follow": [], "interval": 0})
                 return FakeContainer(self, chosen, tty).attach(entry["follow"], entry["interval"])
-            FakeContainer(self, chosen, tty).run(command)
+            with self.server.store.cond:
+                fs = self.server.store.files.get((ns, pod_name))
+            FakeContainer(self, chosen, tty, fs).run(command)
         except (BrokenPipeError, ConnectionResetError, WsProtocolError):
             pass
 
@@ -1490,8 +1498,67 @@ class FakeContainer:
 
     STDIN, STDOUT, STDERR, ERROR, RESIZE, CLOSE = 0, 1, 2, 3, 4, 255
 
-    def __init__(self, handler, protocol, tty):
+    def __init__(self, handler, protocol, tty, fs=None):
         self.h, self.v5, self.tty = handler, protocol == "v5.channel.k8s.io", tty
+        self.fs = fs  # /_test/files of the pod: the file commands below read it
+
+    MTIME = 1700000000
+
+    def resolve(self, path):
+        """`path` with the fake's symbolic links replaced (realpath), or None when it does not exist."""
+        links, files = self.fs["links"], self.fs["files"]
+        parts, done = [p for p in path.split("/") if p], ""
+        for i, part in enumerate(parts):
+            done += "/" + part
+            if done in links:
+                return self.resolve(links[done] + "".join("/" + p for p in parts[i + 1:]))
+        if done in files or any(f.startswith(done + "/") for f in files) or done == "":
+            return done or "/"
+        return None
+
+    def file_command(self, name, args):
+        """realpath -e -- P, stat -c FMT -- P, head|tail -c N -- P, find P ... -printf FMT, printenv N."""
+        files = self.fs["files"]
+        if name == "printenv":
+            if args and args[0] in self.fs["env"]:
+                self.out(self.fs["env"][args[0]] + "\n")
+                return self.finish()
+            return self.finish(1)
+        path = args[-1] if name != "find" else args[0]
+        if name == "realpath":
+            real = self.resolve(path)
+            if real is None:
+                self.out("realpath: %s: No such file or directory\n" % path, self.STDERR)
+                return self.finish(1)
+            self.out(real + "\n")
+            return self.finish()
+        if path in self.fs["links"]:  # the tools below are only given paths realpath returned unchanged
+            return self.finish(failure="fake container: %s %s reached a link" % (name, path))
+        is_dir = any(f.startswith(path + "/") for f in files)
+        if name == "stat":
+            if path in files:
+                kind = "regular file" if files[path] else "regular empty file"
+                self.out("%s|%d|%d\n" % (kind, len(files[path].encode()), self.MTIME))
+            elif is_dir:
+                self.out("directory|4096|%d\n" % self.MTIME)
+            else:
+                return self.finish(1)
+            return self.finish()
+        if name in ("head", "tail"):
+            if path not in files:
+                return self.finish(1)
+            data, n = files[path].encode(), int(args[1])
+            self.out((data[:n] if name == "head" else data[len(data) - n:]).decode(errors="replace"))
+            return self.finish()
+        if name == "find":
+            if not is_dir:
+                return self.finish(1)
+            for f, text in sorted(files.items()):
+                rest = f[len(path) + 1:]
+                if f.startswith(path + "/") and "/" not in rest and f not in self.fs["links"]:
+                    self.out("%d.0000000000 %d %s\n" % (self.MTIME, len(text.encode()), rest))
+            return self.finish()
+        return self.finish(failure="fake container: no %s" % name)
 
     def out(self, text, channel=1):
         self.h.ws_send(2, bytes([channel]) + text.encode())
@@ -1575,6 +1642,8 @@ class FakeContainer:
                     self.out("$ %s%s\r\n" % (line, " (tty)" if self.tty else ""))
                     line = ""
             return self.finish()
+        if self.fs is not None and name in ("realpath", "stat", "head", "tail", "find", "printenv"):
+            return self.file_command(name, args)
         return self.finish(failure='exec: "%s": executable file not found in $PATH: unknown' % name)
 
 

@@ -30,6 +30,7 @@ class KubeBackend : public Backend {
   KubeProjects& projects() override { return projects_; }
   KubeCluster& cluster() override { return cluster_; }
   KubeStorage& storage() override { return storage_; }
+  KubeJobs& job_files() override { return jobs_; }
 
  private:
   KubeContext ctx_;

@@ -2,17 +2,19 @@
 // The Jobs role on Kubernetes: jobs are batch/v1 Jobs and Kubeflow MPIJobs in the project's
 // namespace, scheduled by KAI. Written in three files: kube_jobs.cpp (create, name, delete),
 // kube_job_reads.cpp (list, describe), kube_job_pods.cpp (logs, exec, attach: the chief pod's
-// I/O) and kube_job_suspend.cpp (suspend, resume).
+// I/O) and kube_job_suspend.cpp (suspend, resume). It is also the JobFiles role
+// (kube_job_files.cpp): a job's files read in its chief pod while it runs.
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "submit/core/job_files.h"
 #include "submit/core/jobs.h"
 #include "submit/kube/kube_context.h"
 
 namespace lane::submit::kube {
 
-class KubeJobs : public Jobs {
+class KubeJobs : public Jobs, public JobFiles {
  public:
   explicit KubeJobs(const KubeContext& context) : ctx_(context) {}
 
@@ -34,6 +36,16 @@ class KubeJobs : public Jobs {
   int attach(const std::string& name, const std::string& project, const AttachOptions& opts, std::ostream& out,
              std::ostream& err) override;
 
+  // JobFiles: OUTPUT_DIR from the workload's env, else the chief pod's environment (printenv: the
+  // image's default); files are read by exec in the chief pod while it runs (realpath must give
+  // the path back unchanged, so no symbolic link is followed; stat; tail/head -c). A pod that is
+  // not running, or gone, makes the answer unreachable with that reason.
+  std::optional<std::string> output_dir(const std::string& name, const std::string& project) override;
+  JobFileRead read_file(const std::string& name, const std::string& project, const std::string& path,
+                        uint64_t max_bytes, bool tail) override;
+  JobDirRead list_dir(const std::string& name, const std::string& project, const std::string& path,
+                      size_t max_entries) override;
+
   // The jobs of namespace `ns` (empty = all namespaces), unsorted.
   std::vector<JobInfo> jobs_in(const std::string& ns);
 
@@ -46,6 +58,13 @@ class KubeJobs : public Jobs {
   // Fills JobInfo::service_urls of `jobs` (all in `ns`, "" = any) from their Services, Ingresses
   // and the nodes they run on (kube_service_urls.cpp).
   void fill_service_urls(const std::string& ns, std::vector<JobInfo>& jobs);
+
+  // The chief pod of job `name` when it is Running, else why not (kube_job_files.cpp).
+  std::optional<std::string> running_chief_pod(const std::string& name, const std::string& project,
+                                               std::string& why);
+  // Runs argv in `pod` of `ns` (no stdin, no tty); its stdout, at most `max_bytes` of it, in `out`.
+  int exec_capture(const std::string& ns, const std::string& pod, const std::vector<std::string>& argv,
+                   size_t max_bytes, std::string& out);
 
   const KubeContext& ctx_;
 };

@@ -26,6 +26,7 @@ class LocalBackend : public Backend {
   LocalProjects& projects() override { return projects_; }
   LocalCluster& cluster() override { return cluster_; }
   LocalStorage& storage() override { return storage_; }
+  LocalJobs& job_files() override { return jobs_; }
 
  private:
   LocalState state_;

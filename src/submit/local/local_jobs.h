@@ -2,13 +2,15 @@
 // The Jobs role of the local backend: jobs run on this machine under detached supervisors,
 // GPUs shared by the fair-share scheduler. Written in three files: local_jobs.cpp (validate,
 // render, submit, name, delete), local_job_reads.cpp (list, describe, logs), local_job_exec.cpp,
-// local_job_suspend.cpp (suspend, resume) and local_job_attach.cpp.
+// local_job_suspend.cpp (suspend, resume) and local_job_attach.cpp. It is also the JobFiles role
+// (local_job_files.cpp): a job's files read through its --pvc/-v mounts on this machine.
+#include "submit/core/job_files.h"
 #include "submit/core/jobs.h"
 #include "submit/local/local_state.h"
 
 namespace lane::submit::local {
 
-class LocalJobs : public Jobs {
+class LocalJobs : public Jobs, public JobFiles {
  public:
   explicit LocalJobs(LocalState& state) : st_(state) {}
 
@@ -34,6 +36,16 @@ class LocalJobs : public Jobs {
   // (a local job's stdin is /dev/null).
   int attach(const std::string& name, const std::string& project, const AttachOptions& opts, std::ostream& out,
              std::ostream& err) override;
+
+  // JobFiles: OUTPUT_DIR from -e, else the project image's image.json env; a path is read in the
+  // directory of the claim or -v host directory mounted there, opened component by component
+  // without following symbolic links. A path on no mount is unreachable (the job's own /tmp and
+  // root are private to it).
+  std::optional<std::string> output_dir(const std::string& name, const std::string& project) override;
+  JobFileRead read_file(const std::string& name, const std::string& project, const std::string& path,
+                        uint64_t max_bytes, bool tail) override;
+  JobDirRead list_dir(const std::string& name, const std::string& project, const std::string& path,
+                      size_t max_entries) override;
 
  private:
   void validate(const JobSpec& spec);

@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/names.h"
+#include "submit/core/job_files.h"
 
 namespace lane::submit {
 namespace fs = std::filesystem;
@@ -33,17 +34,10 @@ bool is_true(std::string v) {
 std::string output_path_in_volume(const TrainingSnapshotRequest& req, const std::optional<JobSpec>& spec,
                                   const VolumeInfo& vol) {
   const fs::path out = fs::absolute(req.output_dir).lexically_normal();
-  auto relative_if_under = [&](const fs::path& root) -> std::string {
-    if (root.empty()) return "";
-    fs::path rel = out.lexically_relative(root.lexically_normal());
-    std::string s = rel.generic_string();
-    if (s.empty() || s == "." || s.rfind("..", 0) == 0) return "";
-    return s;
-  };
   if (spec)
     for (const auto& m : spec->pvcs)
       if (m.claim == req.pvc)
-        if (auto s = relative_if_under(m.mount_path); !s.empty()) return s;
+        if (auto s = relative_path_under(out.string(), m.mount_path); !s.empty()) return s;
   std::error_code ec;
   fs::path canon_out = fs::weakly_canonical(out, ec);
   fs::path canon_vol = vol.local_path.empty() ? fs::path() : fs::weakly_canonical(vol.local_path, ec);

@@ -1,5 +1,7 @@
 #pragma once
-// metrics.jsonl: one JSON object per logged value set ({"kind":"train"|"val", "step", ...}).
+// metrics.jsonl: one JSON object per logged value set ({"kind":"train"|"val", "step", ...}):
+// train records carry epoch, loss, seg_loss, exist_loss, lr and images_per_s (all ranks, over the
+// logging window); val records epoch, accuracy, fp, fn, frames. The dashboard's job page draws them.
 // Written only by rank 0, flushed per line so that a crash loses at most the last line.
 #include <cstdint>
 #include <filesystem>

@@ -194,7 +194,8 @@ double log_progress(const Run& run, LogWindow& window, const TrainingProgress& p
   const auto& loss = mean.loss;
   if (!run.lead) return loss[0];
   run.metrics->write({{"kind", "train"}, {"step", progress.step}, {"epoch", progress.epoch},
-                      {"loss", loss[0]}, {"seg_loss", loss[1]}, {"exist_loss", loss[2]}, {"lr", lr}});
+                      {"loss", loss[0]}, {"seg_loss", loss[1]}, {"exist_loss", loss[2]}, {"lr", lr},
+                      {"images_per_s", mean.images_per_s}});
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   const double per_step = elapsed / static_cast<double>(progress.step - first_step);
   std::cout << fmt::format("epoch {}/{} step {}/{} loss {:.4f} (seg {:.4f} exist {:.4f}) lr {:.5f} "

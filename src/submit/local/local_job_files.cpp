@@ -1,0 +1,216 @@
+// The JobFiles role of the local backend: a job's files, by their path in its sandbox, read
+// from the directory of the claim or -v host directory mounted there (local_jobs.h).
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "common/error.h"
+#include "submit/local/images.h"
+#include "submit/local/local_jobs.h"
+
+namespace lane::submit::local {
+namespace {
+
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  Fd(Fd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  Fd& operator=(Fd&& o) noexcept {
+    std::swap(fd_, o.fd_);
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  int release() {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+
+ private:
+  int fd_;
+};
+
+int64_t mtime_ms(const struct stat& st) {
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+}
+
+// Where a path of the job lies on this machine: the mount's directory and the path below it.
+struct HostLocation {
+  std::string root;      // the claim's directory or the -v host directory
+  std::string relative;  // "" = the root itself
+  std::string why;       // when root is empty
+};
+
+// Opens `rel` below the directory `root` one component at a time, never following a symbolic link
+// (O_NOFOLLOW on each: a link anywhere on the path fails with ELOOP or ENOTDIR). `want_dir`: the
+// last component must be a directory. -1 with errno on failure.
+int open_beneath(const std::string& root, const std::string& rel, bool want_dir) {
+  Fd dir(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir.get() < 0) return -1;
+  if (rel.empty()) return want_dir ? dir.release() : (errno = EISDIR, -1);
+  size_t start = 0;
+  for (;;) {
+    size_t slash = rel.find('/', start);
+    const bool last = slash == std::string::npos;
+    const std::string part = rel.substr(start, last ? std::string::npos : slash - start);
+    int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;  // O_NONBLOCK: a FIFO does not block the open
+    if (!last || want_dir) flags |= O_DIRECTORY;
+    Fd next(::openat(dir.get(), part.c_str(), flags));
+    if (next.get() < 0) return -1;
+    if (last) return next.release();
+    dir = std::move(next);
+    start = slash + 1;
+  }
+}
+
+std::string open_failure(const std::string& path, int err) {
+  switch (err) {
+    case ENOENT: return path + " does not exist (yet)";
+    case ELOOP:
+    case ENOTDIR: return path + " is, or goes through, a symbolic link or a non-directory; links are not followed";
+    case EACCES:
+    case EPERM: return path + " cannot be read by the dashboard (permission denied)";
+    case EISDIR: return path + " is a directory";
+    default: return path + ": " + std::strerror(err);
+  }
+}
+
+}  // namespace
+
+std::optional<std::string> LocalJobs::output_dir(const std::string& name, const std::string& project) {
+  auto job = describe_job(name, project);
+  if (!job) return std::nullopt;
+  if (auto v = env_value(job->spec, "OUTPUT_DIR"); v && !v->empty()) return v;
+  if (auto image = resolve_local_image(job->spec.image))
+    for (const auto& [k, v] : image->env)
+      if (k == "OUTPUT_DIR" && !v.empty()) return v;
+  return std::nullopt;
+}
+
+namespace {
+
+HostLocation locate(LocalState& st, const std::optional<JobInfo>& job, const std::string& path) {
+  HostLocation loc;
+  if (!job) {
+    loc.why = "the job does not exist";
+    return loc;
+  }
+  if (!is_clean_absolute_path(path)) {
+    loc.why = "'" + path + "' is not a clean absolute path (no '.', '..' or empty parts)";
+    return loc;
+  }
+  auto mount = locate_in_mounts(job->spec, path);
+  if (!mount) {
+    loc.why = path + " is on none of the job's volumes (--pvc, -v): the rest of a local job's file system is "
+                     "private to its sandbox";
+    return loc;
+  }
+  if (mount->claim) {
+    auto vol = st.volumes.find(mount->source);
+    if (!vol || vol->local_path.empty()) {
+      loc.why = "the claim " + mount->source + " mounted there no longer exists";
+      return loc;
+    }
+    loc.root = vol->local_path.string();
+  } else {
+    loc.root = mount->source;
+  }
+  loc.relative = mount->relative;
+  return loc;
+}
+
+}  // namespace
+
+JobFileRead LocalJobs::read_file(const std::string& name, const std::string& project, const std::string& path,
+                                 uint64_t max_bytes, bool tail) {
+  JobFileRead r;
+  const HostLocation loc = locate(st_, describe_job(name, project), path);
+  if (loc.root.empty()) {
+    r.reason = loc.why;
+    return r;
+  }
+  Fd fd(open_beneath(loc.root, loc.relative, false));
+  if (fd.get() < 0) {
+    r.reason = open_failure(path, errno);
+    return r;
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    r.reason = path + " is not a regular file";
+    return r;
+  }
+  r.size = static_cast<uint64_t>(st.st_size);
+  r.modified_unix_ms = mtime_ms(st);
+  const uint64_t want = std::min<uint64_t>(r.size, max_bytes);
+  off_t offset = tail ? static_cast<off_t>(r.size - want) : 0;
+  r.data.resize(want);
+  size_t got = 0;
+  while (got < want) {
+    ssize_t n = ::pread(fd.get(), r.data.data() + got, want - got, offset + static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      r.reason = path + ": " + std::strerror(errno);
+      r.data.clear();
+      return r;
+    }
+    if (n == 0) break;  // the file shrank meanwhile
+    got += static_cast<size_t>(n);
+  }
+  r.data.resize(got);
+  r.ok = true;
+  return r;
+}
+
+JobDirRead LocalJobs::list_dir(const std::string& name, const std::string& project, const std::string& path,
+                               size_t max_entries) {
+  JobDirRead r;
+  const HostLocation loc = locate(st_, describe_job(name, project), path);
+  if (loc.root.empty()) {
+    r.reason = loc.why;
+    return r;
+  }
+  Fd fd(open_beneath(loc.root, loc.relative, true));
+  if (fd.get() < 0) {
+    r.reason = open_failure(path, errno);
+    return r;
+  }
+  DIR* dir = ::fdopendir(fd.get());
+  if (!dir) {
+    r.reason = open_failure(path, errno);
+    return r;
+  }
+  const int dfd = fd.release();  // owned by `dir` now
+  constexpr size_t kMaxScanned = 100000;
+  size_t scanned = 0;
+  while (struct dirent* e = ::readdir(dir)) {
+    if (++scanned > kMaxScanned) {
+      r.truncated = true;
+      break;
+    }
+    struct stat st {};
+    if (::fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+    r.entries.push_back({e->d_name, static_cast<uint64_t>(st.st_size), mtime_ms(st)});
+  }
+  ::closedir(dir);
+  std::sort(r.entries.begin(), r.entries.end(), [](const JobFileEntry& a, const JobFileEntry& b) {
+    return a.modified_unix_ms != b.modified_unix_ms ? a.modified_unix_ms > b.modified_unix_ms : a.name < b.name;
+  });
+  if (r.entries.size() > max_entries) {
+    r.entries.resize(max_entries);
+    r.truncated = true;
+  }
+  r.ok = true;
+  return r;
+}
+
+}  // namespace lane::submit::local

@@ -1,0 +1,80 @@
+"""A job that writes what the job page shows (standard library only), shared by the HTTP test of
+the job page API (test_job_api.py) and the browser test of the page.
+
+`submit_curves_job(run, name)` submits, through `run(*lanectl_args)`, a local job on a new claim
+mounted at /mnt with OUTPUT_DIR=/mnt/runs that writes metrics.jsonl (train and val records as
+scnn-train writes them), a PNG overlay and a symbolic link out of the volume, prints 60 lines and
+then a log line per second, appends more records after a few seconds (so that a page can see the curves and the
+log grow) and then sleeps. A secret env value is passed to check that it never reaches a page.
+"""
+import struct
+import zlib
+
+SECRET = "s3cr3t-job-page-value"
+
+
+def train_record(step):
+    loss = 1.6 / (1 + step / 40) + 0.05
+    return ('{"kind":"train","step":%d,"epoch":%d,"loss":%.5f,"seg_loss":%.5f,"exist_loss":%.5f,'
+            '"lr":%.6f,"images_per_s":%.2f}' % (step, step // 100, loss, loss * 0.8, loss * 0.2,
+                                                  0.01 * (1 - step / 1000), 40 + (step % 7)))
+
+
+def val_record(step):
+    acc = 0.6 + 0.3 * step / (step + 100)
+    return ('{"kind":"val","step":%d,"epoch":%d,"accuracy":%.4f,"fp":%.4f,"fn":%.4f,"frames":64}'
+            % (step, step // 100, acc, (1 - acc) / 2, (1 - acc) / 3))
+
+
+def metrics_lines(first, last, every=10):
+    lines = []
+    for step in range(first, last + 1, every):
+        lines.append(train_record(step))
+        if step % 50 == 0:
+            lines.append(val_record(step))
+    return lines
+
+
+FIRST_STEPS = (10, 200)   # written at start
+MORE_STEPS = (210, 300)   # appended a few seconds later
+
+
+def png(width=64, height=36):
+    """A small real PNG: a dark frame with two coloured lane-like stripes."""
+    rows = b""
+    for y in range(height):
+        row = b"\x00"
+        for x in range(width):
+            if abs(x - (20 - y // 3)) < 2:
+                row += b"\x40\xe0\x40"
+            elif abs(x - (44 + y // 3)) < 2:
+                row += b"\xe0\x40\xe0"
+            else:
+                row += b"\x20\x24\x30"
+        rows += row
+
+    def chunk(kind, data):
+        return struct.pack("!I", len(data)) + kind + data + struct.pack("!I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack("!IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def printf_octal(data):
+    return "".join("\\%03o" % b for b in data)
+
+
+def submit_curves_job(run, name="curves"):
+    first = "\\n".join(metrics_lines(*FIRST_STEPS)) + "\\n"
+    more = "\\n".join(metrics_lines(*MORE_STEPS)) + "\\n"
+    script = ("set -e; mkdir -p /mnt/runs/overlays; "
+              f"printf '{first}' > /mnt/runs/metrics.jsonl; "
+              f"printf '{printf_octal(png())}' > /mnt/runs/overlays/frame_0001.png; "
+              "ln -s /etc/passwd /mnt/runs/overlays/link.png; "
+              "seq -f 'warm-up line %g' 1 60; "
+              "i=0; while [ $i -lt 4 ]; do i=$((i+1)); echo \"epoch 1 step $i loss 0.5\"; sleep 1; done; "
+              f"printf '{more}' >> /mnt/runs/metrics.jsonl; "
+              "echo appended-more-metrics; "
+              "while true; do i=$((i+1)); echo \"tick $i\"; sleep 1; done")
+    return run("submit", name, "-i", "ubuntu", "--pvc", ":1Gi:/mnt", "-e", "OUTPUT_DIR=/mnt/runs",
+               "-e", "API_TOKEN=" + SECRET, "--command", "--", "sh", "-c", script)
