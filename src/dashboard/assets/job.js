@@ -47,9 +47,11 @@
     if (!(hi > lo)) { const d = Math.abs(lo) || 1; lo -= d / 2; hi += d / 2; }
     const raw = (hi - lo) / n, mag = Math.pow(10, Math.floor(Math.log10(raw)));
     const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw);
+    // The axis runs from the tick at or below the lowest value to the one at or above the highest.
+    const first = Math.floor(lo / step + 1e-9) * step, last = Math.ceil(hi / step - 1e-9) * step;
     const ticks = [];
-    for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) ticks.push(Number(v.toPrecision(12)));
-    return { lo: Math.min(lo, ticks[0]), hi: Math.max(hi, ticks[ticks.length - 1]), ticks };
+    for (let i = 0; first + i * step <= last + step * 1e-9; i++) ticks.push(Number((first + i * step).toPrecision(12)));
+    return { lo: first, hi: last, ticks };
   }
 
   // ---- charts ----
@@ -309,11 +311,11 @@
       }
       if (!alive) return;
       job = doc;
+      body(summaryPanel).replaceChildren(summary(doc));  // the run time moves on
       const key = JSON.stringify(doc);
       if (key === last.job) return;
       last.job = key;
       root.querySelector("#job-badge").replaceChildren(ui.statusBadge(doc.status, doc.statusReason));
-      body(summaryPanel).replaceChildren(summary(doc));
       body(podsPanel).replaceChildren(podsTable(doc));
       body(eventsPanel).replaceChildren(eventsTable(doc));
       body(specPanel).replaceChildren(specView(doc));
@@ -397,7 +399,7 @@
       const figs = doc.images.map((img) => {
         const src = base + "/overlays/" + encodeURIComponent(img.name);
         return ui.el("figure", { class: "overlay" },
-          ui.el("a", { href: src, target: "_blank", rel: "noopener" }, ui.el("img", { src, alt: img.name, loading: "lazy" })),
+          ui.el("a", { href: src, target: "_blank", rel: "noopener" }, ui.el("img", { src, alt: img.name })),
           ui.el("figcaption", { text: img.name }));
       });
       body(overlaysPanel).replaceChildren(
