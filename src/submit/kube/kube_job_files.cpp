@@ -39,8 +39,12 @@ int KubeJobs::exec_capture(const std::string& ns, const std::string& pod, const 
   return ctx_.client->exec(request, io);
 }
 
-std::optional<std::string> KubeJobs::running_chief_pod(const std::string& name, const std::string& project,
-                                                       std::string& why) {
+std::optional<std::string> KubeJobs::pod_for_path(const std::string& name, const std::string& project,
+                                                  const std::string& path, std::string& why) {
+  if (!path.empty() && !is_clean_absolute_path(path)) {
+    why = "'" + path + "' is not a clean absolute path (no '.', '..' or empty parts)";
+    return std::nullopt;
+  }
   const std::string ns = ctx_.ns_of(project);
   auto w = find_workload(ns, name);
   if (!w) {
@@ -71,7 +75,7 @@ std::optional<std::string> KubeJobs::output_dir(const std::string& name, const s
   if (auto v = env_value(job->spec, "OUTPUT_DIR"); v && !v->empty()) return v;
   // The image's default is in the container's environment only.
   std::string why;
-  auto pod = running_chief_pod(name, project, why);
+  auto pod = pod_for_path(name, project, "", why);
   if (!pod) return std::nullopt;
   std::string out;
   try {
@@ -100,11 +104,7 @@ std::string check_no_link(const std::function<int(const std::vector<std::string>
 JobFileRead KubeJobs::read_file(const std::string& name, const std::string& project, const std::string& path,
                                 uint64_t max_bytes, bool tail) {
   JobFileRead r;
-  if (!is_clean_absolute_path(path)) {
-    r.reason = "'" + path + "' is not a clean absolute path (no '.', '..' or empty parts)";
-    return r;
-  }
-  auto pod = running_chief_pod(name, project, r.reason);
+  auto pod = pod_for_path(name, project, path, r.reason);
   if (!pod) return r;
   const std::string ns = ctx_.ns_of(project);
   auto run = [&](const std::vector<std::string>& argv, std::string& out) {
@@ -146,11 +146,7 @@ JobFileRead KubeJobs::read_file(const std::string& name, const std::string& proj
 JobDirRead KubeJobs::list_dir(const std::string& name, const std::string& project, const std::string& path,
                               size_t max_entries) {
   JobDirRead r;
-  if (!is_clean_absolute_path(path)) {
-    r.reason = "'" + path + "' is not a clean absolute path (no '.', '..' or empty parts)";
-    return r;
-  }
-  auto pod = running_chief_pod(name, project, r.reason);
+  auto pod = pod_for_path(name, project, path, r.reason);
   if (!pod) return r;
   const std::string ns = ctx_.ns_of(project);
   auto run = [&](const std::vector<std::string>& argv, std::string& out) {

@@ -59,9 +59,10 @@ class KubeJobs : public Jobs, public JobFiles {
   // and the nodes they run on (kube_service_urls.cpp).
   void fill_service_urls(const std::string& ns, std::vector<JobInfo>& jobs);
 
-  // The chief pod of job `name` when it is Running, else why not (kube_job_files.cpp).
-  std::optional<std::string> running_chief_pod(const std::string& name, const std::string& project,
-                                               std::string& why);
+  // The chief pod of job `name` when it is Running and `path` is clean (is_clean_absolute_path;
+  // "" = no path to check), else why not (kube_job_files.cpp).
+  std::optional<std::string> pod_for_path(const std::string& name, const std::string& project,
+                                          const std::string& path, std::string& why);
   // Runs argv in `pod` of `ns` (no stdin, no tty); its stdout, at most `max_bytes` of it, in `out`.
   int exec_capture(const std::string& ns, const std::string& pod, const std::vector<std::string>& argv,
                    size_t max_bytes, std::string& out);

@@ -129,21 +129,26 @@ HostLocation locate(LocalState& st, const std::optional<JobInfo>& job, const std
   return loc;
 }
 
+// Opens the job's `path` (a directory with `want_dir`); -1 with `why` set when it cannot.
+int open_job_path(LocalState& st, const std::optional<JobInfo>& job, const std::string& path, bool want_dir,
+                  std::string& why) {
+  const HostLocation loc = locate(st, job, path);
+  if (loc.root.empty()) {
+    why = loc.why;
+    return -1;
+  }
+  int fd = open_beneath(loc.root, loc.relative, want_dir);
+  if (fd < 0) why = open_failure(path, errno);
+  return fd;
+}
+
 }  // namespace
 
 JobFileRead LocalJobs::read_file(const std::string& name, const std::string& project, const std::string& path,
                                  uint64_t max_bytes, bool tail) {
   JobFileRead r;
-  const HostLocation loc = locate(st_, describe_job(name, project), path);
-  if (loc.root.empty()) {
-    r.reason = loc.why;
-    return r;
-  }
-  Fd fd(open_beneath(loc.root, loc.relative, false));
-  if (fd.get() < 0) {
-    r.reason = open_failure(path, errno);
-    return r;
-  }
+  Fd fd(open_job_path(st_, describe_job(name, project), path, false, r.reason));
+  if (fd.get() < 0) return r;
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
     r.reason = path + " is not a regular file";
@@ -174,16 +179,8 @@ JobFileRead LocalJobs::read_file(const std::string& name, const std::string& pro
 JobDirRead LocalJobs::list_dir(const std::string& name, const std::string& project, const std::string& path,
                                size_t max_entries) {
   JobDirRead r;
-  const HostLocation loc = locate(st_, describe_job(name, project), path);
-  if (loc.root.empty()) {
-    r.reason = loc.why;
-    return r;
-  }
-  Fd fd(open_beneath(loc.root, loc.relative, true));
-  if (fd.get() < 0) {
-    r.reason = open_failure(path, errno);
-    return r;
-  }
+  Fd fd(open_job_path(st_, describe_job(name, project), path, true, r.reason));
+  if (fd.get() < 0) return r;
   DIR* dir = ::fdopendir(fd.get());
   if (!dir) {
     r.reason = open_failure(path, errno);
