@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Browser test of a job's page (#/jobs/P/N, assets/job.js) in headless Chromium against a local
+backend: a running job that writes metrics.jsonl, an overlay and a log (../job_fixture.py).
+
+Checks the status, spec (the secret env value nowhere in the page), pods, events, the log tail
+growing live and staying at the bottom (and not when scrolled up), the four training charts (SVG
+paths with points, growing live), the hover crosshair and its values, legend toggling, the
+overlay image loaded through the API, a job without metrics saying why, no JavaScript error, that
+polling stops when the page is left, and saves a screenshot.
+
+  test_job_page.py --lanectl PATH    exit 0 pass, 1 fail, 77 skip (no Chromium, LANE_REQUIRE_BROWSER unset)
+"""
+import argparse
+import os
+import re
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+from chromium import Chromium, require_chromium  # noqa: E402
+from fixture import Lane, screenshot_dir  # noqa: E402
+from job_fixture import SECRET, submit_curves_job  # noqa: E402
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+# Number of points of the series `key` in the chart titled `title` (segments of its path).
+POINTS = """((title, key) => {
+  const c = [...document.querySelectorAll('#metrics .chart')].find(c => c.dataset.chart === title);
+  const p = c && c.querySelector('path.series[data-key="' + key + '"]');
+  return p ? (p.getAttribute('d').match(/[ML]/g) || []).length : -1;
+})"""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lanectl", required=True)
+    args = ap.parse_args()
+    require_chromium()
+    shots = screenshot_dir(args.lanectl)
+    with Lane(args.lanectl) as lane:
+        submit_curves_job(lane.run)
+        lane.run("submit", "plain", "-i", "ubuntu", "--command", "--", "sh", "-c", "echo plain; sleep 60")
+        url = lane.start_dashboard()
+        with Chromium(width=1400, height=1000) as browser:
+            page = browser.open(url + "#/jobs/default/curves")
+            page.wait_for("document.querySelector('#job-title') && document.querySelector('#job-title').textContent === 'curves'")
+
+            # Status and times.
+            page.wait_for("!!document.querySelector('#summary-body .status.Running')", timeout=15)
+            summary = page.eval("document.querySelector('#summary-body').textContent")
+            for part in ("Created", "Started", "Run time", "GPUs", "Nodes", "default", "ubuntu"):
+                check(part in summary, f"the status panel lacks {part!r}: {summary}")
+
+            # Spec: the env names, the secret value masked everywhere.
+            spec = page.eval("document.querySelector('#spec-body').textContent")
+            check("API_TOKEN=" in spec and "OUTPUT_DIR=/mnt/runs" in spec and "/mnt" in spec, f"spec: {spec[:500]}")
+
+            # Pods with their node, and events.
+            pods = page.eval("[...document.querySelectorAll('#pods-body tr[data-pod]')].map(r => [...r.cells].map(c => c.textContent))")
+            check(len(pods) == 1 and pods[0][2] == "Running" and pods[0][3] not in ("", "–"), f"pods: {pods}")
+            events = page.eval("document.querySelector('#events-body').textContent")
+            check("Scheduled" in events or "Started" in events, f"events: {events[:400]}")
+
+            # The log: the warm-up lines, scrolled to the bottom, then lines written later arrive.
+            page.wait_for("document.querySelector('#log-text').textContent.includes('warm-up line 60')", timeout=15)
+            page.wait_for("document.querySelector('#log-text').textContent.includes('appended-more-metrics')", timeout=20)
+            page.wait_for("(e => e.scrollHeight > e.clientHeight && e.scrollHeight - e.scrollTop - e.clientHeight < 30)"
+                          "(document.querySelector('#log-text'))", timeout=5)
+            check(page.eval("document.querySelector('#log-state').textContent") == "following", "the log is not 'following'")
+            # Scrolled up: new lines arrive but the view stays where the reader put it.
+            page.eval("(e => { e.scrollTop = 0; e.dispatchEvent(new Event('scroll')); })(document.querySelector('#log-text'))")
+            n = page.eval("document.querySelector('#log-text').textContent.length")
+            page.wait_for(f"document.querySelector('#log-text').textContent.length > {n}", timeout=5)
+            check(page.eval("document.querySelector('#log-text').scrollTop") == 0, "a scrolled-up log jumped to the bottom")
+            check("paused" in page.eval("document.querySelector('#log-state').textContent"), "the log does not say paused")
+            # Back at the bottom, it follows again.
+            page.eval("(e => { e.scrollTop = e.scrollHeight; e.dispatchEvent(new Event('scroll')); })(document.querySelector('#log-text'))")
+            n = page.eval("document.querySelector('#log-text').textContent.length")
+            page.wait_for(f"document.querySelector('#log-text').textContent.length > {n}", timeout=5)
+            page.wait_for("(e => e.scrollHeight - e.scrollTop - e.clientHeight < 30)(document.querySelector('#log-text'))", timeout=3)
+            check(page.eval("document.querySelector('#log-state').textContent") == "following", "the log does not follow again")
+
+            # The charts: four, with points, grown by the records appended after the start.
+            page.wait_for("document.querySelectorAll('#metrics .chart').length >= 4", timeout=15)
+            titles = page.eval("[...document.querySelectorAll('#metrics .chart')].map(c => c.dataset.chart)")
+            check(titles[:4] == ["Loss", "Learning rate", "Throughput (images/s)", "Validation"], f"charts: {titles}")
+            page.wait_for(f"{POINTS}('Loss', 'loss') === 30", timeout=15)  # steps 10..300
+            for title, key, n in (("Loss", "exist_loss", 30), ("Learning rate", "lr", 30),
+                                  ("Throughput (images/s)", "images_per_s", 30), ("Validation", "accuracy", 6),
+                                  ("Validation", "fn", 6)):
+                got = page.eval(f"{POINTS}({title!r}, {key!r})")
+                check(got == n, f"{title}/{key}: {got} points, wanted {n}")
+            ticks = page.eval("[...document.querySelectorAll('#metrics .chart[data-chart=\"Loss\"] .axes text')].map(t => t.textContent)")
+            check(len(ticks) >= 6 and "step" in ticks, f"axis ticks: {ticks}")
+
+            # Hover: a real mouse move over the Loss chart shows the crosshair and the values there.
+            box = page.eval("(r => ({x: r.left + r.width * 0.5, y: r.top + r.height * 0.5}))"
+                            "(document.querySelector('#metrics .chart[data-chart=\"Loss\"] rect.hit').getBoundingClientRect())")
+            page.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": box["x"], "y": box["y"]})
+            page.wait_for("!document.querySelector('#metrics .chart[data-chart=\"Loss\"] .tip').hidden", timeout=3)
+            tip = page.eval("document.querySelector('#metrics .chart[data-chart=\"Loss\"] .tip').textContent")
+            check(tip.startswith("step ") and "loss: " in tip and "segmentation: " in tip and "existence: " in tip,
+                  f"tooltip: {tip}")
+            step = int(re.match(r"step (\d+)", tip).group(1))
+            check(100 <= step <= 210, f"the middle of the chart should be near step 150, tooltip says {step}")
+            check(page.eval("document.querySelector('#metrics .chart[data-chart=\"Loss\"] .crosshair').getAttribute('visibility')")
+                  == "visible", "no crosshair")
+            page.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": box["x"] + 60, "y": box["y"]})
+            page.wait_for(f"!document.querySelector('#metrics .chart[data-chart=\"Loss\"] .tip').textContent.startsWith('step {step}')", timeout=3)
+            shot_hover = page.screenshot(os.path.join(shots, "job-page-hover.png"))
+
+            # The legend hides and shows a series.
+            page.eval("document.querySelector('#metrics .chart[data-chart=\"Loss\"] .legend-item[data-key=\"seg_loss\"]').click()")
+            check(page.eval(f"{POINTS}('Loss', 'seg_loss')") == -1, "a hidden series is still drawn")
+            check(page.eval(f"{POINTS}('Loss', 'loss')") == 30, "hiding one series hid another")
+            check(page.eval("document.querySelector('#metrics .legend-item[data-key=\"seg_loss\"]').getAttribute('aria-pressed')") == "false",
+                  "the legend entry does not show it is off")
+            page.eval("document.querySelector('#metrics .chart[data-chart=\"Loss\"] .legend-item[data-key=\"seg_loss\"]').click()")
+            check(page.eval(f"{POINTS}('Loss', 'seg_loss')") == 30, "a shown-again series is not drawn")
+
+            # The overlay: an <img> served by the API, decoded by the browser.
+            page.wait_for("(i => !!i && i.complete && i.naturalWidth > 0)(document.querySelector('#overlays img'))", timeout=15)
+            check(page.eval("document.querySelector('#overlays img').naturalWidth") == 64, "overlay size")
+            check(page.eval("document.querySelector('#overlays figcaption').textContent") == "frame_0001.png", "overlay name")
+
+            check(SECRET not in page.eval("document.documentElement.outerHTML"), "the secret env value is in the page")
+            page.eval("window.scrollTo(0, 0)")
+            shot = page.screenshot(os.path.join(shots, "job-page.png"), full_page=True)
+
+            # Leaving the page stops its polling.
+            page.navigate(url + "#/jobs")
+            page.wait_for("!!document.querySelector('#jobs-body a')", timeout=5)
+            count = "performance.getEntriesByType('resource').filter(e => /\\/api\\/jobs\\/default\\/curves\\//.test(e.name)).length"
+            before = page.eval(count)
+            time.sleep(2.5)
+            check(page.eval(count) == before, "the job page still polls after it was left")
+
+            # A job without metrics says why.
+            page.navigate(url + "#/jobs/default/plain")
+            page.wait_for("!!document.querySelector('#metrics-reason')", timeout=10)
+            reason = page.eval("document.querySelector('#metrics-reason').textContent")
+            check("OUTPUT_DIR" in reason, f"no-metrics reason: {reason}")
+            page.wait_for("!!document.querySelector('#overlays-body li')", timeout=15)
+
+            # The browser's own request for /favicon.ico is not the page's doing (the dashboard may have none).
+            errors = [e for e in page.errors() if "/favicon.ico" not in e]
+            check(errors == [], f"JavaScript errors: {errors}")
+            print(f"PASS job page (screenshots: {shot}, {shot_hover})")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except AssertionError as e:
+        print(f"FAIL job page: {e}")
+        sys.exit(1)
