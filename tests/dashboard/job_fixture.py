@@ -1,12 +1,14 @@
 """A job that writes what the job page shows (standard library only), shared by the HTTP test of
 the job page API (test_job_api.py) and the browser test of the page.
 
-`submit_curves_job(run, name)` submits, through `run(*lanectl_args)`, a local job on a new claim
-mounted at /mnt with OUTPUT_DIR=/mnt/runs that writes metrics.jsonl (train and val records as
-scnn-train writes them), a PNG overlay and a symbolic link out of the volume, prints 60 lines and
-then a log line per second, appends more records after a few seconds (so that a page can see the curves and the
-log grow) and then sleeps. A secret env value is passed to check that it never reaches a page.
+`submit_curves_job(run, scratch, name)` submits, through `run(*lanectl_args)`, a local job of the
+scnn-train image (OUTPUT_DIR=/mnt/runs by default) on a new claim mounted at /mnt that writes
+metrics.jsonl (train and val records as scnn-train writes them), a PNG overlay and a symbolic
+link out of the volume, prints 60 lines and then a log line per second, appends more records
+after a few seconds (so that a page can see the curves and the log grow) and then runs on. A
+secret env value is passed to check that it never reaches a page.
 """
+import os
 import struct
 import zlib
 
@@ -64,17 +66,23 @@ def printf_octal(data):
     return "".join("\\%03o" % b for b in data)
 
 
-def submit_curves_job(run, name="curves"):
+def submit_curves_job(run, scratch, name="curves"):
+    """Writes the job's script into the directory `scratch` (outside LANECTL_HOME; mounted
+    read-only at /fixture) and submits the job with image scnn-train, whose default OUTPUT_DIR
+    (/mnt/runs, images/scnn-train/image.json) is where it writes."""
     first = "\\n".join(metrics_lines(*FIRST_STEPS)) + "\\n"
     more = "\\n".join(metrics_lines(*MORE_STEPS)) + "\\n"
-    script = ("set -e; mkdir -p /mnt/runs/overlays; "
-              f"printf '{first}' > /mnt/runs/metrics.jsonl; "
-              f"printf '{printf_octal(png())}' > /mnt/runs/overlays/frame_0001.png; "
-              "ln -s /etc/passwd /mnt/runs/overlays/link.png; "
-              "seq -f 'warm-up line %g' 1 60; "
-              "i=0; while [ $i -lt 4 ]; do i=$((i+1)); echo \"epoch 1 step $i loss 0.5\"; sleep 1; done; "
-              f"printf '{more}' >> /mnt/runs/metrics.jsonl; "
-              "echo appended-more-metrics; "
-              "while true; do i=$((i+1)); echo \"tick $i\"; sleep 1; done")
-    return run("submit", name, "-i", "ubuntu", "--pvc", ":1Gi:/mnt", "-e", "OUTPUT_DIR=/mnt/runs",
-               "-e", "API_TOKEN=" + SECRET, "--command", "--", "sh", "-c", script)
+    script = ("set -e\nmkdir -p /mnt/runs/overlays\n"
+              f"printf '{first}' > /mnt/runs/metrics.jsonl\n"
+              f"printf '{printf_octal(png())}' > /mnt/runs/overlays/frame_0001.png\n"
+              "ln -s /etc/passwd /mnt/runs/overlays/link.png\n"
+              "seq -f 'warm-up line %g' 1 60\n"
+              "i=0\nwhile [ $i -lt 4 ]; do i=$((i+1)); echo \"epoch 1 step $i loss 0.5\"; sleep 1; done\n"
+              f"printf '{more}' >> /mnt/runs/metrics.jsonl\n"
+              "echo appended-more-metrics\n"
+              "while true; do i=$((i+1)); echo \"tick $i\"; sleep 1; done\n")
+    os.chmod(scratch, 0o755)  # the job may run as its project's own user
+    with open(os.path.join(scratch, "write-metrics.sh"), "w") as f:
+        f.write(script)
+    return run("submit", name, "-i", "scnn-train", "--pvc", ":1Gi:/mnt", "-v", scratch + ":/fixture:ro",
+               "-e", "API_TOKEN=" + SECRET, "--command", "--", "sh", "/fixture/write-metrics.sh")

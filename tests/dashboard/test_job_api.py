@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """End-to-end test of the job page's API (standard library only): the real `lanectl dashboard`
-over a local backend, a job that writes metrics.jsonl and an overlay on its claim
-(job_fixture.py), and the answers of /api/jobs/P/N/metrics, /overlays, /overlays/FILE and
+over a local backend, a job of the scnn-train image that writes metrics.jsonl and an overlay on
+its claim in the image's default OUTPUT_DIR (job_fixture.py), and the answers of /api/jobs/P/N/metrics, /overlays, /overlays/FILE and
 /logs: the series, their live growth, the image bytes and type, the refusals (a link out of the
 volume, bad names, unknown jobs), and no secret anywhere.
 
@@ -11,7 +11,9 @@ import argparse
 import http.client
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -56,9 +58,10 @@ def main():
     ap.add_argument("--lanectl", required=True)
     args = ap.parse_args()
     env = Env(args.lanectl)
+    scratch = tempfile.mkdtemp(prefix="lanectl-job-page-")
     try:
         _, port = env.start_dashboard("--listen", "127.0.0.1:0")
-        sub = submit_curves_job(env.run)
+        sub = submit_curves_job(env.run, scratch)
         check(sub.returncode == 0, f"submit failed: {sub.stderr}")
         sub = env.run("submit", "plain", "-i", "ubuntu", "--command", "--", "sh", "-c", "echo one; sleep 60")
         check(sub.returncode == 0, f"submit failed: {sub.stderr}")
@@ -110,7 +113,7 @@ def main():
         plain_ov = get_json(port, "/api/jobs/default/plain/overlays")
         check(plain_ov["available"] is False and plain_ov["tried"], f"plain job overlays: {plain_ov}")
 
-        # The job document of the page: the secret masked, the claim and OUTPUT_DIR shown.
+        # The job document of the page: the secret masked, the claim shown.
         doc = get_json(port, base)
         check(any(e["name"] == "API_TOKEN" for e in doc["spec"]["env"]), "the spec lacks API_TOKEN")
         check(doc["spec"]["pvcs"][0]["mountPath"] == "/mnt", f"pvcs {doc['spec']['pvcs']}")
@@ -121,6 +124,7 @@ def main():
         return 1
     finally:
         env.close()
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":

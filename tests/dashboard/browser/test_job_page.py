@@ -14,6 +14,7 @@ import argparse
 import os
 import re
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -43,8 +44,8 @@ def main():
     args = ap.parse_args()
     require_chromium()
     shots = screenshot_dir(args.lanectl)
-    with Lane(args.lanectl) as lane:
-        submit_curves_job(lane.run)
+    with Lane(args.lanectl) as lane, tempfile.TemporaryDirectory(prefix="lanectl-job-page-") as scratch:
+        submit_curves_job(lane.run, scratch)
         lane.run("submit", "plain", "-i", "ubuntu", "--command", "--", "sh", "-c", "echo plain; sleep 60")
         url = lane.start_dashboard()
         with Chromium(width=1400, height=1000) as browser:
@@ -54,12 +55,13 @@ def main():
             # Status and times.
             page.wait_for("!!document.querySelector('#summary-body .status.Running')", timeout=15)
             summary = page.eval("document.querySelector('#summary-body').textContent")
-            for part in ("Created", "Started", "Run time", "GPUs", "Nodes", "default", "ubuntu"):
+            for part in ("Created", "Started", "Run time", "GPUs", "Nodes", "default", "scnn-train"):
                 check(part in summary, f"the status panel lacks {part!r}: {summary}")
 
             # Spec: the env names, the secret value masked everywhere.
             spec = page.eval("document.querySelector('#spec-body').textContent")
-            check("API_TOKEN=" in spec and "OUTPUT_DIR=/mnt/runs" in spec and "/mnt" in spec, f"spec: {spec[:500]}")
+            check("API_TOKEN=****" in spec and "pvc-curves-0 → /mnt" in spec and "/fixture/write-metrics.sh" in spec,
+                  f"spec: {spec[:500]}")
 
             # Pods with their node, and events.
             pods = page.eval("[...document.querySelectorAll('#pods-body tr[data-pod]')].map(r => [...r.cells].map(c => c.textContent))")
