@@ -119,20 +119,17 @@ Reply no_job(const std::string& project, const std::string& name) {
   return error_reply(404, "job '" + name + "' does not exist in project '" + project + "'");
 }
 
-constexpr const char* kNoOutputDir =
-    "the job sets no OUTPUT_DIR (-e OUTPUT_DIR=...) and its image has none by default, so there is no "
-    "metrics.jsonl to read";
-
 }  // namespace
 
 Reply Api::metrics(const std::string& project, const std::string& name) {
   std::lock_guard<std::mutex> lock(backend_mutex_);
   if (!roles_.jobs.describe_job(name, project)) return no_job(project, name);
   nlohmann::json doc = {{"available", false}};
-  const auto out_dir = roles_.files.output_dir(name, project);
+  std::string why;
+  const auto out_dir = roles_.files.output_dir(name, project, why);
   const std::string dir = out_dir ? clean_dir(*out_dir) : "";
   if (dir.empty()) {
-    doc["reason"] = out_dir ? "OUTPUT_DIR '" + *out_dir + "' is not an absolute path" : kNoOutputDir;
+    doc["reason"] = out_dir ? "OUTPUT_DIR '" + *out_dir + "' is not an absolute path" : why;
     return json_ok(doc);
   }
   const std::string path = dir + "/metrics.jsonl";
@@ -159,7 +156,8 @@ Reply Api::overlays(const std::string& project, const std::string& name) {
   std::lock_guard<std::mutex> lock(backend_mutex_);
   auto job = roles_.jobs.describe_job(name, project);
   if (!job) return no_job(project, name);
-  const auto out_dir = roles_.files.output_dir(name, project);
+  std::string why;
+  const auto out_dir = roles_.files.output_dir(name, project, why);
   nlohmann::json doc = {{"available", false}, {"images", nlohmann::json::array()}};
   nlohmann::json tried = nlohmann::json::array();
   for (const auto& root : prediction_roots(job->spec, out_dir.value_or(""))) {
@@ -184,7 +182,7 @@ Reply Api::overlays(const std::string& project, const std::string& name) {
     break;
   }
   if (tried.empty() && doc["available"] == false)
-    tried.push_back({{"dir", ""}, {"reason", std::string(kNoOutputDir) + ", and its command has no --out DIR"}});
+    tried.push_back({{"dir", ""}, {"reason", why + ", and its command has no --out DIR"}});
   doc["tried"] = tried;
   return json_ok(doc);
 }
@@ -195,7 +193,8 @@ Reply Api::overlay_image(const std::string& project, const std::string& name, co
   std::lock_guard<std::mutex> lock(backend_mutex_);
   auto job = roles_.jobs.describe_job(name, project);
   if (!job) return no_job(project, name);
-  const auto out_dir = roles_.files.output_dir(name, project);
+  std::string why;
+  const auto out_dir = roles_.files.output_dir(name, project, why);
   std::string last_reason = "the job has no overlays directory";
   for (const auto& root : prediction_roots(job->spec, out_dir.value_or(""))) {
     auto read = roles_.files.read_file(name, project, root + "/overlays/" + file, kMaxOverlayBytes + 1, false);

@@ -80,7 +80,10 @@ class FakeFiles : public lane::submit::JobFiles {
   std::map<std::string, std::vector<std::string>> dirs;              // path -> file names
   std::vector<std::string> reads, listings;
   std::vector<uint64_t> caps;
-  std::optional<std::string> output_dir(const std::string&, const std::string&) override { return out_dir; }
+  std::optional<std::string> output_dir(const std::string&, const std::string&, std::string& why) override {
+    if (!out_dir) why = "the job sets no OUTPUT_DIR (fake)";
+    return out_dir;
+  }
   JobFileRead read_file(const std::string&, const std::string&, const std::string& path, uint64_t max_bytes,
                         bool tail) override {
     reads.push_back(path);
@@ -275,7 +278,7 @@ TEST_CASE("metrics that cannot be read are an answer with the reason, not an err
   Fixture f;
   auto none = f.doc("/api/jobs/team-a/train/metrics");
   CHECK(none["available"] == false);
-  CHECK(none["reason"].get<std::string>().find("OUTPUT_DIR") != std::string::npos);
+  CHECK(none["reason"] == "the job sets no OUTPUT_DIR (fake)");  // the backend's reason
   CHECK(f.files.reads.empty());
   f.files.out_dir = "runs";
   CHECK(f.doc("/api/jobs/team-a/train/metrics")["reason"].get<std::string>().find("not an absolute path") !=

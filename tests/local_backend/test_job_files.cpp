@@ -47,7 +47,8 @@ TEST_CASE("a local job's files are read through its mounts, never following a li
 
   lane::submit::local::LocalBackend backend(l.home());
   lane::submit::JobFiles& files = backend.job_files();
-  CHECK(files.output_dir("files", "default") == "/mnt/runs/");
+  std::string why;
+  CHECK(files.output_dir("files", "default", why) == "/mnt/runs/");
 
   auto m = files.read_file("files", "default", "/mnt/runs/metrics.jsonl", 1 << 20, false);
   REQUIRE(m.ok);
@@ -95,7 +96,8 @@ TEST_CASE("a local job's files are read through its mounts, never following a li
   auto nojob = files.read_file("nojob", "default", "/mnt/runs/metrics.jsonl", 100, false);
   CHECK_FALSE(nojob.ok);
   CHECK(has(nojob.reason, "does not exist"));
-  CHECK_FALSE(files.output_dir("nojob", "default"));
+  CHECK_FALSE(files.output_dir("nojob", "default", why));
+  CHECK(why == "the job does not exist");
 
   // A listing has the regular files only (no links, FIFOs or directories), capped.
   auto list = files.list_dir("files", "default", "/mnt/runs", 100);
@@ -126,6 +128,8 @@ TEST_CASE("a local job's OUTPUT_DIR defaults to its image's") {
   REQUIRE(l.run({"submit", "img", "-i", "scnn-train", "--command", "--", "/bin/true"}).code == 0);
   REQUIRE(l.run({"submit", "plain", "-i", "busybox", "--command", "--", "/bin/true"}).code == 0);
   lane::submit::local::LocalBackend backend(l.home());
-  CHECK(backend.job_files().output_dir("img", "default") == "/mnt/runs");  // images/scnn-train/image.json
-  CHECK_FALSE(backend.job_files().output_dir("plain", "default"));
+  std::string why;
+  CHECK(backend.job_files().output_dir("img", "default", why) == "/mnt/runs");  // images/scnn-train/image.json
+  CHECK_FALSE(backend.job_files().output_dir("plain", "default", why));
+  CHECK(has(why, "sets no OUTPUT_DIR"));
 }

@@ -48,7 +48,8 @@ TEST_CASE("kube job files: read in the running chief pod, links refused, sizes c
                       {"/etc/passwd", "root:x:0:0"}}},
                     {"links", {{"/mnt/runs/link", "/etc/passwd"}, {"/mnt/runs/up", "/etc"}}}});
   JobFiles& files = f.backend.job_files();
-  CHECK(files.output_dir("train", "lane-detection") == "/mnt/runs");
+  std::string why;
+  CHECK(files.output_dir("train", "lane-detection", why) == "/mnt/runs");
 
   auto m = files.read_file("train", "lane-detection", "/mnt/runs/metrics.jsonl", 1 << 20, false);
   REQUIRE(m.ok);
@@ -95,7 +96,8 @@ TEST_CASE("kube job files: read in the running chief pod, links refused, sizes c
   CHECK(ov.entries[0].size == 3);
   CHECK_FALSE(files.list_dir("train", "lane-detection", "/mnt/runs/up", 10).ok);
 
-  CHECK_FALSE(files.output_dir("nojob", "lane-detection"));
+  CHECK_FALSE(files.output_dir("nojob", "lane-detection", why));
+  CHECK(why == "the job does not exist");
   auto nojob = files.read_file("nojob", "lane-detection", "/mnt/runs/metrics.jsonl", 100, false);
   CHECK_FALSE(nojob.ok);
   CHECK(has(nojob.reason, "does not exist"));
@@ -110,7 +112,8 @@ TEST_CASE("kube job files: OUTPUT_DIR from the container's environment; a pod th
                                     {"files", {{"/mnt/runs/metrics.jsonl", "{}\n"}}},
                                     {"env", {{"OUTPUT_DIR", "/mnt/runs"}}}});
   JobFiles& files = f.backend.job_files();
-  CHECK(files.output_dir("img", "lane-detection") == "/mnt/runs");  // the image's default, by printenv
+  std::string why;
+  CHECK(files.output_dir("img", "lane-detection", why) == "/mnt/runs");  // the image's default, by printenv
 
   Json p = f.client->get(lane::kube::resources::kPod, "runai-lane-detection", pod);
   p["status"]["phase"] = "Succeeded";
@@ -118,7 +121,8 @@ TEST_CASE("kube job files: OUTPUT_DIR from the container's environment; a pod th
   auto done = files.read_file("img", "lane-detection", "/mnt/runs/metrics.jsonl", 100, false);
   CHECK_FALSE(done.ok);
   CHECK(has(done.reason, "pod " + pod + " is Succeeded"));
-  CHECK_FALSE(files.output_dir("img", "lane-detection"));  // no env, and no running container to ask
+  CHECK_FALSE(files.output_dir("img", "lane-detection", why));  // no env, and no running container to ask
+  CHECK(has(why, "pod " + pod + " is Succeeded"));
   auto list = files.list_dir("img", "lane-detection", "/mnt/runs", 10);
   CHECK_FALSE(list.ok);
   CHECK(has(list.reason, "while it runs"));

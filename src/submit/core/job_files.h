@@ -44,8 +44,10 @@ class JobFiles {
   virtual ~JobFiles() = default;
 
   // The job's OUTPUT_DIR as its container sees it: its -e OUTPUT_DIR, else the image's default;
-  // nullopt when neither is known (or the job does not exist).
-  virtual std::optional<std::string> output_dir(const std::string& name, const std::string& project) = 0;
+  // nullopt with `why` (a sentence for a page) when it is not known: the job does not exist, sets
+  // none, or (Kubernetes) its pod that would tell the image's default does not run.
+  virtual std::optional<std::string> output_dir(const std::string& name, const std::string& project,
+                                                std::string& why) = 0;
   // The file at `path` (see is_clean_absolute_path), at most `max_bytes`: the last ones with
   // `tail` (a growing log), else the first.
   virtual JobFileRead read_file(const std::string& name, const std::string& project, const std::string& path,

@@ -69,22 +69,29 @@ std::optional<std::string> KubeJobs::pod_for_path(const std::string& name, const
   return pod;
 }
 
-std::optional<std::string> KubeJobs::output_dir(const std::string& name, const std::string& project) {
+std::optional<std::string> KubeJobs::output_dir(const std::string& name, const std::string& project,
+                                                std::string& why) {
   auto job = describe_job(name, project);
-  if (!job) return std::nullopt;
+  if (!job) {
+    why = "the job does not exist";
+    return std::nullopt;
+  }
   if (auto v = env_value(job->spec, "OUTPUT_DIR"); v && !v->empty()) return v;
   // The image's default is in the container's environment only.
-  std::string why;
   auto pod = pod_for_path(name, project, "", why);
   if (!pod) return std::nullopt;
   std::string out;
   try {
-    if (exec_capture(ctx_.ns_of(project), *pod, {"printenv", "OUTPUT_DIR"}, 4096, out) != 0) return std::nullopt;
-  } catch (const lane::Error&) {
+    if (exec_capture(ctx_.ns_of(project), *pod, {"printenv", "OUTPUT_DIR"}, 4096, out) == 0) out = trimmed(out);
+    else out.clear();
+  } catch (const lane::Error& e) {
+    why = fmt::format("asking pod {} for OUTPUT_DIR failed: {}", *pod, e.what());
     return std::nullopt;
   }
-  out = trimmed(out);
-  if (out.empty()) return std::nullopt;
+  if (out.empty()) {
+    why = "the job sets no OUTPUT_DIR (-e OUTPUT_DIR=...) and its container's environment has none";
+    return std::nullopt;
+  }
   return out;
 }
 

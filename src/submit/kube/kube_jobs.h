@@ -40,7 +40,8 @@ class KubeJobs : public Jobs, public JobFiles {
   // image's default); files are read by exec in the chief pod while it runs (realpath must give
   // the path back unchanged, so no symbolic link is followed; stat; tail/head -c). A pod that is
   // not running, or gone, makes the answer unreachable with that reason.
-  std::optional<std::string> output_dir(const std::string& name, const std::string& project) override;
+  std::optional<std::string> output_dir(const std::string& name, const std::string& project,
+                                        std::string& why) override;
   JobFileRead read_file(const std::string& name, const std::string& project, const std::string& path,
                         uint64_t max_bytes, bool tail) override;
   JobDirRead list_dir(const std::string& name, const std::string& project, const std::string& path,

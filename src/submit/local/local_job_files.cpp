@@ -87,13 +87,18 @@ std::string open_failure(const std::string& path, int err) {
 
 }  // namespace
 
-std::optional<std::string> LocalJobs::output_dir(const std::string& name, const std::string& project) {
+std::optional<std::string> LocalJobs::output_dir(const std::string& name, const std::string& project,
+                                                 std::string& why) {
   auto job = describe_job(name, project);
-  if (!job) return std::nullopt;
+  if (!job) {
+    why = "the job does not exist";
+    return std::nullopt;
+  }
   if (auto v = env_value(job->spec, "OUTPUT_DIR"); v && !v->empty()) return v;
   if (auto image = resolve_local_image(job->spec.image))
     for (const auto& [k, v] : image->env)
       if (k == "OUTPUT_DIR" && !v.empty()) return v;
+  why = "the job sets no OUTPUT_DIR (-e OUTPUT_DIR=...) and its image has none by default";
   return std::nullopt;
 }
 

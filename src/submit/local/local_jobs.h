@@ -41,7 +41,8 @@ class LocalJobs : public Jobs, public JobFiles {
   // directory of the claim or -v host directory mounted there, opened component by component
   // without following symbolic links. A path on no mount is unreachable (the job's own /tmp and
   // root are private to it).
-  std::optional<std::string> output_dir(const std::string& name, const std::string& project) override;
+  std::optional<std::string> output_dir(const std::string& name, const std::string& project,
+                                        std::string& why) override;
   JobFileRead read_file(const std::string& name, const std::string& project, const std::string& path,
                         uint64_t max_bytes, bool tail) override;
   JobDirRead list_dir(const std::string& name, const std::string& project, const std::string& path,

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Browser test of a job's page (#/jobs/P/N, assets/job.js) in headless Chromium against a local
-backend: a running job that writes metrics.jsonl, an overlay and a log (../job_fixture.py).
+"""Browser test of a job's page (#/jobs/P/N, assets/job.js) in headless Chromium. `local`: a local
+backend with a running job that writes metrics.jsonl, an overlay and a log (../job_fixture.py);
+`kube`: the Kubernetes backend against the test API server (see case_kube).
 
 Checks the status, spec (the secret env value nowhere in the page), pods, events, the log tail
 growing live and staying at the bottom (and not when scrolled up), the four training charts (SVG
@@ -8,21 +9,26 @@ paths with points, growing live), the hover crosshair and its values, legend tog
 overlay image loaded through the API, a job without metrics saying why, no JavaScript error, that
 polling stops when the page is left, and saves a screenshot.
 
-  test_job_page.py --lanectl PATH    exit 0 pass, 1 fail, 77 skip (no Chromium, LANE_REQUIRE_BROWSER unset)
+  test_job_page.py --lanectl PATH [local|kube ...]    exit 0 pass, 1 fail, 77 skip (no Chromium, LANE_REQUIRE_BROWSER unset)
 """
 import argparse
+import json
 import os
 import re
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 from chromium import Chromium, require_chromium  # noqa: E402
-from fixture import Lane, screenshot_dir  # noqa: E402
-from job_fixture import SECRET, submit_curves_job  # noqa: E402
+from fixture import Lane, read_line, screenshot_dir  # noqa: E402
+from job_fixture import FIRST_STEPS, SECRET, metrics_lines, submit_curves_job  # noqa: E402
 
 
 def check(cond, what):
@@ -38,13 +44,8 @@ POINTS = """((title, key) => {
 })"""
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--lanectl", required=True)
-    args = ap.parse_args()
-    require_chromium()
-    shots = screenshot_dir(args.lanectl)
-    with Lane(args.lanectl) as lane, tempfile.TemporaryDirectory(prefix="lanectl-job-page-") as scratch:
+def case_local(lanectl, shots):
+    with Lane(lanectl) as lane, tempfile.TemporaryDirectory(prefix="lanectl-job-page-") as scratch:
         submit_curves_job(lane.run, scratch)
         lane.run("submit", "plain", "-i", "ubuntu", "--command", "--", "sh", "-c", "echo plain; sleep 60")
         url = lane.start_dashboard()
@@ -153,7 +154,92 @@ def main():
             # The browser's own request for /favicon.ico is not the page's doing (the dashboard may have none).
             errors = [e for e in page.errors() if "/favicon.ico" not in e]
             check(errors == [], f"JavaScript errors: {errors}")
-            print(f"PASS job page (screenshots: {shot}, {shot_hover})")
+            print(f"PASS job page, local backend (screenshots: {shot}, {shot_hover})")
+
+
+def start_apiserver(tmp):
+    """tests/kube/fake_apiserver.py on a free port and a kubeconfig for it (namespace runai-vision)."""
+    server = subprocess.Popen([sys.executable, os.path.join(SOURCE, "tests", "kube", "fake_apiserver.py"),
+                               "--schemas", os.path.join(SOURCE, "tests", "data", "k8s-schemas")],
+                              stdout=subprocess.PIPE, text=True)
+    line = read_line(server.stdout, 30)
+    check(line.startswith("PORT "), f"the test API server printed {line!r}")
+    port = int(line.split()[1])
+    kubeconfig = os.path.join(tmp, "kubeconfig")
+    with open(kubeconfig, "w") as f:
+        f.write("apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters:\n- name: t\n"
+                f"  cluster: {{server: 'http://127.0.0.1:{port}'}}\nusers:\n- name: u\n  user: {{}}\n"
+                "contexts:\n- name: t\n  context: {cluster: t, user: u, namespace: runai-vision}\n")
+    return server, port, kubeconfig
+
+
+def api(port, path, body=None):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method="POST" if body is not None else "GET",
+                                 data=json.dumps(body).encode() if body is not None else None,
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def case_kube(lanectl, shots):
+    """The page on the Kubernetes backend: the curves are read by exec in the running chief pod
+    (the test API server's container holds the files, /_test/files; OUTPUT_DIR comes from the
+    container's environment); once the pod has ended the page says why there are no curves."""
+    tmp = tempfile.mkdtemp(prefix="lane-job-page-kube-")
+    server, port, kubeconfig = start_apiserver(tmp)
+    try:
+        env = {"LANECTL_BACKEND": "kubernetes", "KUBECONFIG": kubeconfig, "HOME": tmp}
+        with Lane(lanectl, env=env) as lane, Chromium(width=1400, height=1000) as browser:
+            lane.run("project", "create", "vision", "--gpu-quota", "3")
+            lane.run("submit", "kube-train", "-p", "vision", "-i", "scnn-train", "--gpu", "1",
+                     "-e", "API_TOKEN=" + SECRET, "--command", "--", "sleep", "600")
+            pods = api(port, "/api/v1/namespaces/runai-vision/pods")["items"]
+            check(len(pods) == 1, f"pods of kube-train: {[p['metadata']['name'] for p in pods]}")
+            pod = pods[0]["metadata"]["name"]
+            text = "\n".join(metrics_lines(*FIRST_STEPS)) + "\n"
+            api(port, "/_test/files", {"namespace": "runai-vision", "pod": pod, "env": {"OUTPUT_DIR": "/mnt/runs"},
+                                       "files": {"/mnt/runs/metrics.jsonl": text}})
+            url = lane.start_dashboard()
+            page = browser.open(url + "#/jobs/vision/kube-train")
+            page.wait_for("document.querySelectorAll('#metrics .chart').length >= 4", timeout=15)
+            page.wait_for(f"{POINTS}('Loss', 'loss') === 20", timeout=5)
+            check(page.eval(f"{POINTS}('Validation', 'accuracy')") == 4, "validation points on kube")
+            note = page.eval("document.querySelector('#metrics-note').textContent")
+            check(note.startswith("/mnt/runs/metrics.jsonl"), f"metrics note: {note}")
+            pods_rows = page.eval("[...document.querySelectorAll('#pods-body tr[data-pod]')].map(r => [...r.cells].map(c => c.textContent))")
+            check(len(pods_rows) == 1 and pods_rows[0][0] == pod and pods_rows[0][3] not in ("", "–"), f"pods: {pods_rows}")
+            check(SECRET not in page.eval("document.documentElement.outerHTML"), "the secret env value is in the page")
+            page.eval("window.scrollTo(0, 0)")
+            page.screenshot(os.path.join(shots, "job-page-kube.png"), full_page=True)
+
+            # The pod ends: no more exec; the page says why instead of showing stale curves.
+            obj = api(port, f"/api/v1/namespaces/runai-vision/pods/{pod}")
+            obj["status"]["phase"] = "Succeeded"
+            api(port, "/_test/object", obj)
+            page.wait_for("!!document.querySelector('#metrics-reason')", timeout=15)
+            reason = page.eval("document.querySelector('#metrics-reason').textContent")
+            check(f"pod {pod} is Succeeded" in reason and "while it runs" in reason, f"reason: {reason}")
+            errors = [e for e in page.errors() if "/favicon.ico" not in e]
+            check(errors == [], f"JavaScript errors: {errors}")
+    finally:
+        server.terminate()
+        server.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("PASS job page, Kubernetes backend (test API server)")
+
+
+CASES = {"local": case_local, "kube": case_kube}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lanectl", required=True)
+    ap.add_argument("cases", nargs="*", default=list(CASES))
+    args = ap.parse_args()
+    require_chromium()
+    shots = screenshot_dir(args.lanectl)
+    for name in args.cases:
+        CASES[name](args.lanectl, shots)
 
 
 if __name__ == "__main__":
