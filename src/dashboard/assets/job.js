@@ -306,6 +306,11 @@
       let doc;
       try { doc = await ui.fetchJSON(base); } catch (e) {
         if (!alive) return;
+        if (!job) {  // never loaded (no such job): say so once and poll nothing
+          leave();
+          root.querySelector(".job-grid").replaceChildren(ui.errorBox(e.message));
+          return;
+        }
         body(summaryPanel).replaceChildren(ui.errorBox(e.message));
         return;
       }
@@ -407,6 +412,11 @@
         ui.el("div", { class: "overlays" }, figs));
     }
 
+    // The list stream says when the status changes: fetch the job at once rather than at the next poll.
+    const unsubscribe = ui.jobsFeed.subscribe((jobs) => {
+      const j = jobs.find((x) => x.project === params.project && x.name === params.name);
+      if (j && job && j.status !== job.status) loadJob();
+    });
     (async () => {
       await loadJob();
       every(POLL_JOB_MS, loadJob);
@@ -414,12 +424,12 @@
       every(POLL_METRICS_MS, loadMetrics);
       every(POLL_OVERLAYS_MS, loadOverlays);
     })();
-    // The list stream says when the status changes: fetch the job at once rather than at the next poll.
-    const unsubscribe = ui.jobsFeed.subscribe((jobs) => {
-      const j = jobs.find((x) => x.project === params.project && x.name === params.name);
-      if (j && job && j.status !== job.status) loadJob();
-    });
-    return () => { alive = false; unsubscribe(); for (const t of timers) clearTimeout(t); };
+    function leave() {
+      alive = false;
+      unsubscribe();
+      for (const t of timers) clearTimeout(t);
+    }
+    return leave;
   }
 
   pages.job = { title: (p) => p.name + " (" + p.project + ")", mount };

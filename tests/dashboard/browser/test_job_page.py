@@ -151,8 +151,20 @@ def case_local(lanectl, shots):
             check("OUTPUT_DIR" in reason, f"no-metrics reason: {reason}")
             page.wait_for("!!document.querySelector('#overlays-body li')", timeout=15)
 
+            # A job that does not exist: the server's message, once, and no polling.
+            page.navigate(url + "#/jobs/default/no-such-job")
+            page.wait_for("!!document.querySelector('#view .error-box')", timeout=5)
+            msg = page.eval("document.querySelector('#view .error-box').textContent")
+            check("does not exist" in msg, f"missing job: {msg}")
+            missing = "performance.getEntriesByType('resource').filter(e => e.name.includes('/no-such-job')).length"
+            n = page.eval(missing)
+            time.sleep(2.5)
+            check(page.eval(missing) == n, "the page of a missing job keeps polling")
+            page.navigate(url + "#/jobs")
+
             # The browser's own request for /favicon.ico is not the page's doing (the dashboard may have none).
-            errors = [e for e in page.errors() if "/favicon.ico" not in e]
+            # ... and the missing job's 404, which the page asked for on purpose.
+            errors = [e for e in page.errors() if "/favicon.ico" not in e and "/api/jobs/default/no-such-job" not in e]
             check(errors == [], f"JavaScript errors: {errors}")
             print(f"PASS job page, local backend (screenshots: {shot}, {shot_hover})")
 
