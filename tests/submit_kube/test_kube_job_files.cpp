@@ -103,7 +103,7 @@ TEST_CASE("kube job files: read in the running chief pod, links refused, sizes c
   CHECK(has(nojob.reason, "does not exist"));
 }
 
-TEST_CASE("kube job files: OUTPUT_DIR from the container's environment; a pod that does not run is a reason") {
+TEST_CASE("kube job files: OUTPUT_DIR from the container environment, and a pod that does not run is a reason") {
   lane::test::KubeBackendFixture f;
   f.backend.jobs().submit(train_job("img", {}));
   const std::string pod = pod_of(f.backend, "img");
