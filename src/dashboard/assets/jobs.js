@@ -5,8 +5,8 @@
 // the viewport are in the DOM; two spacer rows keep the table as tall as all its rows, so the
 // page's scroll bar covers every job. Rows have one height (measured on the first row drawn).
 // Performance marks: "jobs:first-rows" when the first rows are in the DOM, "jobs:first-screen"
-// after the frame that paints them; the first row's name carries elementtiming="jobs-first-screen"
-// (Element Timing: its paint time). bench/dashboard_jobs.py reads them.
+// in the first task after the frame that paints them (requestAnimationFrame, then a task);
+// bench/dashboard_jobs.py reads them.
 "use strict";
 
 (() => {
@@ -41,13 +41,17 @@
     tr.append(ui.el("td", {}, ui.el("a", { href: ui.jobHref(job.project, job.name), text: job.name })));
     tr.append(ui.el("td", {}, ui.statusBadge(job.status, job.statusReason)));
     tr.append(cell(ui.formatAge(ui.since(job.createdAt, state.now))));
-    tr.append(cell((job.nodes || []).join(", ") || "-"));
+    const nodes = (job.nodes || []).join(", ");
+    tr.append(cell(nodes || "-", nodes ? undefined : "none"));
     tr.append(cell(job.image || "-", "image"));
     tr.append(cell(job.type));
     tr.append(cell(job.project));
     tr.append(cell(job.user || "-"));
-    tr.append(cell(ui.gpus(job.gpusAllocated) + " (" + ui.gpus(job.gpusRequested) + ")", "num"));
-    tr.append(cell((job.podsRunning || 0) + " (" + (job.podsPending || 0) + ")", "num"));
+    const idle = (a, b) => (Number(a || 0) === 0 && Number(b || 0) === 0 ? " none" : "");
+    tr.append(cell(ui.gpus(job.gpusAllocated) + " (" + ui.gpus(job.gpusRequested) + ")",
+      "num" + idle(job.gpusAllocated, job.gpusRequested)));
+    tr.append(cell((job.podsRunning || 0) + " (" + (job.podsPending || 0) + ")",
+      "num" + idle(job.podsRunning, job.podsPending)));
     return tr;
   }
 
@@ -75,12 +79,15 @@
     const key = sortValue[state.sortKey];
     const dir = state.sortDir;
     const keyed = [];
+    const perStatus = new Map();  // the summary's counts: every status, within the other filters
     for (const j of state.jobs) {
       if (project.value && j.project !== project.value) continue;
-      if (status.value && j.status !== status.value) continue;
       if (text && ![j.name, j.image, j.user, j.project].some((v) => (v || "").toLowerCase().includes(text))) continue;
+      perStatus.set(j.status, (perStatus.get(j.status) || 0) + 1);
+      if (status.value && j.status !== status.value) continue;
       keyed.push([key(j), j.name, j.project, j]);
     }
+    summary(root, perStatus, status.value);
     keyed.sort((a, b) => (a[0] < b[0] ? -dir : a[0] > b[0] ? dir : 0) ||
       (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0) || (a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0));
     state.shown = keyed.map((k) => k[3]);
@@ -90,6 +97,23 @@
       th.classList.toggle("sorted-desc", th.dataset.key === state.sortKey && state.sortDir < 0);
     }
     draw(root, true);
+  }
+
+  // One chip per status with its count; a click filters by that status (again: all statuses).
+  function summary(root, perStatus, selected) {
+    const order = ["Running", "Pending", "Suspended", "Succeeded", "Failed", "Error"];
+    const statuses = [...perStatus.keys()].sort((a, b) =>
+      ((order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99)) || (a < b ? -1 : 1));
+    const select = root.querySelector("#filter-status");
+    root.querySelector("#summary").replaceChildren(...statuses.map((st) =>
+      ui.el("button", {
+        type: "button", class: "chip " + st + (st === selected ? " active" : ""), dataset: { status: st },
+        "aria-pressed": st === selected ? "true" : "false", title: "Show only " + st + " jobs",
+        onclick: () => {
+          select.value = select.value === st ? "" : st;
+          recompute(root);
+        },
+      }, st, ui.el("b", { text: String(perStatus.get(st)) }))));
   }
 
   // Draws the rows that meet the viewport (plus OVERSCAN each side); `force` after a data change.
@@ -109,7 +133,6 @@
     const last = Math.min(n, Math.max(first, Math.ceil((window.innerHeight - top) / h) + OVERSCAN));
     if (!force && state.drawn && state.drawn[0] === first && state.drawn[1] === last) return;
     const rows = state.shown.slice(first, last).map(row);
-    if (!state.marked && rows.length) rows[0].querySelector("a").setAttribute("elementtiming", "jobs-first-screen");
     body.replaceChildren(spacer(first), ...rows, spacer(n - last));
     state.drawn = [first, last];
     if (!state.rowHeight && rows.length) {
@@ -126,6 +149,7 @@
 
   function mount(root) {
     root.append(
+      ui.el("section", { id: "summary", class: "summary", "aria-label": "Jobs by status" }),
       ui.el("section", { class: "toolbar" },
         ui.el("label", {}, "Project ", ui.el("select", { id: "filter-project" }, new Option("All projects", ""))),
         ui.el("label", {}, "Status ", ui.el("select", { id: "filter-status" }, new Option("All statuses", ""))),

@@ -324,10 +324,13 @@ class Page:
         for kind in ("mousePressed", "mouseReleased"):
             self.send("Input.dispatchMouseEvent", {"type": kind, "x": box[0], "y": box[1], "button": "left", "clickCount": 1})
 
-    def screenshot(self, path, full_page=False):
-        """Writes a PNG of the viewport (or of the whole page)."""
+    def screenshot(self, path, full_page=False, clip=None):
+        """Writes a PNG of the viewport (or of the whole page, or of clip = (x, y, width, height))."""
         params = {"format": "png"}
-        if full_page:
+        if clip:
+            x, y, w, h = clip
+            params.update(captureBeyondViewport=True, clip={"x": x, "y": y, "width": w, "height": h, "scale": 1})
+        elif full_page:
             size = self.send("Page.getLayoutMetrics")
             content = size.get("cssContentSize") or size["contentSize"]
             params.update(captureBeyondViewport=True,

@@ -100,7 +100,14 @@ def case_live(lanectl, out):
         check(shown["team-b/eval-c"][8] == "0.5 (0.5)" and shown["team-b/wait-d"][8] == "0 (4)",
               "GPU columns (fractions, pending)")
         check(page.eval("document.getElementById('count').textContent") == "4 of 4 jobs", "the count")
+        chips = page.eval("[...document.querySelectorAll('#summary .chip')].map(c => [c.dataset.status, c.querySelector('b').textContent])")
+        check(chips == [["Running", "2"], ["Pending", "1"], ["Succeeded", "1"]], f"status summary {chips}")
         page.screenshot(os.path.join(out, "jobs.png"))
+        page.click('#summary .chip[data-status="Pending"]')  # a chip filters by its status, again: all
+        check([k for k, _ in rows(page)] == ["team-b/wait-d"] and page.eval("document.getElementById('filter-status').value")
+              == "Pending", f"the Pending chip: {rows(page)}")
+        page.click('#summary .chip[data-status="Pending"]')
+        check(len(rows(page)) == 4 and page.eval("document.getElementById('filter-status').value") == "", "chip again: all")
 
         # Filters: project, status, text; each narrows the rows, "All" brings them back.
         options = page.eval("[...document.querySelectorAll('#filter-project option')].map(o => o.value)")
