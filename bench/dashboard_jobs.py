@@ -12,6 +12,7 @@ Per run (median of --runs): a fresh `lanectl dashboard` (its feed idle: the page
 list the jobs, the cold case a first visitor sees) and a fresh tab, then in the browser
   first-screen   navigation start -> the frame that painted the first rows (jobs.js's performance
                  mark "jobs:first-screen", after requestAnimationFrame + task)
+  first-list     navigation start -> the stream's first event (the whole list) arrived (ui.js's mark)
   first-rows     navigation start -> the first rows are in the DOM (mark "jobs:first-rows")
   rows in DOM    how many rows the page built
 and, in the same tab, re-sorting by NAME (a click on the header) until the next paint, against
@@ -40,7 +41,8 @@ FIRST_SCREEN_JS = """new Promise((resolve) => {
   const done = () => {
     const mark = (n) => { const e = performance.getEntriesByName(n)[0]; return e ? e.startTime : null; };
     const fcp = performance.getEntriesByName('first-contentful-paint')[0];
-    setTimeout(() => resolve({firstRows: mark('jobs:first-rows'), firstScreen: mark('jobs:first-screen'),
+    setTimeout(() => resolve({firstList: mark('jobs:first-list'), firstRows: mark('jobs:first-rows'),
+      firstScreen: mark('jobs:first-screen'),
       fcp: fcp ? fcp.startTime : null,
       rows: document.querySelectorAll('#jobs-body tr[data-job]').length,
       count: document.getElementById('count').textContent}), 50);
@@ -127,11 +129,11 @@ def measure(lanectl, jobs, runs, browser, server_cpu=False):
                 page.close()
             lane.stop_dashboards()
             out["runs"].append(r)
-            print(f"  {jobs} jobs run {i + 1}: first screen {r['firstScreen']:.0f} ms (rows in the DOM at "
-                  f"{r['firstRows']:.0f} ms; first contentful paint {r['fcp'] or 0:.0f} ms), "
+            print(f"  {jobs} jobs run {i + 1}: first screen {r['firstScreen']:.0f} ms (list at {r['firstList']:.0f} ms, "
+                  f"rows in the DOM at {r['firstRows']:.0f} ms; first contentful paint {r['fcp'] or 0:.0f} ms), "
                   f"{r['rows']} rows in the DOM; re-sort {r['resort']['ms']:.1f} ms; render-all "
                   f"{r['renderAll']['ms']:.1f} ms ({r['renderAll']['rows']} rows)", flush=True)
-    for k in ("firstRows", "firstScreen", "fcp"):
+    for k in ("firstList", "firstRows", "firstScreen", "fcp"):
         out[k] = median(r[k] for r in out["runs"])
     out["resort"] = median(r["resort"]["ms"] for r in out["runs"])
     out["renderAll"] = median(r["renderAll"]["ms"] for r in out["runs"])
@@ -161,6 +163,8 @@ def main():
     print(f"| first screen, {args.jobs:,} jobs (navigation start -> rows painted) | {big['firstScreen']:.0f} | "
           f"{big['firstScreen'] / base['firstScreen']:.2f}x the {args.baseline} |")
     print(f"| first screen, {args.baseline} jobs (baseline) | {base['firstScreen']:.0f} | 1.00x |")
+    print(f"| the list arrived (stream's first event), {args.jobs:,} / {args.baseline} jobs | {big['firstList']:.0f} / "
+          f"{base['firstList']:.0f} | {big['firstList'] / base['firstList']:.2f}x |")
     print(f"| first rows in the DOM, {args.jobs:,} / {args.baseline} jobs | {big['firstRows']:.0f} / "
           f"{base['firstRows']:.0f} | {big['firstRows'] / base['firstRows']:.2f}x |")
     print(f"| first contentful paint (top bar, before any job), {args.jobs:,} / {args.baseline} jobs | "

@@ -115,6 +115,7 @@ const ui = {
       const events = new EventSource("/api/events");
       let heard = false;
       events.addEventListener("jobs", (e) => {
+        if (!heard) performance.mark("jobs:first-list");  // the whole list arrived (bench/dashboard_jobs.py)
         heard = true;
         ui.setLive(true, "live");
         this.publish(JSON.parse(e.data));
