@@ -12,20 +12,13 @@ KUBECONFIG for the Kubernetes backend; jobs are deleted on exit only on the loca
 """
 import json
 import os
-import queue
 import shutil
 import subprocess
+import sys
 import tempfile
-import threading
 
-
-def read_line(stream, timeout):
-    q = queue.Queue()
-    threading.Thread(target=lambda: q.put(stream.readline()), daemon=True).start()
-    try:
-        return q.get(timeout=timeout)
-    except queue.Empty:
-        raise AssertionError(f"nothing read within {timeout}s")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from test_dashboard import read_line  # noqa: E402,F401  (the HTTP test's helpers, tests/dashboard)
 
 
 def screenshot_dir(lanectl):
