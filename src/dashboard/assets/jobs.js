@@ -41,9 +41,15 @@
     tr.append(ui.el("td", {}, ui.el("a", { href: ui.jobHref(job.project, job.name), text: job.name })));
     tr.append(ui.el("td", {}, ui.statusBadge(job.status, job.statusReason)));
     tr.append(cell(ui.formatAge(ui.since(job.createdAt, state.now))));
-    const nodes = (job.nodes || []).join(", ");
-    tr.append(cell(nodes || "-", nodes ? undefined : "none"));
-    tr.append(cell(job.image || "-", "image"));
+    // Kubernetes node names are long and an MPI job has several: the first, "+N" more, all in the title.
+    const nodes = job.nodes || [];
+    tr.append(nodes.length
+      ? ui.el("td", { class: "node", title: nodes.join(", ") }, ui.el("span", { class: "node-name", text: nodes[0] }),
+        nodes.length > 1 ? ui.el("span", { class: "more", text: " +" + (nodes.length - 1) }) : null)
+      : cell("-", "none"));
+    const image = cell(job.image || "-", "image");
+    if (job.image) image.title = job.image;
+    tr.append(image);
     tr.append(cell(job.type));
     tr.append(cell(job.project));
     tr.append(cell(job.user || "-"));

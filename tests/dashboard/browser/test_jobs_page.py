@@ -47,7 +47,9 @@ def gpus(v):
 
 def expected_cells(job):
     """The cells the page shows for a `list -o json` job, but AGE (it moves on)."""
-    return [job["name"], job["status"], None, ", ".join(job.get("nodes") or []) or "-", job.get("image") or "-",
+    nodes = job.get("nodes") or []
+    node = (nodes[0] + (f" +{len(nodes) - 1}" if len(nodes) > 1 else "")) if nodes else "-"
+    return [job["name"], job["status"], None, node, job.get("image") or "-",
             job["type"], job["project"], job.get("user") or "-",
             f"{gpus(job.get('gpusAllocated'))} ({gpus(job.get('gpusRequested'))})",
             f"{job.get('podsRunning', 0)} ({job.get('podsPending', 0)})"]
@@ -276,6 +278,15 @@ def case_kube(lanectl, out):
             print(f"  kube-mpi showed within {time.time() - returned:.2f} s of the submit's return")
             check(page.eval("window.pageMarker") == 1, "the page reloaded")
             check(dict(rows(page))["vision/kube-mpi"][5] == "Mpi", "the MPI job's TYPE")
+            # Its pods run on several nodes with long names: the first, "+N", all of them in the title,
+            # and the table still fits the window (no horizontal scrolling).
+            page.wait_for("document.querySelector('#jobs-body tr[data-job=\"vision/kube-mpi\"] td.node')")
+            mpi = {f"{j['project']}/{j['name']}": j for j in lane.json("list", "-A")}["vision/kube-mpi"]
+            title = page.eval("document.querySelector('#jobs-body tr[data-job=\"vision/kube-mpi\"] td.node').title")
+            check(len(mpi["nodes"]) > 1 and title == ", ".join(mpi["nodes"]), f"the NODE title {title!r} vs {mpi['nodes']}")
+            check(dict(rows(page))["vision/kube-mpi"][3] == expected_cells(mpi)[3], "the NODE cell of a multi-node job")
+            width = page.eval("[document.documentElement.scrollWidth, innerWidth]")
+            check(width[0] <= width[1], f"the page is wider than the window: {width}")
             for path in ("/api/projects", "/api/nodes", "/api/jobs/vision/kube-train"):
                 status = page.eval(f"fetch({json.dumps(path)}).then(r => r.status)")
                 check(status == 200, f"GET {path} -> {status}")
