@@ -2,11 +2,15 @@
 """bench/dashboard_jobs.py: the dashboard's Jobs page with 10,000 jobs, measured in Chromium.
 
     python3 bench/dashboard_jobs.py --lanectl build/release/bin/lanectl [--jobs 10000] [--baseline 100] [--runs 5]
+                                    [--backend local|kube]
 
 Data: a fresh LANECTL_HOME per size, seeded with tests/dashboard/browser/seed.py (lanectl makes
 the schema, projects and a node; the job rows are inserted in one transaction, as bench/list_jobs
 does, because 10,000 `lanectl submit`s would start 10,000 processes; everything is then read
 through the product: the local backend's list_jobs, the dashboard's feed and API, the page).
+--backend kube instead preloads that many MPIJobs (launcher + worker pod each, running) into the
+test Kubernetes API server (tests/kube/fake_apiserver.py, /_test/bulk) and runs the dashboard on
+the Kubernetes backend against it; the Python server's listing is then most of the wait.
 
 Per run (median of --runs): a fresh `lanectl dashboard` (its feed idle: the page's stream makes it
 list the jobs, the cold case a first visitor sees) and a fresh tab, then in the browser
@@ -23,18 +27,21 @@ nothing changing (the poller) and 5 s after the page closed (idle).
 Baselines in the same run: the page with --baseline jobs (ratio), and render-all (ratio).
 """
 import argparse
+import contextlib
 import json
 import os
 import platform
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "dashboard", "browser"))
 from chromium import Chromium, require_chromium  # noqa: E402
-from fixture import Lane  # noqa: E402
+from fixture import Lane, start_apiserver  # noqa: E402
 from seed import seed_local_jobs  # noqa: E402
 
 FIRST_SCREEN_JS = """new Promise((resolve) => {
@@ -96,10 +103,31 @@ def median(values):
     return statistics.median(values) if values else None
 
 
-def measure(lanectl, jobs, runs, browser, server_cpu=False):
+@contextlib.contextmanager
+def backend(kind, lanectl, jobs):
+    """A Lane with `jobs` jobs: local (seed.py) or kube (the test API server's /_test/bulk: that
+    many MPIJobs of a launcher and a worker pod, running, in namespace runai-bench)."""
+    if kind == "local":
+        with Lane(lanectl) as lane:
+            seed_local_jobs(lane, jobs)
+            yield lane
+        return
+    tmp = tempfile.mkdtemp(prefix="bench-dashboard-kube-")
+    server, port, kubeconfig = start_apiserver(tmp, "runai-bench")
+    try:
+        body = json.dumps({"namespace": "runai-bench", "mpijobs": jobs, "pods_per_job": 2}).encode()
+        urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/_test/bulk", data=body, method="POST"))
+        with Lane(lanectl, env={"LANECTL_BACKEND": "kubernetes", "KUBECONFIG": kubeconfig, "HOME": tmp}) as lane:
+            yield lane
+    finally:
+        server.kill()
+        server.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def measure(lanectl, jobs, runs, browser, server_cpu=False, kind="local"):
     out = {"jobs": jobs, "runs": []}
-    with Lane(lanectl) as lane:
-        seed_local_jobs(lane, jobs)
+    with backend(kind, lanectl, jobs) as lane:
         for i in range(runs):
             url = lane.start_dashboard()
             page = browser.open("about:blank")
@@ -147,6 +175,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=10000)
     ap.add_argument("--baseline", type=int, default=100)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--backend", choices=["local", "kube"], default="local",
+                    help="kube: the jobs are MPIJobs preloaded into the test Kubernetes API server")
     ap.add_argument("--json", help="also write the figures here")
     args = ap.parse_args()
     require_chromium()
@@ -154,8 +184,9 @@ def main():
     print(f"machine: {os.cpu_count()} CPUs, {model}, {platform.platform()}; load {os.getloadavg()}")
     with Chromium(width=1400, height=900) as browser:
         print(f"browser: {browser.conn.send('Browser.getVersion')['product']}, viewport 1400x900")
-        base = measure(args.lanectl, args.baseline, args.runs, browser)
-        big = measure(args.lanectl, args.jobs, args.runs, browser, server_cpu=True)
+        print(f"backend: {args.backend}")
+        base = measure(args.lanectl, args.baseline, args.runs, browser, kind=args.backend)
+        big = measure(args.lanectl, args.jobs, args.runs, browser, server_cpu=True, kind=args.backend)
     print(f"load after: {os.getloadavg()}")
     print()
     print(f"| case | median ms ({args.runs} runs) | ratio |")

@@ -21,6 +21,28 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from test_dashboard import read_line  # noqa: E402,F401  (the HTTP test's helpers, tests/dashboard)
 
 
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
+def start_apiserver(tmp, namespace):
+    """Starts the test Kubernetes API server (tests/kube/fake_apiserver.py) and writes a kubeconfig
+    for it in tmp (default namespace `namespace`); returns (process, port, kubeconfig path)."""
+    schemas = os.path.join(SOURCE, "tests", "data", "k8s-schemas")
+    server = subprocess.Popen([sys.executable, os.path.join(SOURCE, "tests", "kube", "fake_apiserver.py"),
+                               "--schemas", schemas], stdout=subprocess.PIPE, text=True)
+    line = read_line(server.stdout, 30)
+    if not line.startswith("PORT "):
+        server.kill()
+        raise AssertionError(f"the test API server printed {line!r} (python3-jsonschema, python3-yaml installed?)")
+    port = int(line.split()[1])
+    kubeconfig = os.path.join(tmp, "kubeconfig")
+    with open(kubeconfig, "w") as f:
+        f.write("apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters:\n- name: t\n"
+                f"  cluster: {{server: 'http://127.0.0.1:{port}'}}\nusers:\n- name: u\n  user: {{}}\n"
+                f"contexts:\n- name: t\n  context: {{cluster: t, user: u, namespace: {namespace}}}\n")
+    return server, port, kubeconfig
+
+
 def screenshot_dir(lanectl):
     """<build>/dashboard-screenshots for a lanectl at <build>/bin/lanectl (created)."""
     d = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(lanectl))), "dashboard-screenshots")

@@ -15,7 +15,7 @@ Screenshots go to --out (ctest: <build>/dashboard-screenshots). Exit 77: skipped
 import argparse
 import json
 import os
-import subprocess
+import shutil
 import sys
 import tempfile
 import time
@@ -23,12 +23,11 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from chromium import Chromium, require_chromium  # noqa: E402
-from fixture import Lane, read_line  # noqa: E402
+from fixture import Lane, start_apiserver  # noqa: E402
 from seed import seed_local_jobs  # noqa: E402
 
 COLUMNS = ["NAME", "STATUS", "AGE", "NODE", "IMAGE", "TYPE", "PROJECT", "USER",
            "GPUs Allocated (Requested)", "PODs Running (Pending)"]
-SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 
 # The rows in the DOM: {project/name: [cell texts]} in display order (a list of pairs).
 ROWS_JS = ("[...document.querySelectorAll('#jobs-body tr[data-job]')]"
@@ -237,24 +236,9 @@ def case_scale(lanectl, out, count=2000):
     print("PASS scale")
 
 
-def start_apiserver(tmp):
-    schemas = os.path.join(SOURCE, "tests", "data", "k8s-schemas")
-    server = subprocess.Popen([sys.executable, os.path.join(SOURCE, "tests", "kube", "fake_apiserver.py"),
-                               "--schemas", schemas], stdout=subprocess.PIPE, text=True)
-    line = read_line(server.stdout, 30)
-    check(line.startswith("PORT "), f"the test API server printed {line!r}")
-    port = int(line.split()[1])
-    kubeconfig = os.path.join(tmp, "kubeconfig")
-    with open(kubeconfig, "w") as f:
-        f.write("apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters:\n- name: t\n"
-                f"  cluster: {{server: 'http://127.0.0.1:{port}'}}\nusers:\n- name: u\n  user: {{}}\n"
-                "contexts:\n- name: t\n  context: {cluster: t, user: u, namespace: runai-vision}\n")
-    return server, port, kubeconfig
-
-
 def case_kube(lanectl, out):
     tmp = tempfile.mkdtemp(prefix="lane-browser-kube-")
-    server, port, kubeconfig = start_apiserver(tmp)
+    server, port, kubeconfig = start_apiserver(tmp, "runai-vision")
     try:
         env = {"LANECTL_BACKEND": "kubernetes", "KUBECONFIG": kubeconfig, "HOME": tmp}
         with Lane(lanectl, env=env) as lane, Chromium() as browser:
@@ -297,7 +281,6 @@ def case_kube(lanectl, out):
     finally:
         server.terminate()
         server.wait()
-        import shutil
         shutil.rmtree(tmp, ignore_errors=True)
     print("PASS kube")
 
