@@ -6,8 +6,9 @@
         ...
     # on exit: the dashboard is stopped, every job deleted, the home removed
 
-`Lane(lanectl, env={...})` adds environment variables (e.g. LANECTL_BACKEND=kube and a
-KUBECONFIG for the Kubernetes backend; jobs are deleted on exit only on the local backend).
+`Lane(lanectl, env={...})` adds environment variables (e.g. LANECTL_BACKEND=kubernetes and a
+KUBECONFIG from `start_apiserver(tmp, namespace)`, the test Kubernetes API server, for the
+Kubernetes backend; jobs are deleted on exit only on the local backend).
 `screenshot_dir(lanectl)` is where tests write their screenshots (`<build>/dashboard-screenshots`).
 """
 import json
