@@ -47,7 +47,7 @@ def require_chromium():
     if path:
         return path
     if os.environ.get("LANE_REQUIRE_BROWSER") == "1":
-        print("FAIL: no Chromium (apt-get install chromium, or ./scripts/setup --deps-only) and "
+        print("FAIL: no Chromium (apt-get install chromium, or ./scripts/setup --test-deps) and "
               "LANE_REQUIRE_BROWSER=1", file=sys.stderr)
         sys.exit(1)
     print("SKIP: no Chromium found (apt-get install chromium); set LANE_REQUIRE_BROWSER=1 to fail instead",
