@@ -16,7 +16,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,9 +24,8 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
-SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 from chromium import Chromium, require_chromium  # noqa: E402
-from fixture import Lane, read_line, screenshot_dir  # noqa: E402
+from fixture import Lane, screenshot_dir, start_apiserver  # noqa: E402
 from job_fixture import FIRST_STEPS, SECRET, metrics_lines, submit_curves_job  # noqa: E402
 
 
@@ -168,22 +166,6 @@ def case_local(lanectl, shots):
             print(f"PASS job page, local backend (screenshots: {shot}, {shot_hover})")
 
 
-def start_apiserver(tmp):
-    """tests/kube/fake_apiserver.py on a free port and a kubeconfig for it (namespace runai-vision)."""
-    server = subprocess.Popen([sys.executable, os.path.join(SOURCE, "tests", "kube", "fake_apiserver.py"),
-                               "--schemas", os.path.join(SOURCE, "tests", "data", "k8s-schemas")],
-                              stdout=subprocess.PIPE, text=True)
-    line = read_line(server.stdout, 30)
-    check(line.startswith("PORT "), f"the test API server printed {line!r}")
-    port = int(line.split()[1])
-    kubeconfig = os.path.join(tmp, "kubeconfig")
-    with open(kubeconfig, "w") as f:
-        f.write("apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters:\n- name: t\n"
-                f"  cluster: {{server: 'http://127.0.0.1:{port}'}}\nusers:\n- name: u\n  user: {{}}\n"
-                "contexts:\n- name: t\n  context: {cluster: t, user: u, namespace: runai-vision}\n")
-    return server, port, kubeconfig
-
-
 def api(port, path, body=None):
     req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method="POST" if body is not None else "GET",
                                  data=json.dumps(body).encode() if body is not None else None,
@@ -197,7 +179,7 @@ def case_kube(lanectl, shots):
     (the test API server's container holds the files, /_test/files; OUTPUT_DIR comes from the
     container's environment); once the pod has ended the page says why there are no curves."""
     tmp = tempfile.mkdtemp(prefix="lane-job-page-kube-")
-    server, port, kubeconfig = start_apiserver(tmp)
+    server, port, kubeconfig = start_apiserver(tmp, "runai-vision")
     try:
         env = {"LANECTL_BACKEND": "kubernetes", "KUBECONFIG": kubeconfig, "HOME": tmp}
         with Lane(lanectl, env=env) as lane, Chromium(width=1400, height=1000) as browser:
