@@ -7,19 +7,25 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "submit/core/cluster.h"
 #include "submit/core/jobs.h"
 #include "submit/core/projects.h"
+#include "submit/core/storage.h"
 
 namespace lane::dashboard {
+
+class GpuSampler;
 
 struct Roles {
   submit::Jobs& jobs;
   submit::Projects& projects;
   submit::Cluster& cluster;
+  submit::Storage& storage;
+  GpuSampler* gpu_sampler = nullptr;  // GPU utilization over time (gpu_sampler.h); null: not sampled
 };
 
 struct Reply {
@@ -34,6 +40,7 @@ class Api {
 
   // GET `path` (starting with /api/) with its query parameters:
   //   /api/jobs[?project=P]  /api/jobs/P/NAME  /api/jobs/P/NAME/logs[?tail=N]  /api/projects  /api/nodes
+  //   /api/gpus  /api/gpus/metrics  /api/snapshots  /api/lineage (api_cluster.cpp)
   // 404 for another path or a job that does not exist, 400 for a bad name or parameter.
   Reply get(const std::string& path, const std::map<std::string, std::string>& query);
 
@@ -43,6 +50,8 @@ class Api {
  private:
   Reply job(const std::string& project, const std::string& name);
   Reply logs(const std::string& project, const std::string& name, const std::map<std::string, std::string>& query);
+  // The Nodes/GPUs and Snapshots pages' routes (api_cluster.cpp); nullopt for another path.
+  std::optional<Reply> cluster_route(const std::vector<std::string>& parts);
 
   Roles roles_;
   std::mutex backend_mutex_;
