@@ -123,7 +123,8 @@ json lineage_graph(const std::vector<storage::SnapshotInfo>& snapshots,
       std::string project = project_of(info->ns);
       job = job_id(project, info->job);
       json& jn = g.node(job, "job", info->job);
-      if (jn["meta"].empty()) jn["meta"] = {{"project", project}, {"recorded", false}};
+      if (jn["meta"].empty())
+        jn["meta"] = {{"project", project}, {"record", "none: the snapshot was only tagged with the job (snapshot create --job)"}};
     }
     if (!job.empty()) {
       g.edge(job, id, "snapshot");

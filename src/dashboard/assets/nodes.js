@@ -8,12 +8,18 @@
 (() => {
   const POLL_MS = 3000;
 
-  // A stable colour per job.
-  function jobColor(job) {
-    let h = 0;
-    for (const c of job) h = (h * 31 + c.charCodeAt(0)) >>> 0;
-    return "hsl(" + (h % 360) + ", 62%, 52%)";
+  // A stable colour per job, from a palette that keeps white labels readable.
+  const PALETTE = ["#2f6fec", "#1f9d55", "#8e44ad", "#d35400", "#0e8a8a", "#c0392b", "#5d6d7e", "#b7950b", "#6c5ce7", "#16a085"];
+  let colorOf = new Map();  // job -> colour, assigned in name order on each refresh
+  function assignColors(nodes) {
+    const jobs = new Set();
+    for (const n of nodes) {
+      for (const d of n.devices) for (const s of d.shares) jobs.add(s.job);
+      for (const u of n.unassigned) jobs.add(u.job || u.pod);
+    }
+    colorOf = new Map([...jobs].sort().map((j, i) => [j, PALETTE[i % PALETTE.length]]));
   }
+  const jobColor = (job) => colorOf.get(job) || PALETTE[0];
 
   function shareSegment(job, pod, share, width) {
     const name = job.split("/").pop() || pod;
@@ -59,7 +65,7 @@
   // A small time-series chart: `points` [[t, v], ...] with v in 0..max; null values leave gaps.
   function chart(title, points, max, unit) {
     const W = 320, H = 90, P = 4;
-    const svg = ui.svg("svg", { class: "ts", viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": title });
+    const svg = ui.svg("svg", { class: "ts", viewBox: "0 0 " + W + " " + H, preserveAspectRatio: "none", role: "img", "aria-label": title });
     svg.append(ui.svg("rect", { x: 0, y: 0, width: W, height: H, class: "ts-bg" }));
     for (const f of [0.25, 0.5, 0.75]) svg.append(ui.svg("line", { x1: 0, x2: W, y1: H - f * H, y2: H - f * H, class: "ts-grid" }));
     const ts = points.map((p) => p[0]);
@@ -74,9 +80,11 @@
     }
     if (d) svg.append(ui.svg("path", { d, class: "ts-line" }));
     const last = [...points].reverse().find((p) => p[1] !== null && p[1] !== undefined);
+    const span = points.length > 1 ? "last " + ui.formatAge(t1 - t0) : "";
     return ui.el("figure", { class: "ts-fig" },
       ui.el("figcaption", {}, ui.el("span", { text: title }),
-        ui.el("b", { text: last ? (unit === "%" ? Math.round(last[1]) + " %" : Math.round(last[1]) + " " + unit) : "n/a" })), svg);
+        ui.el("b", { text: last ? (unit === "%" ? Math.round(last[1]) + " %" : Math.round(last[1]) + " " + unit) : "n/a" })), svg,
+      ui.el("div", { class: "ts-axis" }, ui.el("span", { text: span }), ui.el("span", { text: "now" })));
   }
 
   function metricsSection(m) {
@@ -118,6 +126,7 @@
           const used = nodes.reduce((s, n) => s + Number(n.gpusAllocated || 0), 0);
           summary.textContent = nodes.length + " node" + (nodes.length === 1 ? "" : "s") + " · " + ui.gpus(used) + " of " + total + " GPUs allocated";
           status.replaceChildren();
+          assignColors(nodes);
           list.replaceChildren(...nodes.map(nodeCard));
           metrics.replaceChildren(metricsSection(m));
         } catch (e) {

@@ -37,8 +37,9 @@
       segment("within", v.within, scale, "Allocated within quota"),
       segment("over", v.over, scale, "Allocated over quota"),
       segment("pending", v.pending, scale, "Requested, pending"));
-    const track = ui.el("div", { class: "pj-track" }, bar,
+    const track = ui.el("div", { class: "pj-track", title: "one tick per GPU" }, bar,
       marker("quota", v.quota, scale, "quota"), v.fair > 0 || v.requested > 0 ? marker("fair", v.fair, scale, "fair share") : null);
+    if (scale <= 64) track.style.backgroundSize = (100 / scale) + "% 100%";  // a tick per GPU
     const chips = ui.el("div", { class: "pj-chips" },
       ui.el("span", { class: "chip", text: "quota " + ui.gpus(v.quota) }),
       ui.el("span", { class: "chip " + (p.overQuota ? "ok" : "no"), text: p.overQuota ? "over quota allowed" : "limited to quota" }),

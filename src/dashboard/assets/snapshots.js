@@ -6,7 +6,7 @@
 
 (() => {
   const POLL_MS = 5000;
-  const NODE_W = 170, NODE_H = 44, GAP_X = 70, GAP_Y = 18, PAD = 16;
+  const NODE_W = 168, NODE_H = 44, GAP_X = 64, GAP_Y = 18, PAD = 12;
   const KIND_LABEL = { snapshot: "snapshot", volume: "volume", job: "job" };
 
   // Longest-path layers (a node sits right of everything it comes from); cycles cannot loop.
@@ -42,8 +42,8 @@
 
   function subtitle(n) {
     const m = n.meta || {};
-    if (n.kind === "snapshot") return m.exists === false ? "deleted" : (m.created || "").replace("T", " ").replace("Z", "") + (m.size ? " · " + m.size : "");
-    if (n.kind === "volume") return m.exists === false ? "deleted" : (m.size || "") + (m.createdBy ? " · " + m.createdBy : "");
+    if (n.kind === "snapshot") return m.exists === false ? "deleted" : (m.created || "").slice(0, 16).replace("T", " ");
+    if (n.kind === "volume") return m.exists === false ? "deleted" : (m.size || "") + (m.createdBy ? " · " + m.createdBy.replace(/^job\/[^/]*\//, "by ") : "");
     return m.image ? short(m.image, 26) : "project " + (m.project || "?");
   }
 
@@ -76,7 +76,7 @@
       g.append(ui.svg("title", {}, document.createTextNode(KIND_LABEL[n.kind] + " " + n.name)));
       g.append(ui.svg("rect", { width: NODE_W, height: NODE_H, rx: 6 }));
       g.append(ui.svg("text", { x: 10, y: 18, class: "gname" }, document.createTextNode(short(n.name, 24))));
-      g.append(ui.svg("text", { x: 10, y: 34, class: "gsub" }, document.createTextNode(KIND_LABEL[n.kind] + " · " + short(subtitle(n), 22))));
+      g.append(ui.svg("text", { x: 10, y: 34, class: "gsub" }, document.createTextNode(short(subtitle(n), 28))));
       const select = () => onSelect(n, g);
       g.addEventListener("click", select);
       g.addEventListener("mouseenter", select);
