@@ -1,0 +1,95 @@
+"""A lanectl with its own LANECTL_HOME (local backend) and a running `lanectl dashboard`.
+
+    with Lane(lanectl_path) as lane:
+        lane.run("submit", "job-a", "-p", "team-a", "-i", "ubuntu", "--command", "--", "sleep", "60")
+        url = lane.start_dashboard()          # "http://127.0.0.1:PORT/"
+        ...
+    # on exit: the dashboard is stopped, every job deleted, the home removed
+
+`Lane(lanectl, env={...})` adds environment variables (e.g. LANECTL_BACKEND=kube and a
+KUBECONFIG for the Kubernetes backend; jobs are deleted on exit only on the local backend).
+`screenshot_dir(lanectl)` is where tests write their screenshots (`<build>/dashboard-screenshots`).
+"""
+import json
+import os
+import queue
+import shutil
+import subprocess
+import tempfile
+import threading
+
+
+def read_line(stream, timeout):
+    q = queue.Queue()
+    threading.Thread(target=lambda: q.put(stream.readline()), daemon=True).start()
+    try:
+        return q.get(timeout=timeout)
+    except queue.Empty:
+        raise AssertionError(f"nothing read within {timeout}s")
+
+
+def screenshot_dir(lanectl):
+    """<build>/dashboard-screenshots for a lanectl at <build>/bin/lanectl (created)."""
+    d = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(lanectl))), "dashboard-screenshots")
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+class Lane:
+    def __init__(self, lanectl, env=None):
+        self.lanectl = os.path.abspath(lanectl)
+        self.home = tempfile.mkdtemp(prefix="lanectl-browser-")
+        self.env = dict(os.environ, LANECTL_HOME=self.home, LANECTL_BACKEND="local", LANECTL_GRACE_SECONDS="1",
+                        OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_plm_rsh_agent="")
+        self.env.update(env or {})
+        self.dashboards = []
+        self.projects = {"default"}
+
+    def run(self, *args, timeout=60, check=True):
+        """Runs `lanectl ARGS`; returns the CompletedProcess (text). Raises on non-zero exit when check."""
+        args = [str(a) for a in args]
+        for flag in ("-p", "--project"):
+            if flag in args[:-1]:
+                self.projects.add(args[args.index(flag) + 1])
+        r = subprocess.run([self.lanectl, *args], env=self.env, capture_output=True, text=True, timeout=timeout)
+        if check and r.returncode != 0:
+            raise AssertionError(f"lanectl {' '.join(args)} -> exit {r.returncode}: {r.stderr.strip()}")
+        return r
+
+    def json(self, *args):
+        return json.loads(self.run(*args, "-o", "json").stdout)
+
+    def start_dashboard(self, *args):
+        """Starts `lanectl dashboard --listen 127.0.0.1:0 ARGS`; returns its URL (ends with '/')."""
+        p = subprocess.Popen([self.lanectl, "dashboard", "--listen", "127.0.0.1:0", *args], env=self.env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.dashboards.append(p)
+        line = read_line(p.stdout, 15)
+        if not line.startswith("Dashboard: http://"):
+            p.kill()
+            raise AssertionError(f"no 'Dashboard: URL' line on stdout: {line!r}; stderr: {p.stderr.read()!r}")
+        return line.split(" ", 1)[1].strip()
+
+    def stop_dashboards(self):
+        for p in self.dashboards:
+            if p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+        self.dashboards = []
+
+    def close(self):
+        self.stop_dashboards()
+        if self.env.get("LANECTL_BACKEND") == "local":
+            for project in sorted(self.projects):
+                self.run("delete", "--all", "-p", project, check=False)
+        shutil.rmtree(self.home, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
