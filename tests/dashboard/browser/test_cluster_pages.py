@@ -120,8 +120,9 @@ def nodes_page(browser, url, out):
                   "document.querySelectorAll('#gpu-metrics path.ts-line').length === 4", timeout=10)
     text = page.eval("document.getElementById('gpu-metrics').innerText")
     check("GPU-0a1b2c3d-fake" in text and "From nvidia-smi every 1 s" in text, f"metrics: {text}")
-    time.sleep(2.5)  # a few more samples for the picture
-    page.wait_for("document.querySelector('#gpu-metrics').innerText.includes('samples kept')")
+    # The charts follow the sampler (one sample a second, the page polls every 3 s).
+    page.wait_for("+(/(\\d+) samples kept/.exec(document.getElementById('gpu-metrics').innerText) || [0, 0])[1] >= 6",
+                  timeout=15)
     page.screenshot(os.path.join(out, "cluster-nodes.png"), full_page=True)
     check(not page_errors(page), f"JavaScript errors on the Nodes page: {page_errors(page)}")
 
