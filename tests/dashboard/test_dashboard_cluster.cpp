@@ -68,7 +68,7 @@ TEST_CASE("per-GPU allocation: fractions of one GPU are shares labelled with the
   CHECK(d["unassigned"].empty());
 }
 
-TEST_CASE("per-GPU allocation: a pod on several GPUs holds each; unknown devices are unassigned") {
+TEST_CASE("per-GPU allocation: a pod on several GPUs holds each, unknown devices are unassigned") {
   auto n = node("n", 4);
   n.holds = {hold("p/two", "two-worker-0", {1, 2}, 1.0)};
   json doc = gpus_document({n});

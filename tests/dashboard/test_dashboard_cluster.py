@@ -9,7 +9,6 @@ with jobs submitted by the CLI, and checks /api/projects (quota, allocated, over
 
   test_dashboard_cluster.py --lanectl PATH [CASE...]    (cases: projects, gpus, metrics, lineage)
 """
-import argparse
 import json
 import os
 import stat
@@ -18,6 +17,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_dashboard  # noqa: E402
 from test_dashboard import Env, check, request  # noqa: E402
 
 PROJECTS = ("team-a", "team-b")
@@ -204,25 +204,7 @@ def case_lineage(env):
 CASES = {"projects": case_projects, "gpus": case_gpus, "metrics": case_metrics, "lineage": case_lineage}
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--lanectl", required=True)
-    ap.add_argument("cases", nargs="*", default=list(CASES))
-    args = ap.parse_args()
-    failed = 0
-    for name in args.cases:
-        env = ClusterEnv(args.lanectl)
-        start = time.monotonic()
-        try:
-            CASES[name](env)
-            print(f"ok   {name} ({time.monotonic() - start:.1f} s)")
-        except Exception as e:  # noqa: BLE001 - report and go on
-            failed += 1
-            print(f"FAIL {name}: {e}")
-        finally:
-            env.close()
-    sys.exit(1 if failed else 0)
-
-
 if __name__ == "__main__":
-    main()
+    # test_dashboard's runner (arguments, a fresh environment per case, the summary) over these cases.
+    test_dashboard.CASES, test_dashboard.Env = CASES, ClusterEnv
+    test_dashboard.main()

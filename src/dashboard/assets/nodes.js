@@ -114,32 +114,17 @@
       const list = ui.el("div", { class: "node-list" });
       const metrics = ui.el("div");
       root.append(ui.el("div", { class: "toolbar" }, ui.el("h2", { class: "page-title", text: "Nodes and GPUs" }), summary), status, list, metrics);
-      let stopped = false, busy = false;
-
-      async function refresh() {
-        if (busy || stopped) return;
-        busy = true;
-        try {
-          const [nodes, m] = await Promise.all([ui.fetchJSON("/api/gpus"), ui.fetchJSON("/api/gpus/metrics")]);
-          if (stopped) return;
+      return pollPage({
+        paths: ["/api/gpus", "/api/gpus/metrics"], status, what: "the nodes", intervalMs: POLL_MS, onJobs: true,
+        show(nodes, m) {
           const total = nodes.reduce((s, n) => s + Number(n.gpus || 0), 0);
           const used = nodes.reduce((s, n) => s + Number(n.gpusAllocated || 0), 0);
           summary.textContent = nodes.length + " node" + (nodes.length === 1 ? "" : "s") + " · " + ui.gpus(used) + " of " + total + " GPUs allocated";
-          status.replaceChildren();
           assignColors(nodes);
           list.replaceChildren(...nodes.map(nodeCard));
           metrics.replaceChildren(metricsSection(m));
-        } catch (e) {
-          if (!stopped) status.replaceChildren(ui.errorBox("Cannot load the nodes: " + e.message));
-        } finally {
-          busy = false;
-        }
-      }
-
-      refresh();
-      const timer = setInterval(refresh, POLL_MS);
-      const unsubscribe = ui.jobsFeed.subscribe(() => refresh());
-      return () => { stopped = true; clearInterval(timer); unsubscribe(); };
+        },
+      });
     },
   };
 })();

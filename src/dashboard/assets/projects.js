@@ -71,14 +71,9 @@
       const summary = ui.el("span", { class: "count" });
       const status = ui.el("div");
       root.append(ui.el("div", { class: "toolbar" }, ui.el("h2", { class: "page-title", text: "Projects" }), legend(), summary), status, list);
-      let stopped = false, busy = false;
-
-      async function refresh() {
-        if (busy || stopped) return;
-        busy = true;
-        try {
-          const [projects, nodes] = await Promise.all([ui.fetchJSON("/api/projects"), ui.fetchJSON("/api/nodes")]);
-          if (stopped) return;
+      return pollPage({
+        paths: ["/api/projects", "/api/nodes"], status, what: "the projects", intervalMs: POLL_MS, onJobs: true,
+        show(projects, nodes) {
           const total = nodes.reduce((s, n) => s + Number(n.gpus || 0), 0);
           // One scale for every bar: the cluster's GPUs, or more when a project asks for more.
           let scale = total;
@@ -89,20 +84,10 @@
           scale = scale || 1;
           summary.textContent = projects.length + " project" + (projects.length === 1 ? "" : "s") + " · " +
             ui.gpus(total) + " GPUs in the cluster · bars to " + ui.gpus(scale) + " GPUs";
-          status.replaceChildren();
           list.replaceChildren(...projects.map((p) => card(p, scale)));
           if (!projects.length) list.append(ui.el("p", { class: "empty", text: "No projects yet (lanectl project create NAME --gpu-quota N)." }));
-        } catch (e) {
-          if (!stopped) status.replaceChildren(ui.errorBox("Cannot load the projects: " + e.message));
-        } finally {
-          busy = false;
-        }
-      }
-
-      refresh();
-      const timer = setInterval(refresh, POLL_MS);
-      const unsubscribe = ui.jobsFeed.subscribe(() => refresh());
-      return () => { stopped = true; clearInterval(timer); unsubscribe(); };
+        },
+      });
     },
   };
 })();

@@ -141,15 +141,10 @@
           ...["volume", "job", "snapshot"].map((k) => ui.el("span", { class: "lg" }, ui.el("i", { class: "lg-node " + k }), k)))),
         status, ui.el("section", { class: "card graph-card" }, graphBox, side),
         ui.el("h2", { class: "page-title", text: "Snapshots" }), table);
-      let stopped = false, busy = false, lastDoc = "", selected = null;
-
-      async function refresh() {
-        if (busy || stopped) return;
-        busy = true;
-        try {
-          const [graph, snaps] = await Promise.all([ui.fetchJSON("/api/lineage"), ui.fetchJSON("/api/snapshots")]);
-          if (stopped) return;
-          status.replaceChildren();
+      let lastDoc = "", selected = null;
+      return pollPage({
+        paths: ["/api/lineage", "/api/snapshots"], status, what: "the snapshots", intervalMs: POLL_MS,
+        show(graph, snaps) {
           const doc = JSON.stringify([graph, snaps]);
           if (doc === lastDoc) return;  // unchanged: keep the selection and the scroll position
           lastDoc = doc;
@@ -166,16 +161,8 @@
           }));
           const again = selected && graph.nodes.find((n) => n.id === selected);
           if (again) side.replaceChildren(details(again));
-        } catch (e) {
-          if (!stopped) status.replaceChildren(ui.errorBox("Cannot load the snapshots: " + e.message));
-        } finally {
-          busy = false;
-        }
-      }
-
-      refresh();
-      const timer = setInterval(refresh, POLL_MS);
-      return () => { stopped = true; clearInterval(timer); };
+        },
+      });
     },
   };
 })();
