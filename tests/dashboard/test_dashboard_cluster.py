@@ -5,13 +5,17 @@ Runs the real `lanectl dashboard` over a local backend with its own LANECTL_HOME
 with jobs submitted by the CLI, and checks /api/projects (quota, allocated, over quota, pending),
 /api/gpus (a GPU shared 0.5/0.25 between two jobs, as `describe job -o json` places them),
 /api/gpus/metrics (a fake `nvidia-smi` on PATH: a test double, no GPU here; and without one),
-/api/snapshots and /api/lineage (snapshot -> restored volume -> job -> derived snapshot).
+/api/snapshots and /api/lineage (snapshot -> restored volume -> job -> derived snapshot), and the
+same API of `lanectl dashboard` on the Kubernetes backend against the test API server
+(tests/kube/fake_apiserver.py).
 
-  test_dashboard_cluster.py --lanectl PATH [CASE...]    (cases: projects, gpus, metrics, lineage)
+  test_dashboard_cluster.py --lanectl PATH [CASE...]    (cases: projects, gpus, metrics, lineage, kube)
 """
+import http.client
 import json
 import os
 import stat
+import subprocess
 import sys
 import tempfile
 import time
@@ -201,7 +205,70 @@ def case_lineage(env):
     check(cli["parentSnapshot"] == "base", f"lanectl lineage derived: {cli}")
 
 
-CASES = {"projects": case_projects, "gpus": case_gpus, "metrics": case_metrics, "lineage": case_lineage}
+KUBE_NODE = "aks-gpupool-34613062-vmss000000"  # where the test API server places Job pods
+
+
+def start_fake_kube(home):
+    """Starts tests/kube/fake_apiserver.py with a GPU Node (4 allocatable); returns (process,
+    kubeconfig path written under `home`)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    server = subprocess.Popen([sys.executable, os.path.join(root, "tests/kube/fake_apiserver.py"),
+                               "--schemas", os.path.join(root, "tests/data/k8s-schemas")],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    line = server.stdout.readline()
+    check(line.startswith("PORT "), f"fake_apiserver.py did not start: {line!r}")
+    api_port = int(line.split()[1])
+    kubeconfig = os.path.join(home, "kubeconfig")
+    with open(kubeconfig, "w") as f:
+        f.write("apiVersion: v1\nkind: Config\ncurrent-context: aks\n"
+                f"clusters:\n- name: aks\n  cluster: {{server: 'http://127.0.0.1:{api_port}'}}\n"
+                "users:\n- name: researcher\n  user: {token: t0ken}\n"
+                "contexts:\n- name: aks\n  context: {cluster: aks, user: researcher}\n")
+    os.chmod(kubeconfig, 0o600)
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": KUBE_NODE},
+            "status": {"capacity": {"nvidia.com/gpu": "4"}, "allocatable": {"nvidia.com/gpu": "4"},
+                       "conditions": [{"type": "Ready", "status": "True"}]}}
+    c = http.client.HTTPConnection("127.0.0.1", api_port, timeout=10)
+    c.request("POST", "/_test/object", body=json.dumps(node), headers={"Content-Type": "application/json"})
+    check(c.getresponse().status < 300, "the test API server did not take the Node")
+    c.close()
+    return server, kubeconfig
+
+
+def submit_kube_jobs(run):
+    """Project team-k (quota 2) with a 0.5-GPU job and a 1-GPU job; `run(*args)` runs lanectl."""
+    run("project", "create", "team-k", "--gpu-quota", "2")
+    run("submit", "frac", "-p", "team-k", "-i", "busybox", "--gpu", "0.5")
+    run("submit", "whole", "-p", "team-k", "-i", "busybox", "--gpu", "1")
+
+
+def case_kube(env):
+    """`lanectl dashboard` on the Kubernetes backend: what the pods' GPU requests and the Node's
+    allocatable tell (no device indices), no utilization sampling, projects, empty snapshot store."""
+    server, kubeconfig = start_fake_kube(env.home)
+    env.procs.append(server)
+    env.env.update(LANECTL_BACKEND="kubernetes", KUBECONFIG=kubeconfig)
+    submit_kube_jobs(env.ok)
+    p, port = env.start_dashboard("--listen", "127.0.0.1:0")
+
+    nodes = env.get(port, "/api/gpus")
+    check([n["name"] for n in nodes] == [KUBE_NODE], f"nodes: {nodes}")
+    n = nodes[0]
+    check(n["devicesKnown"] is False and n["gpus"] == 4 and n["ready"] == "True", f"node: {n}")
+    check(all(d["shares"] == [] for d in n["devices"]), "no device indices are invented on Kubernetes")
+    held = sorted((u["job"], u["gpus"], u["sharePerGpu"]) for u in n["unassigned"])
+    check(held == [("team-k/frac", 0.5, 0.5), ("team-k/whole", 1, 1)], f"pods' GPUs: {held}")
+    check(abs(n["gpusAllocated"] - 1.5) < 1e-9, f"allocated: {n}")
+    m = env.get(port, "/api/gpus/metrics")
+    check(m["available"] is False and "local backend" in m["reason"], f"metrics on Kubernetes: {m}")
+    projects = {x["name"]: x for x in env.get(port, "/api/projects")}
+    check(abs(projects["team-k"]["gpusAllocated"] - 1.5) < 1e-9, f"projects: {projects}")
+    check(env.get(port, "/api/snapshots") == {"items": []}, "snapshots on an empty store")
+    check(env.get(port, "/api/lineage") == {"nodes": [], "edges": []}, "lineage of an empty store")
+
+
+CASES = {"projects": case_projects, "gpus": case_gpus, "metrics": case_metrics, "lineage": case_lineage,
+         "kube": case_kube}
 
 
 if __name__ == "__main__":

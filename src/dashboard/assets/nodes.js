@@ -41,14 +41,15 @@
 
   function nodeCard(n) {
     const body = [];
-    if (n.devices.length) body.push(...n.devices.map(deviceRow));
-    else body.push(ui.el("p", { class: "muted", text: "No GPUs on this node." }));
+    // Devices are drawn only where the backend says which pod holds which (not on Kubernetes).
+    if (n.devicesKnown && n.devices.length) body.push(...n.devices.map(deviceRow));
+    else if (!n.devices.length) body.push(ui.el("p", { class: "muted", text: "No GPUs on this node." }));
     if (n.unassigned.length) {
       // Pods whose devices the backend does not report: one bar for the node, scaled to its GPUs.
       const total = Math.max(1, Number(n.gpus || 0));
       const bar = ui.el("div", { class: "gpu-bar node" }, n.unassigned.map((u) => shareSegment(u.job || u.pod, u.pod, u.gpus, u.gpus / total)));
       body.push(ui.el("div", { class: "gpu-row unassigned" },
-        ui.el("span", { class: "gpu-name", text: "pods" }), bar,
+        ui.el("span", { class: "gpu-name", text: n.devicesKnown ? "other pods" : n.gpus + " GPUs" }), bar,
         ui.el("span", { class: "gpu-free", text: ui.gpus(n.gpusAllocated) + " / " + ui.gpus(n.gpus) })));
       body.push(ui.el("p", { class: "muted note", text: n.devicesKnown
         ? "Some pods hold GPU indices beyond this node's GPUs (the node list changed under them)."
@@ -56,7 +57,7 @@
     }
     const head = ui.el("div", { class: "node-head" },
       ui.el("h2", { text: n.name }),
-      n.ready ? ui.el("span", { class: "chip " + (n.ready === "True" ? "ok" : "no"), text: "Ready " + n.ready }) : null,
+      n.ready ? ui.el("span", { class: "chip " + (n.ready === "True" ? "ok" : "no"), text: n.ready === "True" ? "Ready" : "Ready: " + n.ready }) : null,
       ui.el("span", { class: "chip", text: ui.gpus(n.gpusAllocated) + " of " + n.gpus + " GPUs allocated" }),
       n.gpuCapacity !== undefined && n.gpuCapacity !== n.gpus ? ui.el("span", { class: "chip", text: "capacity " + n.gpuCapacity }) : null);
     return ui.el("section", { class: "card node", dataset: { node: n.name } }, head, ...body);

@@ -3,7 +3,8 @@
 (chromium.py) against `lanectl dashboard` over a local backend (fixture.py) with declared nodes,
 projects over and under quota, fractional-GPU jobs, a pending job, a snapshot restored into a new
 volume that another job uses and snapshots, and a fake `nvidia-smi` on PATH (a test double of the
-device tool: there is no GPU here). Checks each page's content, that it follows changes made with
+device tool: there is no GPU here); then the Nodes/GPUs page on the Kubernetes backend against the
+test API server (tests/kube/fake_apiserver.py). Checks each page's content, that it follows changes made with
 the CLI without a reload, that no JavaScript error occurs, and saves screenshots.
 
   test_cluster_pages.py --lanectl PATH [--out DIR]    exit 0 pass, 1 fail, 77 skip (no Chromium)
@@ -18,6 +19,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from chromium import Chromium, require_chromium  # noqa: E402
 from fixture import Lane, screenshot_dir  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from test_dashboard_cluster import KUBE_NODE, start_fake_kube, submit_kube_jobs  # noqa: E402
 
 FAKE_SMI = """#!/bin/sh
 # Test double of nvidia-smi: answers the dashboard sampler's query with two GPUs whose load varies.
@@ -135,6 +139,23 @@ def nodes_without_gpu_tool(browser, url, out):
     check(not page_errors(page), f"JavaScript errors: {page_errors(page)}")
 
 
+def nodes_on_kubernetes(browser, url, out):
+    """Kubernetes: the node's pods as one bar of their GPU requests, and the note saying why."""
+    page = browser.open(url + "#/nodes")
+    page.wait_for("document.querySelectorAll('.gpu-row.unassigned .gpu-seg').length === 2", timeout=10)
+    card = page.eval("""(() => { const n = document.querySelector('.card.node');
+        return {node: n.dataset.node, text: n.innerText,
+                segs: [...n.querySelectorAll('.gpu-row.unassigned .gpu-seg')].map((s) => [s.dataset.job, parseFloat(s.style.width)]).sort(),
+                deviceRows: n.querySelectorAll('.gpu-row:not(.unassigned)').length}; })()""")
+    check(card["node"] == KUBE_NODE and card["deviceRows"] == 0, f"no made-up device rows on Kubernetes: {card}")
+    check(card["segs"] == [["team-k/frac", 12.5], ["team-k/whole", 25.0]], f"pods' shares of the 4 GPUs: {card['segs']}")
+    check("does not report which device" in card["text"] and "1.5 / 4" in card["text"], f"note: {card['text']}")
+    msg = page.wait_for("(document.querySelector('#gpu-metrics .unavailable') || {}).textContent", timeout=10)
+    check("local backend" in msg, f"metrics note on Kubernetes: {msg}")
+    page.screenshot(os.path.join(out, "cluster-nodes-kubernetes.png"), full_page=True)
+    check(not page_errors(page), f"JavaScript errors on the Kubernetes Nodes page: {page_errors(page)}")
+
+
 def snapshots_page(browser, url, out):
     page = browser.open(url + "#/snapshots")
     page.wait_for("document.querySelectorAll('svg.lineage .gnode').length === 6", timeout=10)
@@ -176,6 +197,18 @@ def main():
         url = lane.start_dashboard()
         with Chromium(width=1400, height=700) as browser:
             nodes_without_gpu_tool(browser, url, out)
+    with Lane(args.lanectl, env={"LANECTL_BACKEND": "kubernetes"}) as lane:
+        server, kubeconfig = start_fake_kube(lane.home)
+        try:
+            lane.env["KUBECONFIG"] = kubeconfig
+            submit_kube_jobs(lane.run)
+            url = lane.start_dashboard()
+            with Chromium(width=1400, height=700) as browser:
+                nodes_on_kubernetes(browser, url, out)
+        finally:
+            lane.stop_dashboards()
+            server.terminate()
+            server.wait()
     print("PASS cluster pages; screenshots in " + out)
 
 
