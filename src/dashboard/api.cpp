@@ -39,6 +39,18 @@ nlohmann::json Api::jobs_document(const std::optional<std::string>& project) {
   return doc;
 }
 
+std::vector<std::pair<std::string, std::string>> Api::job_documents() {
+  std::vector<submit::JobInfo> jobs;
+  {
+    std::lock_guard<std::mutex> lock(backend_mutex_);
+    jobs = roles_.jobs.list_jobs(std::nullopt);
+  }
+  std::vector<std::pair<std::string, std::string>> docs;
+  docs.reserve(jobs.size());
+  for (const auto& j : jobs) docs.emplace_back(j.spec.project + "/" + j.spec.name, submit::job_to_json(j, false).dump());
+  return docs;
+}
+
 Reply Api::get(const std::string& path, const std::map<std::string, std::string>& query) {
   try {
     auto parts = split_path(path);

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -44,8 +45,11 @@ class Api {
   // 404 for another path or a job that does not exist, 400 for a bad name or parameter.
   Reply get(const std::string& path, const std::map<std::string, std::string>& query);
 
-  // The jobs list document (all projects), as /api/jobs and the event stream send it.
+  // The jobs list document (all projects, or one), as /api/jobs sends it.
   nlohmann::json jobs_document(const std::optional<std::string>& project);
+  // Every job's list document (the elements of jobs_document), serialized, keyed "project/name",
+  // in the backend's order: what the event stream's feed compares and sends.
+  std::vector<std::pair<std::string, std::string>> job_documents();
 
  private:
   Reply job(const std::string& project, const std::string& name);

@@ -34,7 +34,14 @@ void send(httplib::Response& res, const Reply& reply) {
 }  // namespace
 
 struct Server::Impl {
-  Impl(Roles roles, ServerOptions o) : options(std::move(o)), api(roles), feed(api, options.poll_interval) {}
+  Impl(Roles roles, ServerOptions o)
+      : options(std::move(o)), api(roles), feed([this] { return list_jobs(); }, options.poll_interval) {}
+
+  std::vector<JobEntry> list_jobs() {
+    std::vector<JobEntry> entries;
+    for (auto& [key, json] : api.job_documents()) entries.push_back({std::move(key), std::move(json)});
+    return entries;
+  }
 
   // Auth, Host and method checks before any route; Handled when the request is answered here.
   httplib::Server::HandlerResponse screen(const httplib::Request& req, httplib::Response& res);
@@ -80,12 +87,15 @@ httplib::Server::HandlerResponse Server::Impl::screen(const httplib::Request& re
 }
 
 void Server::Impl::events(const httplib::Request&, httplib::Response& res) {
+  // Lives as long as the response (the content provider holds it): the feed polls while any does.
   struct Stream {
+    explicit Stream(JobFeed& feed) : viewer(feed) {}
+    JobFeed::Viewer viewer;
     uint64_t seen = 0;
     std::chrono::steady_clock::time_point last_write = std::chrono::steady_clock::now();
     bool started = false;
   };
-  auto stream = std::make_shared<Stream>();
+  auto stream = std::make_shared<Stream>(feed);
   res.set_header("Cache-Control", "no-store");
   res.set_header("X-Accel-Buffering", "no");
   res.set_chunked_content_provider("text/event-stream", [this, stream](size_t, httplib::DataSink& sink) {
@@ -95,12 +105,18 @@ void Server::Impl::events(const httplib::Request&, httplib::Response& res) {
       stream->started = true;
     }
     auto wait = std::min<std::chrono::milliseconds>(options.keepalive, std::chrono::milliseconds(1000));
-    auto snap = feed.wait_newer(stream->seen, chunk.empty() ? wait : std::chrono::milliseconds(0));
+    auto update = stream->viewer.wait_update(stream->seen, chunk.empty() ? wait : std::chrono::milliseconds(0));
     if (feed.stopped()) return false;
     auto now = std::chrono::steady_clock::now();
-    if (snap.version != stream->seen && snap.version != 0) {
-      chunk += "event: jobs\nid: " + std::to_string(snap.version) + "\ndata: " + snap.document + "\n\n";
-      stream->seen = snap.version;
+    if (update.version != stream->seen) {
+      // The whole list on connect (or when too far behind), else only what changed.
+      if (update.full) {
+        chunk += "event: jobs\nid: " + std::to_string(update.version) + "\ndata: " + *update.full + "\n\n";
+      } else {
+        for (const auto& d : update.deltas)
+          chunk += "event: jobs-delta\nid: " + std::to_string(d.version) + "\ndata: " + *d.document + "\n\n";
+      }
+      stream->seen = update.version;
     } else if (chunk.empty() && now - stream->last_write >= options.keepalive) {
       chunk = ": keep-alive\n\n";
     }

@@ -18,7 +18,9 @@ struct ServerOptions {
   ListenAddress listen;
   std::string token;  // required (non-empty) when listen.host is not loopback
   std::chrono::milliseconds poll_interval{500};
-  std::chrono::milliseconds keepalive{15000};  // a comment on an idle event stream this often
+  // A comment on an idle event stream this often; a closed stream is noticed at its next write
+  // (the feed polls while a stream is open), so short.
+  std::chrono::milliseconds keepalive{5000};
 };
 
 class Server {

@@ -81,7 +81,9 @@ def check(cond, what):
 
 
 class EventStream:
-    """Reads `event: jobs` events from /api/events on a thread; each data payload goes to a queue."""
+    """Reads /api/events on a thread: `event: jobs` (the whole list) and `event: jobs-delta`
+    ({upsert, remove} applied to the last list, as the page does); each resulting list goes to a
+    queue, with the kind of event that made it in self.kinds."""
 
     def __init__(self, port, headers=None):
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
@@ -89,6 +91,8 @@ class EventStream:
         self.sock = self.conn.sock
         self.resp = self.conn.getresponse()
         self.events = queue.Queue()
+        self.kinds = []
+        self.jobs = None  # {"project/name": job}
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):
@@ -101,7 +105,15 @@ class EventStream:
                 line = line.decode().rstrip("\r\n")
                 if line == "":
                     if event == "jobs":
-                        self.events.put((time.monotonic(), json.loads("\n".join(data))))
+                        self.jobs = {f"{j['project']}/{j['name']}": j for j in json.loads("\n".join(data))}
+                    elif event == "jobs-delta" and self.jobs is not None:
+                        delta = json.loads("\n".join(data))
+                        self.jobs.update({f"{j['project']}/{j['name']}": j for j in delta["upsert"]})
+                        for key in delta["remove"]:
+                            self.jobs.pop(key, None)
+                    if event in ("jobs", "jobs-delta"):
+                        self.kinds.append(event)
+                        self.events.put((time.monotonic(), list(self.jobs.values())))
                     event, data = None, []
                 elif line.startswith("event:"):
                     event = line[6:].strip()
@@ -130,7 +142,9 @@ def case_loopback(env):
           "the index page has no view or does not load the router and the Jobs page")
     check("default-src 'self'" in (r.getheader("Content-Security-Policy") or ""), "the page has no CSP")
     status, ctype, body, _ = request(port, "GET", "/app.js")
-    check(status == 200 and ctype.startswith("text/javascript") and "EventSource" in body, f"GET /app.js -> {status} {ctype}")
+    check(status == 200 and ctype.startswith("text/javascript") and "jobsFeed.connect" in body, f"GET /app.js -> {status} {ctype}")
+    status, ctype, body, _ = request(port, "GET", "/ui.js")
+    check(status == 200 and ctype.startswith("text/javascript") and "EventSource" in body, f"GET /ui.js -> {status} {ctype}")
     status, ctype, body, _ = request(port, "GET", "/jobs.js")
     check(status == 200 and "GPUs Allocated (Requested)" in body and "PODs Running (Pending)" in body,
           f"GET /jobs.js -> {status}: no Run:AI columns")
@@ -158,8 +172,15 @@ def case_loopback(env):
         if any(j["name"] == "web-job" for j in jobs):
             seen = at - submitted
             break
-    stream.close()
     check(seen is not None, "the event stream did not deliver the submitted job within 2 s")
+    check(stream.kinds[0] == "jobs" and stream.kinds[-1] == "jobs-delta",
+          f"the stream sends the list on connect, then only changes: {stream.kinds}")
+    # A second stream opened now starts with the whole list (with the job).
+    second = EventStream(port)
+    _, jobs = second.next(5)
+    check([j["name"] for j in jobs] == ["web-job"] and second.kinds[0] == "jobs", f"a new stream's first event: {jobs}")
+    second.close()
+    stream.close()
     print(f"  event stream delivered the new job {seen:.2f} s after submit")
 
     # The JSON API: the same documents as the CLI's -o json.

@@ -31,18 +31,8 @@ function show() {
   leavePage = p.mount(root, params) || null;
 }
 
-function connect() {
-  const events = new EventSource("/api/events");
-  events.addEventListener("jobs", (e) => {
-    ui.setLive(true, "live");
-    ui.jobsFeed.publish(JSON.parse(e.data));
-  });
-  events.onerror = () => ui.setLive(false, "reconnecting…");
-}
-
 document.addEventListener("DOMContentLoaded", () => {
   window.addEventListener("hashchange", show);
-  ui.fetchJSON("/api/jobs").then((jobs) => { if (!ui.jobsFeed.jobs) ui.jobsFeed.publish(jobs); }).catch(() => {});
-  connect();
+  ui.jobsFeed.connect();
   show();
 });

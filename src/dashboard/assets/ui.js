@@ -88,9 +88,11 @@ const ui = {
   errorBox(message) { return ui.el("div", { class: "error-box", role: "alert", text: message }); },
 
   // The shared jobs stream (/api/events): subscribe(fn) calls fn(jobs) now if a list is known
-  // and on every change; returns the unsubscribe function.
+  // and on every change; returns the unsubscribe function. The stream sends the whole list on
+  // connect (`event: jobs`) and then only the changes (`event: jobs-delta`: {upsert, remove}).
   jobsFeed: {
     jobs: null,
+    byKey: new Map(),  // "project/name" -> job
     listeners: new Set(),
     subscribe(fn) {
       this.listeners.add(fn);
@@ -98,8 +100,35 @@ const ui = {
       return () => this.listeners.delete(fn);
     },
     publish(jobs) {
+      this.byKey = new Map(jobs.map((j) => [j.project + "/" + j.name, j]));
       this.jobs = jobs;
       for (const fn of this.listeners) fn(jobs);
+    },
+    applyDelta(delta) {
+      for (const j of delta.upsert || []) this.byKey.set(j.project + "/" + j.name, j);
+      for (const key of delta.remove || []) this.byKey.delete(key);
+      this.jobs = [...this.byKey.values()];
+      for (const fn of this.listeners) fn(this.jobs);
+    },
+    // Opens the stream; /api/jobs once if it has sent nothing after 3 s (a proxy that buffers).
+    connect() {
+      const events = new EventSource("/api/events");
+      let heard = false;
+      events.addEventListener("jobs", (e) => {
+        if (!heard) performance.mark("jobs:first-list");  // the whole list arrived (bench/dashboard_jobs.py)
+        heard = true;
+        ui.setLive(true, "live");
+        this.publish(JSON.parse(e.data));
+      });
+      events.addEventListener("jobs-delta", (e) => {
+        ui.setLive(true, "live");
+        if (this.jobs) this.applyDelta(JSON.parse(e.data));
+      });
+      events.onerror = () => ui.setLive(false, "reconnecting…");
+      setTimeout(() => {
+        if (!heard) ui.fetchJSON("/api/jobs").then((jobs) => { if (!this.jobs) this.publish(jobs); }).catch(() => {});
+      }, 3000);
+      return events;
     },
   },
 

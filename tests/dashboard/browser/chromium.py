@@ -47,7 +47,7 @@ def require_chromium():
     if path:
         return path
     if os.environ.get("LANE_REQUIRE_BROWSER") == "1":
-        print("FAIL: no Chromium (apt-get install chromium, or ./scripts/setup --deps-only) and "
+        print("FAIL: no Chromium (apt-get install chromium, or ./scripts/setup --test-deps) and "
               "LANE_REQUIRE_BROWSER=1", file=sys.stderr)
         sys.exit(1)
     print("SKIP: no Chromium found (apt-get install chromium); set LANE_REQUIRE_BROWSER=1 to fail instead",
@@ -296,25 +296,41 @@ class Page:
         return r.get("result", {}).get("value")
 
     def wait_for(self, js, timeout=5.0, interval=0.05):
-        """Polls js until it is truthy and returns its value; AssertionError naming js on timeout."""
+        """Polls the expression js until it is truthy (in JavaScript's sense) and returns its value
+        (by value: an element comes back as {}); AssertionError naming js on timeout."""
         deadline = time.monotonic() + timeout
         last = None
+        # Truthy as JavaScript says (an element is truthy though it comes back as {}).
+        probe = "Promise.resolve((%s)).then(v => [!!v, v])" % js
         while True:
             try:
-                last = self.eval(js)
+                ok, last = self.eval(probe)
             except JSError as e:
                 last = f"JS error: {str(e).splitlines()[0]}"
             else:
-                if last:
+                if ok:
                     return last
             if time.monotonic() >= deadline:
                 raise AssertionError(f"timed out after {timeout}s waiting for: {js} (last value: {last!r})")
             time.sleep(interval)
 
-    def screenshot(self, path, full_page=False):
-        """Writes a PNG of the viewport (or of the whole page)."""
+    def click(self, selector):
+        """A real mouse click (CDP input events) at the centre of the first element matching selector."""
+        box = self.eval("(() => { const e = document.querySelector(%s); if (!e) return null; e.scrollIntoView({block: 'nearest'});"
+                        " const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()"
+                        % json.dumps(selector))
+        if not box:
+            raise AssertionError(f"click: no element matches {selector}")
+        for kind in ("mousePressed", "mouseReleased"):
+            self.send("Input.dispatchMouseEvent", {"type": kind, "x": box[0], "y": box[1], "button": "left", "clickCount": 1})
+
+    def screenshot(self, path, full_page=False, clip=None):
+        """Writes a PNG of the viewport (or of the whole page, or of clip = (x, y, width, height))."""
         params = {"format": "png"}
-        if full_page:
+        if clip:
+            x, y, w, h = clip
+            params.update(captureBeyondViewport=True, clip={"x": x, "y": y, "width": w, "height": h, "scale": 1})
+        elif full_page:
             size = self.send("Page.getLayoutMetrics")
             content = size.get("cssContentSize") or size["contentSize"]
             params.update(captureBeyondViewport=True,
@@ -324,6 +340,12 @@ class Page:
         with open(path, "wb") as f:
             f.write(data)
         return path
+
+    def close(self):
+        """Closes the tab."""
+        self.browser.conn.send("Target.closeTarget", {"targetId": self.target})
+        if self._on_event in self.browser.conn.listeners:
+            self.browser.conn.listeners.remove(self._on_event)
 
     def errors(self):
         """JavaScript exceptions, console.error messages and error log entries seen so far."""

@@ -6,26 +6,42 @@
         ...
     # on exit: the dashboard is stopped, every job deleted, the home removed
 
-`Lane(lanectl, env={...})` adds environment variables (e.g. LANECTL_BACKEND=kube and a
-KUBECONFIG for the Kubernetes backend; jobs are deleted on exit only on the local backend).
+`Lane(lanectl, env={...})` adds environment variables (e.g. LANECTL_BACKEND=kubernetes and a
+KUBECONFIG from `start_apiserver(tmp, namespace)`, the test Kubernetes API server, for the
+Kubernetes backend; jobs are deleted on exit only on the local backend).
 `screenshot_dir(lanectl)` is where tests write their screenshots (`<build>/dashboard-screenshots`).
 """
 import json
 import os
-import queue
 import shutil
 import subprocess
+import sys
 import tempfile
-import threading
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from test_dashboard import read_line  # noqa: E402,F401  (the HTTP test's helpers, tests/dashboard)
 
 
-def read_line(stream, timeout):
-    q = queue.Queue()
-    threading.Thread(target=lambda: q.put(stream.readline()), daemon=True).start()
-    try:
-        return q.get(timeout=timeout)
-    except queue.Empty:
-        raise AssertionError(f"nothing read within {timeout}s")
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
+def start_apiserver(tmp, namespace):
+    """Starts the test Kubernetes API server (tests/kube/fake_apiserver.py) and writes a kubeconfig
+    for it in tmp (default namespace `namespace`); returns (process, port, kubeconfig path)."""
+    schemas = os.path.join(SOURCE, "tests", "data", "k8s-schemas")
+    server = subprocess.Popen([sys.executable, os.path.join(SOURCE, "tests", "kube", "fake_apiserver.py"),
+                               "--schemas", schemas], stdout=subprocess.PIPE, text=True)
+    line = read_line(server.stdout, 30)
+    if not line.startswith("PORT "):
+        server.kill()
+        raise AssertionError(f"the test API server printed {line!r} (python3-jsonschema, python3-yaml installed?)")
+    port = int(line.split()[1])
+    kubeconfig = os.path.join(tmp, "kubeconfig")
+    with open(kubeconfig, "w") as f:
+        f.write("apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters:\n- name: t\n"
+                f"  cluster: {{server: 'http://127.0.0.1:{port}'}}\nusers:\n- name: u\n  user: {{}}\n"
+                f"contexts:\n- name: t\n  context: {{cluster: t, user: u, namespace: {namespace}}}\n")
+    return server, port, kubeconfig
 
 
 def screenshot_dir(lanectl):

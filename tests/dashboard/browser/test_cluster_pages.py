@@ -37,11 +37,6 @@ def check(cond, what):
         raise AssertionError(what)
 
 
-def page_errors(page):
-    """The page's JavaScript errors; the browser's own favicon request (the dashboard has none) is not one."""
-    return [e for e in page.errors() if not e.endswith("/favicon.ico")]
-
-
 def fake_nvidia_smi():
     d = tempfile.mkdtemp(prefix="lanectl-fake-smi-")
     path = os.path.join(d, "nvidia-smi")
@@ -101,7 +96,7 @@ def projects_page(browser, url, lane, out):
     page.wait_for("""document.querySelector('.pj[data-project="team-b"]').innerText.includes('2 running')""", timeout=5)
     check(page.eval("window.notReloaded") is True, "the page reloaded")
     lane.run("delete", "more-b", "-p", "team-b")
-    check(not page_errors(page), f"JavaScript errors on the Projects page: {page_errors(page)}")
+    check(not page.errors(), f"JavaScript errors on the Projects page: {page.errors()}")
 
 
 def nodes_page(browser, url, out):
@@ -128,7 +123,7 @@ def nodes_page(browser, url, out):
     page.wait_for("+(/(\\d+) samples kept/.exec(document.getElementById('gpu-metrics').innerText) || [0, 0])[1] >= 6",
                   timeout=15)
     page.screenshot(os.path.join(out, "cluster-nodes.png"), full_page=True)
-    check(not page_errors(page), f"JavaScript errors on the Nodes page: {page_errors(page)}")
+    check(not page.errors(), f"JavaScript errors on the Nodes page: {page.errors()}")
 
 
 def nodes_without_gpu_tool(browser, url, out):
@@ -136,7 +131,7 @@ def nodes_without_gpu_tool(browser, url, out):
     msg = page.wait_for("(document.querySelector('#gpu-metrics .unavailable') || {}).textContent", timeout=10)
     check("nvidia-smi is not on PATH" in msg, f"the page does not say why there are no metrics: {msg}")
     page.screenshot(os.path.join(out, "cluster-nodes-no-nvidia-smi.png"), full_page=True)
-    check(not page_errors(page), f"JavaScript errors: {page_errors(page)}")
+    check(not page.errors(), f"JavaScript errors: {page.errors()}")
 
 
 def nodes_on_kubernetes(browser, url, out):
@@ -153,7 +148,7 @@ def nodes_on_kubernetes(browser, url, out):
     msg = page.wait_for("(document.querySelector('#gpu-metrics .unavailable') || {}).textContent", timeout=10)
     check("local backend" in msg, f"metrics note on Kubernetes: {msg}")
     page.screenshot(os.path.join(out, "cluster-nodes-kubernetes.png"), full_page=True)
-    check(not page_errors(page), f"JavaScript errors on the Kubernetes Nodes page: {page_errors(page)}")
+    check(not page.errors(), f"JavaScript errors on the Kubernetes Nodes page: {page.errors()}")
 
 
 def snapshots_page(browser, url, out):
@@ -174,7 +169,7 @@ def snapshots_page(browser, url, out):
     details = page.wait_for("(document.querySelector('.graph-side .details') || {}).innerText", timeout=3)
     check("base" in details and "pvc-trainer-0" in details and "contentDigest" in details, f"details: {details}")
     page.screenshot(os.path.join(out, "cluster-snapshots.png"), full_page=True)
-    check(not page_errors(page), f"JavaScript errors on the Snapshots page: {page_errors(page)}")
+    check(not page.errors(), f"JavaScript errors on the Snapshots page: {page.errors()}")
 
 
 def main():

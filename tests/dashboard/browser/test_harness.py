@@ -41,6 +41,7 @@ def main():
             check("missingFunction" in str(e), f"JSError names the error: {e}")
         check(page.wait_for("document.getElementById('later') && 'seen'", timeout=3) == "seen",
               "wait_for returns the truthy value")
+        check(page.wait_for("document.getElementById('later')") == {}, "an element is truthy for wait_for")
         try:
             page.wait_for("window.neverSet", timeout=0.2)
             raise AssertionError("wait_for did not time out")
