@@ -15,13 +15,14 @@ import http.client
 import json
 import os
 import stat
-import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_dashboard  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "browser"))
+from fixture import start_apiserver  # noqa: E402
 from test_dashboard import Env, check, request  # noqa: E402
 
 PROJECTS = ("team-a", "team-b")
@@ -209,22 +210,9 @@ KUBE_NODE = "aks-gpupool-34613062-vmss000000"  # where the test API server place
 
 
 def start_fake_kube(home):
-    """Starts tests/kube/fake_apiserver.py with a GPU Node (4 allocatable); returns (process,
-    kubeconfig path written under `home`)."""
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    server = subprocess.Popen([sys.executable, os.path.join(root, "tests/kube/fake_apiserver.py"),
-                               "--schemas", os.path.join(root, "tests/data/k8s-schemas")],
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    line = server.stdout.readline()
-    check(line.startswith("PORT "), f"fake_apiserver.py did not start: {line!r}")
-    api_port = int(line.split()[1])
-    kubeconfig = os.path.join(home, "kubeconfig")
-    with open(kubeconfig, "w") as f:
-        f.write("apiVersion: v1\nkind: Config\ncurrent-context: aks\n"
-                f"clusters:\n- name: aks\n  cluster: {{server: 'http://127.0.0.1:{api_port}'}}\n"
-                "users:\n- name: researcher\n  user: {token: t0ken}\n"
-                "contexts:\n- name: aks\n  context: {cluster: aks, user: researcher}\n")
-    os.chmod(kubeconfig, 0o600)
+    """Starts tests/kube/fake_apiserver.py (the browser fixture's start_apiserver) with a GPU Node
+    (4 allocatable); returns (process, kubeconfig path written under `home`)."""
+    server, api_port, kubeconfig = start_apiserver(home, "default")
     node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": KUBE_NODE},
             "status": {"capacity": {"nvidia.com/gpu": "4"}, "allocatable": {"nvidia.com/gpu": "4"},
                        "conditions": [{"type": "Ready", "status": "True"}]}}
