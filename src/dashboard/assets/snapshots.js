@@ -149,6 +149,7 @@
           if (doc === lastDoc) return;  // unchanged: keep the selection and the scroll position
           lastDoc = doc;
           table.replaceChildren(snapshotTable(snaps.items || []));
+          side.hidden = !graph.nodes.length;  // nothing to click
           if (!graph.nodes.length) {
             graphBox.replaceChildren(ui.el("p", { class: "muted", text: "No lineage yet: snapshots, the jobs that took them and the volumes restored from them appear here." }));
             return;
