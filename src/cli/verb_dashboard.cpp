@@ -12,6 +12,7 @@
 #include "cli/context.h"
 #include "cli/verbs.h"
 #include "common/error.h"
+#include "dashboard/gpu_sampler.h"
 #include "dashboard/listen_address.h"
 #include "dashboard/server.h"
 #include "dashboard/token.h"
@@ -23,6 +24,7 @@ namespace {
 struct DashboardOptions {
   std::string listen = "127.0.0.1:8080";
   std::string token;
+  int gpu_interval = 5;  // seconds between nvidia-smi samples
 };
 
 int g_stop_pipe[2] = {-1, -1};
@@ -86,7 +88,10 @@ void run_dashboard(const DashboardOptions& o, CliContext& ctx) {
     token = dashboard::generate_token();
     generated = true;
   }
-  dashboard::Roles roles{ctx.jobs(), ctx.projects(), ctx.cluster(), ctx.job_files()};
+  if (o.gpu_interval < 1 || o.gpu_interval > 3600)
+    throw UsageError("--gpu-interval " + std::to_string(o.gpu_interval) + ": use 1 to 3600 seconds");
+  auto sampler = dashboard::make_gpu_sampler(ctx.config().kind, std::chrono::seconds(o.gpu_interval));
+  dashboard::Roles roles{ctx.jobs(), ctx.projects(), ctx.cluster(), ctx.storage(), ctx.job_files(), sampler.get()};
   dashboard::Server server(roles, {*listen, token});
   int port = server.bind();
   StopOnSignal stop(server);  // before the URL is printed: whoever reads it may signal at once
@@ -106,6 +111,8 @@ void add_dashboard_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--listen", o->listen,
                   "HOST:PORT to listen on (default 127.0.0.1:8080; port 0: a free one; beyond loopback a token is required)");
   cmd->add_option("--token", o->token, "Token required of every request (else $LANECTL_DASHBOARD_TOKEN; beyond loopback: generated and printed once)");
+  cmd->add_option("--gpu-interval", o->gpu_interval,
+                  "Seconds between GPU utilization samples (nvidia-smi; local backend only; default 5)");
   cmd->callback([o, &ctx] { run_dashboard(*o, ctx); });
 }
 

@@ -84,6 +84,7 @@ Reply Api::get(const std::string& path, const std::map<std::string, std::string>
       for (const auto& n : roles_.cluster.list_nodes()) doc.push_back(submit::node_to_json(n));
       return json_reply(doc);
     }
+    if (auto reply = cluster_route(parts)) return *reply;
     return error_reply(404, "no such API path: " + path);
   } catch (const UsageError& e) {
     return error_reply(400, e.what());

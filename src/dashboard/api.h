@@ -16,14 +16,19 @@
 #include "submit/core/job_files.h"
 #include "submit/core/jobs.h"
 #include "submit/core/projects.h"
+#include "submit/core/storage.h"
 
 namespace lane::dashboard {
+
+class GpuSampler;
 
 struct Roles {
   submit::Jobs& jobs;
   submit::Projects& projects;
   submit::Cluster& cluster;
   submit::JobFiles& files;  // the job page's metrics and overlays (job_outputs.h)
+  submit::Storage& storage;
+  GpuSampler* gpu_sampler = nullptr;  // GPU utilization over time (gpu_sampler.h); null: not sampled
 };
 
 struct Reply {
@@ -39,6 +44,7 @@ class Api {
   // GET `path` (starting with /api/) with its query parameters:
   //   /api/jobs[?project=P]  /api/jobs/P/NAME  /api/jobs/P/NAME/logs[?tail=N]  /api/projects  /api/nodes
   //   /api/jobs/P/NAME/metrics  /api/jobs/P/NAME/overlays  /api/jobs/P/NAME/overlays/FILE (job_outputs.cpp)
+  //   /api/gpus  /api/gpus/metrics  /api/snapshots  /api/lineage (api_cluster.cpp)
   // 404 for another path or a job that does not exist, 400 for a bad name or parameter.
   Reply get(const std::string& path, const std::map<std::string, std::string>& query);
 
@@ -55,6 +61,8 @@ class Api {
   Reply metrics(const std::string& project, const std::string& name);
   Reply overlays(const std::string& project, const std::string& name);
   Reply overlay_image(const std::string& project, const std::string& name, const std::string& file);
+  // The Nodes/GPUs and Snapshots pages' routes (api_cluster.cpp); nullopt for another path.
+  std::optional<Reply> cluster_route(const std::vector<std::string>& parts);
 
   Roles roles_;
   std::mutex backend_mutex_;

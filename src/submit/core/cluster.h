@@ -11,6 +11,16 @@ struct NodeSpec {
   int gpus = 0;
 };
 
+// What one running pod holds of a node's GPUs (the dashboard's per-GPU view).
+struct GpuHold {
+  std::string job;               // "<project>/<job>"
+  std::string pod;
+  std::vector<int> gpu_indices;  // the node's GPUs it holds; empty where the backend cannot tell
+                                 // which (Kubernetes: the device plugin picks them on the node)
+  double share_per_gpu = 1;      // of each GPU (1 = whole GPUs; 0.5 = half of one)
+  double gpus = 0;               // in all: share_per_gpu x the GPUs it holds
+};
+
 // One row of `lanectl cluster nodes`.
 struct NodeStatus {
   NodeSpec spec;
@@ -20,6 +30,7 @@ struct NodeStatus {
   int gpu_capacity = -1;       // Kubernetes: status.capacity nvidia.com/gpu (spec.gpus: allocatable); -1 = as spec.gpus
   std::string ready;           // Kubernetes: the Ready condition ("True", "False", "Unknown"); "" = not known
   std::string address;         // Kubernetes: the InternalIP; "" = not known
+  std::vector<GpuHold> holds;  // the running pods holding GPUs there, in job order
 };
 
 class Cluster {

@@ -52,11 +52,15 @@ std::vector<NodeStatus> KubeCluster::list_nodes() {
     it->second.gpus_allocated += g;
     auto labels = p["metadata"].value("labels", Json::object());
     std::string job = text(labels, kJobLabel);
+    std::string entry = job.empty() ? "" : text(labels, kProjectLabel) + "/" + job;
     if (!job.empty()) {
-      std::string entry = text(labels, kProjectLabel) + "/" + job;
       auto& jobs = it->second.jobs;
       if (std::find(jobs.begin(), jobs.end(), entry) == jobs.end()) jobs.push_back(entry);
     }
+    // Which devices the pod got is known only to the device plugin on the node: no indices.
+    // A fraction (gpu-fraction annotation) is a share of one GPU; whole GPUs are whole.
+    GpuHold hold{entry, text(p["metadata"], "name"), {}, g < 1 ? g : 1, g};
+    it->second.holds.push_back(std::move(hold));
   }
   std::vector<NodeStatus> out;
   for (auto& [_, n] : by) out.push_back(std::move(n));

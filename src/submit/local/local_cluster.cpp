@@ -7,6 +7,16 @@
 
 namespace lane::submit::local {
 
+namespace {
+
+// The pod that placement entry `i` of a job is (as job_info_from_row names them): an MPI job's
+// worker i, else the job's one pod.
+std::string pod_name(const JobRow& row, size_t i) {
+  return row.type == "Mpi" ? row.name + "-worker-" + std::to_string(i) : row.name + "-0";
+}
+
+}  // namespace
+
 void LocalCluster::set_nodes(const std::vector<NodeSpec>& nodes) {
   if (nodes.empty()) throw UsageError("set-nodes needs at least one NAME=GPUS");
   for (const auto& n : nodes) {
@@ -44,13 +54,18 @@ std::vector<NodeStatus> LocalCluster::list_nodes() {
   for (const auto& n : effective_nodes(st_.db, &declared)) out.push_back({n, 0, {}, declared});
   for (const auto& row : load_job_rows(st_.db, std::nullopt, false, true)) {
     if (row.status != "Running") continue;
-    for (const auto& p : row.placement)
+    for (size_t i = 0; i < row.placement.size(); ++i) {
+      const auto& p = row.placement[i];
       for (auto& n : out)
         if (n.spec.name == p.value("node", "")) {
-          n.gpus_allocated += p.value("share", 1.0) * static_cast<double>(p["gpus"].size());
-          std::string id = row.project + "/" + row.name;
-          if (n.jobs.empty() || n.jobs.back() != id) n.jobs.push_back(id);
+          GpuHold hold{row.project + "/" + row.name, pod_name(row, i), p["gpus"].get<std::vector<int>>(),
+                       p.value("share", 1.0), 0};
+          hold.gpus = hold.share_per_gpu * static_cast<double>(hold.gpu_indices.size());
+          n.gpus_allocated += hold.gpus;
+          if (n.jobs.empty() || n.jobs.back() != hold.job) n.jobs.push_back(hold.job);
+          if (!hold.gpu_indices.empty()) n.holds.push_back(std::move(hold));
         }
+    }
   }
   return out;
 }

@@ -1,0 +1,165 @@
+#include "dashboard/lineage_graph.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "common/secrets.h"
+#include "submit/core/workload.h"
+
+namespace lane::dashboard {
+
+namespace {
+
+using nlohmann::json;
+
+// The project of a record's namespace ("runai-p" -> "p"; a bare name is kept).
+std::string project_of(const std::string& ns) {
+  std::string p = submit::namespace_project(ns);
+  return p.empty() ? ns : p;
+}
+
+class GraphBuilder {
+ public:
+  json& node(const std::string& id, const std::string& kind, const std::string& name) {
+    auto [it, added] = nodes_.try_emplace(id);
+    if (added) it->second = {{"id", id}, {"kind", kind}, {"name", name}, {"meta", json::object()}};
+    return it->second;
+  }
+  void edge(const std::string& from, const std::string& to, const std::string& kind) {
+    if (from != to) edges_.insert({from, to, kind});
+  }
+  json document() const {
+    json nodes = json::array(), edges = json::array();
+    for (const auto& [_, n] : nodes_) nodes.push_back(n);
+    for (const auto& [f, t, k] : edges_) edges.push_back({{"from", f}, {"to", t}, {"kind", k}});
+    return {{"nodes", nodes}, {"edges", edges}};
+  }
+
+ private:
+  std::map<std::string, json> nodes_;
+  std::set<std::tuple<std::string, std::string, std::string>> edges_;
+};
+
+std::string volume_id(const std::string& name) { return "volume:" + name; }
+std::string snapshot_id(const std::string& name) { return "snapshot:" + name; }
+std::string job_id(const std::string& project, const std::string& name) { return "job:" + project + "/" + name; }
+
+json job_meta(const storage::JobRecord& j) {
+  json m = {{"project", project_of(j.ns)}, {"namespace", j.ns}, {"image", j.image},
+            {"command", mask_secret_argv(j.command)}, {"env", mask_secret_env(j.env)},
+            {"codeVersion", j.code_version}};
+  for (const char* key : {"gpu", "processes", "user", "workingDir", "pvcs"})
+    if (j.spec.is_object() && j.spec.contains(key)) m[key] = j.spec[key];
+  return m;
+}
+
+}  // namespace
+
+json lineage_graph(const std::vector<storage::SnapshotInfo>& snapshots,
+                   const std::vector<storage::LineageRecord>& records,
+                   const std::vector<storage::VolumeInfo>& volumes) {
+  GraphBuilder g;
+  std::map<std::string, const storage::VolumeInfo*> volume_by_name;
+  for (const auto& v : volumes) volume_by_name[v.name] = &v;
+  auto add_volume = [&](const std::string& name) -> std::string {
+    std::string id = volume_id(name);
+    json& n = g.node(id, "volume", name);
+    auto it = volume_by_name.find(name);
+    n["meta"]["exists"] = it != volume_by_name.end();
+    if (it != volume_by_name.end()) {
+      const auto& v = *it->second;
+      n["meta"]["size"] = v.size;
+      n["meta"]["storageClass"] = v.storage_class;
+      n["meta"]["createdBy"] = v.created_by;
+      n["meta"]["created"] = v.created_unix_ms ? storage::format_utc(v.created_unix_ms) : "";
+    }
+    return id;
+  };
+
+  std::map<std::string, const storage::LineageRecord*> record_of;
+  for (const auto& r : records) record_of[r.snapshot] = &r;
+  std::set<std::string> listed;
+  for (const auto& s : snapshots) listed.insert(s.name);
+
+  auto add_snapshot = [&](const std::string& name, const storage::SnapshotInfo* info,
+                          const storage::LineageRecord* rec) {
+    std::string id = snapshot_id(name);
+    json& n = g.node(id, "snapshot", name);
+    json& m = n["meta"];
+    m["exists"] = info != nullptr;
+    std::string volume = info ? info->volume : rec->volume;
+    m["volume"] = volume;
+    if (info) {
+      m["namespace"] = info->ns;
+      m["created"] = storage::format_utc(info->created_unix_ms);
+      m["files"] = info->file_count;
+      m["bytes"] = info->total_bytes;
+      m["size"] = storage::format_bytes(info->total_bytes);
+      m["contentDigest"] = info->content_digest;
+      m["metadata"] = info->metadata;
+    }
+    if (rec) {
+      m["parentSnapshot"] = rec->parent_snapshot;
+      m["parentVolume"] = rec->parent_volume;
+      m["datasetDigest"] = rec->dataset_digest;
+      m["finalMetrics"] = rec->final_metrics;
+    }
+    std::string vol = volume.empty() ? "" : add_volume(volume);
+    // The job: its lineage record, else the job name the snapshot was tagged with.
+    std::string job;
+    if (rec && rec->job) {
+      const auto& j = *rec->job;
+      job = job_id(project_of(j.ns), j.name);
+      json& jn = g.node(job, "job", j.name);
+      jn["meta"] = job_meta(j);
+      if (j.spec.is_object() && j.spec.contains("pvcs") && j.spec["pvcs"].is_array())
+        for (const auto& p : j.spec["pvcs"])
+          if (p.is_object() && p.value("claim", "") != "") g.edge(add_volume(p.value("claim", "")), job, "mounted");
+      if (!rec->parent_volume.empty() && rec->parent_volume != volume)
+        g.edge(add_volume(rec->parent_volume), job, "read");
+    } else if (info && !info->job.empty()) {
+      std::string project = project_of(info->ns);
+      job = job_id(project, info->job);
+      json& jn = g.node(job, "job", info->job);
+      if (jn["meta"].empty())
+        jn["meta"] = {{"project", project}, {"record", "none: the snapshot was only tagged with the job (snapshot create --job)"}};
+    }
+    if (!job.empty()) {
+      g.edge(job, id, "snapshot");
+      if (!vol.empty()) g.edge(vol, job, "mounted");
+    } else if (!vol.empty()) {
+      g.edge(vol, id, "snapshot of");
+    }
+    m["job"] = job.empty() ? "" : job.substr(4);
+  };
+  for (const auto& s : snapshots) {
+    auto it = record_of.find(s.name);
+    add_snapshot(s.name, &s, it == record_of.end() ? nullptr : it->second);
+  }
+  for (const auto& r : records)  // records of deleted snapshots
+    if (!listed.count(r.snapshot)) add_snapshot(r.snapshot, nullptr, &r);
+
+  // Restores: snapshot -> the volume made from it (also when that volume is not otherwise used).
+  for (const auto& v : volumes)
+    if (v.created_by.rfind("restore:", 0) == 0) {
+      std::string from = v.created_by.substr(8);
+      if (!listed.count(from) && !record_of.count(from)) g.node(snapshot_id(from), "snapshot", from)["meta"] = {{"exists", false}};
+      g.edge(snapshot_id(from), add_volume(v.name), "restored");
+    }
+  // A parent no restored volume links to its child (the volume was deleted): a direct edge.
+  for (const auto& r : records) {
+    if (r.parent_snapshot.empty()) continue;
+    auto it = volume_by_name.find(r.volume);
+    bool linked = it != volume_by_name.end() && it->second->created_by == "restore:" + r.parent_snapshot;
+    if (!linked) {
+      if (!listed.count(r.parent_snapshot) && !record_of.count(r.parent_snapshot))
+        g.node(snapshot_id(r.parent_snapshot), "snapshot", r.parent_snapshot)["meta"] = {{"exists", false}};
+      g.edge(snapshot_id(r.parent_snapshot), snapshot_id(r.snapshot), "derived");
+    }
+  }
+  return g.document();
+}
+
+}  // namespace lane::dashboard
