@@ -91,7 +91,7 @@ void run_dashboard(const DashboardOptions& o, CliContext& ctx) {
   if (o.gpu_interval < 1 || o.gpu_interval > 3600)
     throw UsageError("--gpu-interval " + std::to_string(o.gpu_interval) + ": use 1 to 3600 seconds");
   auto sampler = dashboard::make_gpu_sampler(ctx.config().kind, std::chrono::seconds(o.gpu_interval));
-  dashboard::Roles roles{ctx.jobs(), ctx.projects(), ctx.cluster(), ctx.storage(), ctx.job_files(), sampler.get()};
+  dashboard::Roles roles{ctx.jobs(), ctx.projects(), ctx.cluster(), ctx.job_files(), ctx.storage(), sampler.get()};
   dashboard::Server server(roles, {*listen, token});
   int port = server.bind();
   StopOnSignal stop(server);  // before the URL is printed: whoever reads it may signal at once

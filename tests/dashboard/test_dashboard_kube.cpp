@@ -45,7 +45,8 @@ TEST_CASE("dashboard on Kubernetes: per-node GPU shares from the pods' requests,
                                 {"conditions", Json::array({{{"type", "Ready"}, {"status", "True"}}})}}}});
   f.backend.jobs().submit(sleeper("frac", 0.5));
   f.backend.jobs().submit(sleeper("whole", 1));
-  lane::dashboard::Api api({f.backend.jobs(), f.backend.projects(), f.backend.cluster(), f.backend.storage()});
+  lane::dashboard::Api api({f.backend.jobs(), f.backend.projects(), f.backend.cluster(), f.backend.job_files(),
+                          f.backend.storage()});
 
   Json gpus = get(api, "/api/gpus");
   REQUIRE(gpus.size() == 1);

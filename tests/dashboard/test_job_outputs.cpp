@@ -5,11 +5,13 @@
 
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include "dashboard/api.h"
 #include "dashboard/job_outputs.h"
 #include "submit/core/job_files.h"
+#include "submit/core/storage.h"
 
 using namespace lane::dashboard;
 using lane::submit::JobDirRead;
@@ -115,12 +117,20 @@ class FakeFiles : public lane::submit::JobFiles {
   }
 };
 
+// The job page's routes never reach the storage role.
+class NoStorage : public lane::submit::Storage {
+ public:
+  lane::storage::Volumes& volumes() override { throw std::logic_error("the job routes used the volumes"); }
+  lane::storage::SnapshotStore& snapshots() override { throw std::logic_error("the job routes used the snapshots"); }
+};
+
 struct Fixture {
   FakeJobs jobs;
   FakeProjects projects;
   FakeCluster cluster;
   FakeFiles files;
-  Api api{Roles{jobs, projects, cluster, files}};
+  NoStorage storage;
+  Api api{Roles{jobs, projects, cluster, files, storage}};
 
   Fixture() {
     JobInfo j;
