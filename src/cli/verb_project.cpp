@@ -26,7 +26,7 @@ void print_projects(CliContext& ctx, const std::string& output, bool runai_heade
   Table table(header);
   for (const auto& p : projects) {
     std::vector<std::string> row = {p.spec.name, format_gpus(p.spec.gpu_quota), p.spec.over_quota ? "allowed" : "no",
-                                    format_gpus(p.gpus_allocated), format_gpus(p.fair_share),
+                                    format_gpus(p.gpus_allocated), p.fair_share_known ? format_gpus(p.fair_share) : "-",
                                     std::to_string(p.running_jobs), std::to_string(p.pending_jobs)};
     if (format == OutputFormat::kWide) {
       std::string text;

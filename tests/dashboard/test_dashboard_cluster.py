@@ -251,6 +251,7 @@ def case_kube(env):
     check(m["available"] is False and "local backend" in m["reason"], f"metrics on Kubernetes: {m}")
     projects = {x["name"]: x for x in env.get(port, "/api/projects")}
     check(abs(projects["team-k"]["gpusAllocated"] - 1.5) < 1e-9, f"projects: {projects}")
+    check(projects["team-k"]["fairShare"] is None, f"a fair share the backend does not compute: {projects}")
     check(env.get(port, "/api/snapshots") == {"items": []}, "snapshots on an empty store")
     check(env.get(port, "/api/lineage") == {"nodes": [], "edges": []}, "lineage of an empty store")
 

@@ -143,6 +143,11 @@ TEST_CASE("kube cli: --kubeconfig and --context choose the cluster, before or af
   INFO(r.out);
   CHECK(r.rc == 0);
   CHECK(r.out.find("via-other") != std::string::npos);
+  // KAI divides the cluster in the cluster: the fair share is unknown here, not 0.
+  r = cli.run("project list -o json --kubeconfig=" + other + " --context=test");
+  INFO(r.out);
+  CHECK(r.out.find("\"fairShare\": null") != std::string::npos);
+  CHECK(r.out.find("\"fairShare\": 0") == std::string::npos);
   // A context the kubeconfig does not define, and a file that does not exist, are named.
   r = cli.run("project list --context nosuch");
   CHECK(r.rc != 0);

@@ -12,7 +12,7 @@
     const quota = Number(p.gpuQuota || 0), alloc = Number(p.gpusAllocated || 0);
     const requested = Math.max(alloc, Number(p.gpusRequested || 0));
     return { quota, alloc, within: Math.min(alloc, quota), over: Math.max(0, alloc - quota),
-             pending: requested - alloc, requested, fair: Number(p.fairShare || 0) };
+             pending: requested - alloc, requested, fair: p.fairShare === null ? null : Number(p.fairShare || 0) };
   }
 
   const pct = (v, scale) => (scale > 0 ? (100 * v) / scale : 0) + "%";
@@ -38,14 +38,16 @@
       segment("over", v.over, scale, "Allocated over quota"),
       segment("pending", v.pending, scale, "Requested, pending"));
     const track = ui.el("div", { class: "pj-track", title: "one tick per GPU" }, bar,
-      marker("quota", v.quota, scale, "quota"), v.fair > 0 || v.requested > 0 ? marker("fair", v.fair, scale, "fair share") : null);
+      marker("quota", v.quota, scale, "quota"), v.fair !== null && (v.fair > 0 || v.requested > 0) ? marker("fair", v.fair, scale, "fair share") : null);
     if (scale <= 64) track.style.backgroundSize = (100 / scale) + "% 100%";  // a tick per GPU
     const chips = ui.el("div", { class: "pj-chips" },
       ui.el("span", { class: "chip", text: "quota " + ui.gpus(v.quota) }),
       ui.el("span", { class: "chip " + (p.overQuota ? "ok" : "no"), text: p.overQuota ? "over quota allowed" : "limited to quota" }),
       ui.el("span", { class: "chip", text: "allocated " + ui.gpus(v.alloc) }),
       v.over > 0 ? ui.el("span", { class: "chip over", text: "over quota " + ui.gpus(v.over) }) : null,
-      ui.el("span", { class: "chip", text: "fair share " + ui.gpus(v.fair) }),
+      v.fair === null
+        ? ui.el("span", { class: "chip", text: "fair share n/a", title: "this backend does not compute the fair share (on Kubernetes the KAI scheduler does, in the cluster)" })
+        : ui.el("span", { class: "chip", text: "fair share " + ui.gpus(v.fair) }),
       ui.el("span", { class: "chip", text: (p.runningJobs || 0) + " running" }),
       ui.el("span", { class: "chip" + (p.pendingJobs ? " pending" : ""), text: (p.pendingJobs || 0) + " pending" }));
     const why = (p.explanation || []).length

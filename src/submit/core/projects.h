@@ -18,6 +18,7 @@ struct ProjectStatus {
   double gpus_allocated = 0;
   double gpus_requested = 0;   // running + pending
   double fair_share = 0;
+  bool fair_share_known = true;  // false: the backend does not compute it (Kubernetes: KAI does, in the cluster)
   int running_jobs = 0;
   int pending_jobs = 0;
   std::vector<std::string> explanation;  // the scheduler's reasons, one fact per line

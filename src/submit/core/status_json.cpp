@@ -5,7 +5,7 @@ namespace lane::submit {
 nlohmann::json project_to_json(const ProjectStatus& p) {
   return {{"name", p.spec.name}, {"gpuQuota", p.spec.gpu_quota}, {"overQuota", p.spec.over_quota},
           {"gpusAllocated", p.gpus_allocated}, {"gpusRequested", p.gpus_requested},
-          {"fairShare", p.fair_share}, {"runningJobs", p.running_jobs}, {"pendingJobs", p.pending_jobs},
+          {"fairShare", p.fair_share_known ? nlohmann::json(p.fair_share) : nlohmann::json()}, {"runningJobs", p.running_jobs}, {"pendingJobs", p.pending_jobs},
           {"explanation", p.explanation}};
 }
 

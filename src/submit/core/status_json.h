@@ -9,8 +9,8 @@
 
 namespace lane::submit {
 
-// name, gpuQuota, overQuota, gpusAllocated, gpusRequested, fairShare, runningJobs, pendingJobs,
-// explanation[].
+// name, gpuQuota, overQuota, gpusAllocated, gpusRequested, fairShare (null where the backend does
+// not compute it: Kubernetes), runningJobs, pendingJobs, explanation[].
 nlohmann::json project_to_json(const ProjectStatus& project);
 
 // name, gpus, gpusAllocated, declared, jobs[], plus gpuCapacity, ready, address when known.

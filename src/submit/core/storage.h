@@ -22,6 +22,12 @@ class Storage {
     (void)project;
     return snapshots();
   }
+  // `project`'s volumes: on Kubernetes its namespace's claims; backends with one set of volumes
+  // for every project return volumes().
+  virtual storage::Volumes& volumes_of(const std::string& project) {
+    (void)project;
+    return volumes();
+  }
 };
 
 }  // namespace lane::submit

@@ -49,6 +49,7 @@ std::vector<ProjectStatus> KubeProjects::list_projects() {
     std::string p = text(n["metadata"].value("labels", Json::object()), ctx_.settings.project_label.c_str());
     ProjectStatus ps;
     ps.spec.name = p;
+    ps.fair_share_known = false;  // KAI divides the cluster in the cluster; its queues do not publish it
     if (auto it = queues.find(p); it != queues.end()) {
       auto gpu = it->second["spec"].value("resources", Json::object()).value("gpu", Json::object());
       ps.spec.gpu_quota = gpu.value("quota", 0.0);

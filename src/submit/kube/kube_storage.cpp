@@ -32,6 +32,14 @@ storage::SnapshotStore& KubeStorage::snapshots() {
   return *snapshots_;
 }
 
+storage::Volumes& KubeStorage::volumes_of(const std::string& project) {
+  if (project.empty()) return volumes();
+  const std::string ns = ctx_.ns_of(project);
+  auto& v = project_volumes_[ns];
+  if (!v) v = std::make_unique<storage::kube::PvcVolumes>(ctx_.client, ns, ctx_.settings.pvc_access_mode);
+  return *v;
+}
+
 storage::SnapshotStore& KubeStorage::snapshots_of(const std::string& project) {
   if (project.empty()) return snapshots();
   const std::string ns = ctx_.ns_of(project);

@@ -21,6 +21,7 @@ class KubeStorage : public Storage {
   storage::Volumes& volumes() override;
   storage::SnapshotStore& snapshots() override;
   storage::SnapshotStore& snapshots_of(const std::string& project) override;
+  storage::Volumes& volumes_of(const std::string& project) override;
 
  private:
   std::string storage_namespace();
@@ -31,6 +32,7 @@ class KubeStorage : public Storage {
   std::unique_ptr<storage::Volumes> volumes_;
   std::unique_ptr<storage::SnapshotStore> snapshots_;
   std::map<std::string, std::unique_ptr<storage::SnapshotStore>> project_snapshots_;  // by namespace
+  std::map<std::string, std::unique_ptr<storage::Volumes>> project_volumes_;  // by namespace
 };
 
 }  // namespace lane::submit::kube

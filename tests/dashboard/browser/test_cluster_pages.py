@@ -151,6 +151,38 @@ def nodes_on_kubernetes(browser, url, out):
     check(not page.errors(), f"JavaScript errors on the Kubernetes Nodes page: {page.errors()}")
 
 
+def projects_on_kubernetes(browser, url, out):
+    """Kubernetes: team-k's bar from the pods' GPU requests (0.5 + 1 of its quota of 2; keeper holds none)."""
+    page = browser.open(url + "#/projects")
+    page.wait_for("""document.querySelector('.pj[data-project="team-k"]')""", timeout=10)
+    k = page.eval("""(() => { const c = document.querySelector('.pj[data-project="team-k"]');
+        return {within: parseFloat(c.querySelector('.pj-seg.within').style.width),
+                over: parseFloat(c.querySelector('.pj-seg.over').style.width), text: c.innerText,
+                fairLine: c.querySelectorAll('.pj-mark.fair').length}; })()""")
+    check(k["within"] > 0 and k["over"] == 0 and "3 running" in k["text"] and "allocated 1.5" in k["text"],
+          f"team-k card on Kubernetes: {k}")
+    # KAI computes the fair share in the cluster: no made-up 0 line.
+    check("fair share n/a" in k["text"] and k["fairLine"] == 0, f"fair share on Kubernetes: {k}")
+    page.screenshot(os.path.join(out, "cluster-projects-kubernetes.png"), full_page=True)
+    check(not page.errors(), f"JavaScript errors on the Kubernetes Projects page: {page.errors()}")
+
+
+def snapshots_on_kubernetes(browser, url, lane, out):
+    """Kubernetes: a CSI VolumeSnapshot of a job's claim and its restore, drawn as the lineage."""
+    lane.run("snapshot", "create", "--pvc", "pvc-keeper-0", "--name", "keeper-snap", "--job", "keeper", "-p", "team-k")
+    lane.run("restore", "keeper-snap", "--to-pvc", "keeper-restored", "-p", "team-k")
+    page = browser.open(url + "#/snapshots")
+    page.wait_for("document.querySelector('svg.lineage [data-id=\"volume:keeper-restored\"]')", timeout=10)
+    graph = page.eval("""({ids: [...document.querySelectorAll('svg.lineage .gnode')].map((g) => g.dataset.id).sort(),
+        edges: document.querySelectorAll('svg.lineage path.edge').length,
+        rows: [...document.querySelectorAll('table.snaps tbody tr')].map((r) => r.dataset.snapshot)})""")
+    # The snapshot is in team-k's namespace, the claims too: volume -> job -> snapshot -> restored volume.
+    check(graph["ids"] == ["job:team-k/keeper", "snapshot:keeper-snap", "volume:keeper-restored", "volume:pvc-keeper-0"]
+          and graph["edges"] == 3 and graph["rows"] == ["keeper-snap"], f"lineage on Kubernetes: {graph}")
+    page.screenshot(os.path.join(out, "cluster-snapshots-kubernetes.png"), full_page=True)
+    check(not page.errors(), f"JavaScript errors on the Kubernetes Snapshots page: {page.errors()}")
+
+
 def snapshots_page(browser, url, out):
     page = browser.open(url + "#/snapshots")
     page.wait_for("document.querySelectorAll('svg.lineage .gnode').length === 6", timeout=10)
@@ -197,9 +229,12 @@ def main():
         try:
             lane.env["KUBECONFIG"] = kubeconfig
             submit_kube_jobs(lane.run)
+            lane.run("submit", "keeper", "-p", "team-k", "-i", "busybox", "--pvc", ":1Gi:/data")
             url = lane.start_dashboard()
             with Chromium(width=1400, height=700) as browser:
                 nodes_on_kubernetes(browser, url, out)
+                projects_on_kubernetes(browser, url, out)
+                snapshots_on_kubernetes(browser, url, lane, out)
         finally:
             lane.stop_dashboards()
             server.terminate()
