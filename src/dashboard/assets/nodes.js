@@ -57,9 +57,9 @@
     }
     const head = ui.el("div", { class: "node-head" },
       ui.el("h2", { text: n.name }),
-      n.ready ? ui.el("span", { class: "chip " + (n.ready === "True" ? "ok" : "no"), text: n.ready === "True" ? "Ready" : "Ready: " + n.ready }) : null,
-      ui.el("span", { class: "chip", text: ui.gpus(n.gpusAllocated) + " of " + n.gpus + " GPUs allocated" }),
-      n.gpuCapacity !== undefined && n.gpuCapacity !== n.gpus ? ui.el("span", { class: "chip", text: "capacity " + n.gpuCapacity }) : null);
+      n.ready ? ui.el("span", { class: "tag " + (n.ready === "True" ? "ok" : "no"), text: n.ready === "True" ? "Ready" : "Ready: " + n.ready }) : null,
+      ui.el("span", { class: "tag", text: ui.gpus(n.gpusAllocated) + " of " + n.gpus + " GPUs allocated" }),
+      n.gpuCapacity !== undefined && n.gpuCapacity !== n.gpus ? ui.el("span", { class: "tag", text: "capacity " + n.gpuCapacity }) : null);
     return ui.el("section", { class: "card node", dataset: { node: n.name } }, head, ...body);
   }
 

@@ -41,15 +41,15 @@
       marker("quota", v.quota, scale, "quota"), v.fair !== null && (v.fair > 0 || v.requested > 0) ? marker("fair", v.fair, scale, "fair share") : null);
     if (scale <= 64) track.style.backgroundSize = (100 / scale) + "% 100%";  // a tick per GPU
     const chips = ui.el("div", { class: "pj-chips" },
-      ui.el("span", { class: "chip", text: "quota " + ui.gpus(v.quota) }),
-      ui.el("span", { class: "chip " + (p.overQuota ? "ok" : "no"), text: p.overQuota ? "over quota allowed" : "limited to quota" }),
-      ui.el("span", { class: "chip", text: "allocated " + ui.gpus(v.alloc) }),
-      v.over > 0 ? ui.el("span", { class: "chip over", text: "over quota " + ui.gpus(v.over) }) : null,
+      ui.el("span", { class: "tag", text: "quota " + ui.gpus(v.quota) }),
+      ui.el("span", { class: "tag " + (p.overQuota ? "ok" : "no"), text: p.overQuota ? "over quota allowed" : "limited to quota" }),
+      ui.el("span", { class: "tag", text: "allocated " + ui.gpus(v.alloc) }),
+      v.over > 0 ? ui.el("span", { class: "tag over", text: "over quota " + ui.gpus(v.over) }) : null,
       v.fair === null
-        ? ui.el("span", { class: "chip", text: "fair share n/a", title: "this backend does not compute the fair share (on Kubernetes the KAI scheduler does, in the cluster)" })
-        : ui.el("span", { class: "chip", text: "fair share " + ui.gpus(v.fair) }),
-      ui.el("span", { class: "chip", text: (p.runningJobs || 0) + " running" }),
-      ui.el("span", { class: "chip" + (p.pendingJobs ? " pending" : ""), text: (p.pendingJobs || 0) + " pending" }));
+        ? ui.el("span", { class: "tag", text: "fair share n/a", title: "this backend does not compute the fair share (on Kubernetes the KAI scheduler does, in the cluster)" })
+        : ui.el("span", { class: "tag", text: "fair share " + ui.gpus(v.fair) }),
+      ui.el("span", { class: "tag", text: (p.runningJobs || 0) + " running" }),
+      ui.el("span", { class: "tag" + (p.pendingJobs ? " pending" : ""), text: (p.pendingJobs || 0) + " pending" }));
     const why = (p.explanation || []).length
       ? ui.el("ul", { class: "pj-why" }, p.explanation.map((line) => ui.el("li", { text: line })))
       : null;

@@ -103,6 +103,14 @@ def case_live(lanectl, out):
         check(page.eval("document.getElementById('count').textContent") == "4 of 4 jobs", "the count")
         chips = page.eval("[...document.querySelectorAll('#summary .chip')].map(c => [c.dataset.status, c.querySelector('b').textContent])")
         check(chips == [["Running", "2"], ["Pending", "1"], ["Succeeded", "1"]], f"status summary {chips}")
+        # Each chip shows its status dot, in its status colour: the chip is wider than its text by
+        # the dot (8 px), its gap (6 px) and the padding (2 x 12 px). The pages share one document,
+        # so this also catches another page's stylesheet restyling `.chip`.
+        dots = page.eval("""[...document.querySelectorAll('#summary .chip')].map((c) => {
+            const r = document.createRange(); r.selectNodeContents(c);
+            return [c.dataset.status, c.getBoundingClientRect().width - r.getBoundingClientRect().width,
+                    getComputedStyle(c, '::before').backgroundColor]; })""")
+        check(all(d[1] >= 36 for d in dots) and len({d[2] for d in dots}) == 3, f"status dots (status, room, colour): {dots}")
         page.screenshot(os.path.join(out, "jobs.png"))
         page.click('#summary .chip[data-status="Pending"]')  # a chip filters by its status, again: all
         check([k for k, _ in rows(page)] == ["team-b/wait-d"] and page.eval("document.getElementById('filter-status').value")
