@@ -380,8 +380,15 @@
       const records = Object.values(doc.kinds || {}).reduce((n, cols) => n + ((Object.values(cols)[0] || []).length), 0);
       metricsNote.textContent = doc.path + " · " + records + " records" + (doc.truncated ? " (the newest part of a large file)" : "") +
         " · written " + ui.formatAge(Date.now() - doc.modified) + " ago";
-      body(chartsPanel).replaceChildren(charts.length ? ui.el("div", { class: "charts" }, charts) :
-        ui.el("p", { class: "muted", text: "metrics.jsonl has no numeric values yet." }));
+      // A file older than the job is not its output: an earlier run's, on a volume this job mounts
+      // at its OUTPUT_DIR (e.g. an evaluation job of the trainer's image, on the restored volume).
+      const started = Date.parse((job && job.startedAt) || "");
+      const stale = !Number.isNaN(started) && doc.modified < started - 1000 ?
+        ui.el("p", { class: "stale-note", id: "metrics-stale",
+                     text: "Written before this job started: these are the curves of an earlier run that wrote " + doc.path +
+                           " on a volume this job mounts, not this job's own." }) : null;
+      body(chartsPanel).replaceChildren(...[stale, charts.length ? ui.el("div", { class: "charts" }, charts) :
+        ui.el("p", { class: "muted", text: "metrics.jsonl has no numeric values yet." })].filter(Boolean));
       metricsFinal = wasDone;
     }
 

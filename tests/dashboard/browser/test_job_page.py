@@ -97,6 +97,7 @@ def case_local(lanectl, shots):
                                   ("Validation", "fn", 6)):
                 got = page.eval(f"{POINTS}({title!r}, {key!r})")
                 check(got == n, f"{title}/{key}: {got} points, wanted {n}")
+            check(not page.eval("!!document.querySelector('#metrics-stale')"), "the job's own curves are called an earlier run's")
             ticks = page.eval("[...document.querySelectorAll('#metrics .chart[data-chart=\"Loss\"] .axes text')].map(t => t.textContent)")
             check(len(ticks) >= 6 and "step" in ticks, f"axis ticks: {ticks}")
 
@@ -141,6 +142,14 @@ def case_local(lanectl, shots):
             before = page.eval(count)
             time.sleep(2.5)
             check(page.eval(count) == before, "the job page still polls after it was left")
+
+            # A later job mounting the same volume at its OUTPUT_DIR: the curves are shown as an
+            # earlier run's, not this job's.
+            lane.run("submit", "reader", "-i", "scnn-train", "--pvc", "pvc-curves-0:/mnt", "--command", "--", "sleep", "60")
+            page.navigate(url + "#/jobs/default/reader")
+            page.wait_for("!!document.querySelector('#metrics-stale')", timeout=15)
+            note = page.eval("document.querySelector('#metrics-stale').textContent")
+            check("before this job started" in note and "/mnt/runs/metrics.jsonl" in note, f"stale note: {note}")
 
             # A job without metrics says why.
             page.navigate(url + "#/jobs/default/plain")
