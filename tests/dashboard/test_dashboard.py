@@ -80,6 +80,18 @@ def check(cond, what):
         raise AssertionError(what)
 
 
+def wait_for(what, fn, timeout=15):
+    """fn()'s first truthy value, polled every 0.2 s; AssertionError naming `what` after `timeout` s."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = fn()
+        if last:
+            return last
+        time.sleep(0.2)
+    raise AssertionError(f"{what}: not within {timeout} s (last: {last!r})")
+
+
 class EventStream:
     """Reads /api/events on a thread: `event: jobs` (the whole list) and `event: jobs-delta`
     ({upsert, remove} applied to the last list, as the page does); each resulting list goes to a

@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_dashboard  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "browser"))
 from fixture import start_apiserver  # noqa: E402
-from test_dashboard import Env, check, request  # noqa: E402
+from test_dashboard import Env, check, request, wait_for  # noqa: E402
 
 PROJECTS = ("team-a", "team-b")
 
@@ -47,17 +47,6 @@ class ClusterEnv(Env):
 
 def sleeper(env, name, *flags):
     env.ok("submit", name, "-i", "ubuntu", *flags, "--command", "--", "sh", "-c", "sleep 120")
-
-
-def wait_for(what, fn, timeout=15):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = fn()
-        if last:
-            return last
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def setup_jobs(env):

@@ -18,7 +18,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from job_fixture import FIRST_STEPS, MORE_STEPS, SECRET, png, submit_curves_job  # noqa: E402
-from test_dashboard import Env, check  # noqa: E402
+from test_dashboard import Env, check, wait_for  # noqa: E402
 
 
 def get(port, path):
@@ -36,17 +36,6 @@ def get_json(port, path, status=200):
     check(ctype.startswith("application/json"), f"GET {path}: content type {ctype}")
     check(SECRET.encode() not in body, f"GET {path} shows the secret env value")
     return json.loads(body)
-
-
-def wait_for(what, fn, timeout):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = fn()
-        if last:
-            return last
-        time.sleep(0.2)
-    raise AssertionError(f"{what}: not within {timeout} s (last: {last!r})")
 
 
 def steps(first, last):
