@@ -6,7 +6,7 @@ namespace lane::train {
 
 void add_synth_command(CLI::App& app);     // data/   synthetic TuSimple generator
 void add_inspect_command(CLI::App& app);   // data/   load a set, print statistics, overlay PNGs
-void add_download_command(CLI::App& app);  // data/   fetch + extract + preprocess TuSimple
+void add_download_command(CLI::App& app);  // download/ fetch + extract + preprocess TuSimple
 void add_eval_command(CLI::App& app);      // eval/   official TuSimple metric
 void add_train_command(CLI::App& app);     // trainer/
 void add_predict_command(CLI::App& app);   // trainer/

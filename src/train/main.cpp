@@ -5,27 +5,21 @@
 
 #include "common/error.h"
 #include "lane/version.h"
-#include "submit/factory/training_snapshot_env.h"
 #include "train/commands.h"
-#include "train/trainer/after_training.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"scnn-train: train and evaluate the SCNN lane-detection network on TuSimple"};
   app.set_version_flag("--version", std::string("scnn-train ") + lane::kVersion + " (" + lane::kGitRevision + ")");
   app.require_subcommand(1);
   lane::train::add_train_command(app);
-  // The seed's ML versioning step: with ENABLE_SNAPSHOT=true and PVC_NAME=<claim>, snapshot the
-  // claim (data + model) through the job's backend and record lineage; logs "Snapshot <name>
-  // created in namespace <ns>". Wired here so the trainer library depends on nothing above common.
-  lane::train::set_after_training([](const std::filesystem::path& output_dir) {
-    lane::submit::snapshot_after_training_from_env(output_dir, lane::kGitRevision, std::cout);
-  });
   lane::train::add_predict_command(app);
   lane::train::add_export_command(app);
   lane::train::add_eval_command(app);
   lane::train::add_synth_command(app);
   lane::train::add_inspect_command(app);
-  lane::train::add_download_command(app);
+#ifdef LANE_WITH_DOWNLOAD
+  lane::train::add_download_command(app);  // not in the trainer-only build (no libcurl)
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -367,3 +367,20 @@ TEST_CASE("global flags: --context and --kubeconfig are accepted anywhere before
         "warning: --context and --kubeconfig choose the Kubernetes cluster; the local backend ignores them "
         "(`lanectl config backend kubernetes` uses them)\n");
 }
+
+TEST_CASE("lanectl __training-snapshot, which scnn-train runs at the end of training, checks its input") {
+  Lanectl l;
+  auto r = l.run({"__training-snapshot"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("usage: lanectl __training-snapshot --output-dir DIR") != std::string::npos);
+  CHECK(l.run({"__training-snapshot", "--output-dir"}).code == 2);
+  CHECK(l.run({"__training-snapshot", "--output-dir", "/tmp/x", "--unknown", "y"}).code == 2);
+  // No ENABLE_SNAPSHOT: nothing to do, nothing printed.
+  r = l.run({"__training-snapshot", "--output-dir", (l.home() / "runs").string(), "--code-version", "abc1234"});
+  CHECK(r.code == 0);
+  CHECK(r.out.empty());
+  // ENABLE_SNAPSHOT=true without the claim: the seed's variable named, exit 2.
+  l.set_env("ENABLE_SNAPSHOT", "true");
+  l.set_env("PVC_NAME", "");
+  check_usage_error(l, {"__training-snapshot", "--output-dir", (l.home() / "runs").string()}, "PVC_NAME");
+}

@@ -16,7 +16,7 @@
 #include "common/sha256.h"
 #include "http_test_server.h"
 #include "train/commands.h"
-#include "train/data/download.h"
+#include "train/download/download.h"
 #include "train/data/tusimple_labels.h"
 
 namespace fs = std::filesystem;

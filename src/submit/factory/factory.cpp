@@ -1,4 +1,5 @@
 #include "submit/factory/factory.h"
+#include "submit/factory/training_snapshot_env.h"
 
 #include <cstdlib>
 #include <fstream>
@@ -85,6 +86,9 @@ std::unique_ptr<storage::VolumeProvider> open_volume_provider(const std::string&
   return nullptr;
 }
 
-int run_internal_verb(int argc, char** argv) { return local::run_internal_verb(argc, argv); }
+int run_internal_verb(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "__training-snapshot") return run_training_snapshot_verb(argc, argv);
+  return local::run_internal_verb(argc, argv);
+}
 
 }  // namespace lane::submit

@@ -15,4 +15,9 @@ std::optional<std::string> snapshot_after_training_from_env(const std::filesyste
                                                             const std::string& code_version,
                                                             std::ostream& log);
 
+// `lanectl __training-snapshot --output-dir DIR --code-version REV` (hidden): what scnn-train runs
+// at the end of training (train/trainer/after_training.h), so that the trainer links no control
+// plane. Prints the snapshot's log line on stdout, an error on stderr; returns the exit code.
+int run_training_snapshot_verb(int argc, char** argv);
+
 }  // namespace lane::submit

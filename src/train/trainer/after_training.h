@@ -1,20 +1,36 @@
 #pragma once
-// The end-of-training hook: called exactly once, by rank 0 only, after the final checkpoint,
-// metrics.jsonl and the curves PNG are on disk. This is the single place for post-training
-// work; it runs what the program installed with set_after_training (scnn-train's main() installs
-// the data + model snapshot of the seed workflow, ENABLE_SNAPSHOT, which lives above the trainer
-// in submit/factory: the trainer library itself depends on nothing above common).
+// The end-of-training step: called exactly once, by rank 0 only, after the final checkpoint,
+// metrics.jsonl and the curves PNG are on disk. With ENABLE_SNAPSHOT=true (the seed's ML
+// versioning step) it snapshots the job's claim, data and model together, and records the
+// lineage. The trainer does not link the control plane that does this: it runs
+//   lanectl __training-snapshot --output-dir DIR --code-version REV
+// (the `lanectl` next to scnn-train, else the first on PATH), which inherits the environment
+// (PVC_NAME, the job's identity, the backend) and the standard streams, so its "Snapshot <name>
+// created in namespace <ns>" line lands in the job's log. A trainer-only build (LANE_TRAIN_ONLY,
+// the GPU hosts' build) trains without lanectl and fails only when a snapshot is asked for.
 #include <filesystem>
-#include <functional>
+#include <string>
+#include <vector>
 
 #include "train/trainer/trainer.h"
 
 namespace lane::train {
 
-using AfterTraining = std::function<void(const std::filesystem::path& output_dir)>;
+// Whether the environment asks for the end-of-training snapshot (ENABLE_SNAPSHOT true/1/yes).
+bool snapshot_requested();
 
-// Installs the post-training step (once, at program start); empty: nothing runs.
-void set_after_training(AfterTraining step);
+// The program that takes the snapshot: `lanectl` in program_dir when it is there and
+// executable, else "lanectl" (looked up on PATH when run).
+std::filesystem::path snapshot_program(const std::filesystem::path& program_dir);
+
+// The command line run_snapshot_program runs.
+std::vector<std::string> snapshot_command(const std::filesystem::path& program,
+                                          const std::filesystem::path& output_dir, const std::string& code_version);
+
+// Runs argv (argv[0] looked up on PATH when it has no '/'), with this process's environment and
+// standard streams, and waits. Throws lane::Error naming the program when it cannot be started
+// (with the fix) or exits non-zero (with its exit code).
+void run_snapshot_program(const std::vector<std::string>& argv);
 
 void after_training(const TrainConfig& config, const TrainingResult& result);
 

@@ -1,4 +1,4 @@
-#include "train/data/download_extract.h"
+#include "train/download/download_extract.h"
 
 #include <memory>
 #include <vector>

@@ -7,7 +7,7 @@
 
 #include "common/error.h"
 #include "train/commands.h"
-#include "train/data/download.h"
+#include "train/download/download.h"
 
 namespace lane::train {
 

@@ -1,4 +1,4 @@
-#include "train/data/download.h"
+#include "train/download/download.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,8 +12,8 @@
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/sha256.h"
-#include "train/data/download_extract.h"
-#include "train/data/download_http.h"
+#include "train/download/download_extract.h"
+#include "train/download/download_http.h"
 #include "train/data/list_writer.h"
 #include "train/data/tusimple_labels.h"
 

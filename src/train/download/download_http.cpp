@@ -1,4 +1,4 @@
-#include "train/data/download_http.h"
+#include "train/download/download_http.h"
 
 #include <cctype>
 #include <chrono>
