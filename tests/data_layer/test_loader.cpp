@@ -5,12 +5,12 @@
 #include "train/data/tensors/loader.h"
 #undef CHECK
 #include <catch2/catch.hpp>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "common/error.h"
 #include "data_test_util.h"
 #include "test_paths.h"
+#include "train/data/image_codec.h"
 #include "train/data/lane_masks.h"
 
 using namespace lane;
@@ -126,7 +126,7 @@ TEST_CASE("loader order is deterministic, worker-independent, sharded and resuma
 }
 
 TEST_CASE("preprocess_frame gives a normalised [3,H,W] tensor for any frame size") {
-  const cv::Mat frame = cv::imread((test::tusimple_dir() / "unlabeled_frames/lanenet_tusimple_test_image_0.jpg").string());
+  const cv::Mat frame = data::read_image(test::tusimple_dir() / "unlabeled_frames/lanenet_tusimple_test_image_0.jpg");
   REQUIRE(!frame.empty());
   data::PreprocessOptions p;
   const auto t = data::preprocess_frame(frame, p);

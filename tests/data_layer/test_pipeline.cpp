@@ -5,7 +5,6 @@
 #include <thread>
 
 #include <catch2/catch.hpp>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "common/error.h"

@@ -3,12 +3,12 @@
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "common/error.h"
 #include "data_test_util.h"
 #include "train/commands.h"
+#include "train/data/image_codec.h"
 #include "train/data/lane_masks.h"
 #include "train/data/synth.h"
 #include "train/data/tusimple_labels.h"
@@ -43,7 +43,7 @@ TEST_CASE("synth writes the TuSimple layout with parseable labels and lists") {
     CHECK(l.h_samples.back() == 710);
     CHECK(l.lanes.size() >= 2);
     CHECK(l.lanes.size() <= 5);
-    const cv::Mat img = cv::imread((dir.path() / l.raw_file).string());
+    const cv::Mat img = data::read_image(dir.path() / l.raw_file);
     CHECK(img.cols == 1280);
     CHECK(img.rows == 720);
   }
@@ -121,7 +121,7 @@ TEST_CASE("the synth and inspect verbs write a set and label overlays") {
     train::add_inspect_command(app);
     app.parse(fmt::format("inspect --data {} --overlays {} --count 2", data.string(), overlays.string()));
   }
-  const cv::Mat overlay = cv::imread((overlays / "overlay_001.png").string());
+  const cv::Mat overlay = data::read_image(overlays / "overlay_001.png");
   CHECK(overlay.cols == 1280);
   CHECK(overlay.rows == 720);
   CHECK_FALSE(std::filesystem::exists(overlays / "overlay_002.png"));

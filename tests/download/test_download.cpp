@@ -8,7 +8,6 @@
 #include <archive_entry.h>
 #include <nlohmann/json.hpp>
 #include <opencv2/core.hpp>
-#include <opencv2/imgcodecs.hpp>
 #include <unistd.h>
 
 #include "common/atomic_file.h"
@@ -16,6 +15,7 @@
 #include "common/sha256.h"
 #include "http_test_server.h"
 #include "train/commands.h"
+#include "train/data/image_codec.h"
 #include "train/download/download.h"
 #include "train/data/tusimple_labels.h"
 
@@ -47,8 +47,7 @@ std::string tiny_jpeg(int seed) {
   cv::Mat img(90, 160, CV_8UC3);
   cv::theRNG().state = static_cast<uint64_t>(seed + 1);
   cv::randu(img, 0, 255);  // noise: does not compress, keeps the archive a few tens of KB
-  std::vector<uchar> buf;
-  cv::imencode(".jpg", img, buf, {cv::IMWRITE_JPEG_QUALITY, 95});
+  const std::vector<uint8_t> buf = lane::data::encode_jpeg(img, 95);
   return std::string(buf.begin(), buf.end());
 }
 

@@ -4,8 +4,7 @@
 
 #include <fstream>
 
-#include <opencv2/imgcodecs.hpp>
-
+#include "train/data/image_codec.h"
 #include "train/trainer/curves_plot.h"
 #include "trainer_test_util.h"
 
@@ -61,7 +60,7 @@ TEST_CASE("curves: metrics.jsonl series are plotted in their colours, axes label
   CHECK(layout.axis_labels[1].height > layout.axis_labels[1].width);
 
   train::plot_training_curves(dir.path / "training_curves.png", curves);
-  const cv::Mat png = cv::imread((dir.path / "training_curves.png").string());
+  const cv::Mat png = data::read_image(dir.path / "training_curves.png");
   REQUIRE(!png.empty());
   CHECK(cv::norm(png, img, cv::NORM_INF) == 0);
 }

@@ -5,12 +5,12 @@
 #include <iostream>
 
 #include <fmt/format.h>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "common/error.h"
 #include "train/commands.h"
 #include "train/data/frame_transform.h"
+#include "train/data/image_codec.h"
 #include "train/data/lane_masks.h"
 #include "train/data/tusimple_labels.h"
 
@@ -126,8 +126,7 @@ void run_inspect(const InspectOptions& o) {
     }
     if (!o.overlays.empty()) {
       const auto out = o.overlays / fmt::format("overlay_{:03d}.png", i);
-      if (!cv::imwrite(out.string(), overlay(*frame, l, o.lane_slots)))
-        throw Error(fmt::format("cannot write overlay '{}'", out.string()));
+      data::write_png(out, overlay(*frame, l, o.lane_slots));
       std::cout << "  overlay: " << out.string() << "\n";
     }
   }

@@ -2,14 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <vector>
 
 #include <fmt/format.h>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "common/error.h"
+#include "train/data/image_codec.h"
 
 namespace lane::data {
 namespace {
@@ -20,15 +18,6 @@ constexpr double kMinScaleAfterReduction = 0.95;
 double uniform(uint64_t& state, double lo, double hi) {
   state = mix_seed(state, 0x9e3779b97f4a7c15ULL);
   return lo + (hi - lo) * double(state >> 11) * (1.0 / 9007199254740992.0);
-}
-
-bool has_jpeg_markers(const std::vector<uchar>& bytes) {
-  if (bytes.size() < 4 || bytes[0] != 0xFF || bytes[1] != 0xD8) return false;
-  // The end-of-image marker must be near the end (encoders may append a few padding bytes).
-  const size_t first = bytes.size() > 66 ? bytes.size() - 66 : 2;
-  for (size_t i = bytes.size() - 2; i >= first; --i)
-    if (bytes[i] == 0xFF && bytes[i + 1] == 0xD9) return true;
-  return false;
 }
 
 }  // namespace
@@ -54,33 +43,14 @@ int decode_reduction(const FrameGeometry& g) {
 }
 
 std::optional<cv::Mat> decode_jpeg(const std::filesystem::path& path, int reduction, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot open the file";
-    return std::nullopt;
+  try {
+    return read_image(path, {ImageColor::kBgr, reduction});
+  } catch (const ImageError& e) {
+    *error = e.problem();
+  } catch (const Error& e) {  // the file cannot be read
+    *error = e.what();
   }
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  in.seekg(0, std::ios::beg);
-  std::vector<uchar> bytes(size_t(std::max<std::streamoff>(size, 0)));
-  if (!in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size()))) {
-    *error = "cannot read the file";
-    return std::nullopt;
-  }
-  if (!has_jpeg_markers(bytes)) {
-    *error = "not a complete JPEG (missing start or end-of-image marker; truncated?)";
-    return std::nullopt;
-  }
-  int flags = cv::IMREAD_COLOR;
-  if (reduction == 2) flags = cv::IMREAD_REDUCED_COLOR_2;
-  if (reduction == 4) flags = cv::IMREAD_REDUCED_COLOR_4;
-  if (reduction == 8) flags = cv::IMREAD_REDUCED_COLOR_8;
-  cv::Mat image = cv::imdecode(bytes, flags);
-  if (image.empty()) {
-    *error = "the JPEG does not decode";
-    return std::nullopt;
-  }
-  return image;
+  return std::nullopt;
 }
 
 cv::Mat crop_and_resize(const cv::Mat& bgr, const FrameGeometry& g, int interpolation) {

@@ -27,8 +27,9 @@ struct FrameGeometry {
 // 360->368-row upscale is harmless. Throws lane::UsageError for an impossible geometry.
 int decode_reduction(const FrameGeometry& geometry);
 
-// Reads and decodes a JPEG at 1/reduction scale. Returns std::nullopt and sets `error` when the
-// file is missing, truncated (no end-of-image marker) or does not decode.
+// Reads and decodes a frame (JPEG; a PNG works too) at 1/reduction scale with image_codec.h
+// (TurboJPEG scales in the DCT domain). Returns std::nullopt and sets `error` to the problem
+// when the file is missing, truncated (no end-of-image marker) or does not decode.
 std::optional<cv::Mat> decode_jpeg(const std::filesystem::path& path, int reduction, std::string* error);
 
 // Drops the top `crop_top` source rows (scaled to the decoded size) and resizes to `input`.

@@ -1,10 +1,10 @@
 #include "train/data/list_writer.h"
 
 #include <fmt/format.h>
-#include <opencv2/imgcodecs.hpp>
 
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "train/data/image_codec.h"
 #include "train/data/lane_masks.h"
 
 namespace lane::data {
@@ -39,8 +39,7 @@ void write_seg_label_pngs(const std::filesystem::path& root, const std::vector<L
   for (const auto& label : labels) {
     const auto path = root / seg_label_path(label.raw_file);
     std::filesystem::create_directories(path.parent_path());
-    if (!cv::imwrite(path.string(), render_lane_mask(label, lane_slots)))
-      throw Error(fmt::format("cannot write mask '{}'", path.string()));
+    write_png(path, render_lane_mask(label, lane_slots));
   }
 }
 

@@ -8,12 +8,12 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "train/data/frame_transform.h"
+#include "train/data/image_codec.h"
 #include "train/data/list_writer.h"
 
 namespace lane::data {
@@ -253,6 +253,17 @@ SynthFrame render_synth_frame(uint64_t frame_seed) {
   return frame;
 }
 
+namespace {
+
+void write_frame(const std::filesystem::path& path, const cv::Mat& image, int quality) {
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) throw Error(fmt::format("cannot create '{}': {}", path.parent_path().string(), ec.message()));
+  write_jpeg(path, image, quality);
+}
+
+}  // namespace
+
 SynthSummary generate_synth_dataset(const SynthOptions& o) {
   if (o.out.empty()) throw UsageError("--out is required: the folder to write the data set to");
   if (o.frames < 1) throw UsageError(fmt::format("--frames is {}; it must be at least 1", o.frames));
@@ -275,12 +286,11 @@ SynthSummary generate_synth_dataset(const SynthOptions& o) {
     for (int i = next++; i < o.frames; i = next++) {
       SynthFrame f = render_synth_frame(mix_seed(o.seed, uint64_t(i)));
       f.label.raw_file = fmt::format("clips/synth-{}/{:06d}/20.jpg", split_of(i), i);
-      const auto path = o.out / f.label.raw_file;
-      std::error_code ec;
-      std::filesystem::create_directories(path.parent_path(), ec);
-      if (ec || !cv::imwrite(path.string(), f.image, {cv::IMWRITE_JPEG_QUALITY, o.jpeg_quality})) {
+      try {
+        write_frame(o.out / f.label.raw_file, f.image, o.jpeg_quality);
+      } catch (const Error& e) {
         std::lock_guard<std::mutex> lock(failure_mutex);
-        failure = fmt::format("cannot write '{}'", path.string());
+        failure = e.what();
         return;
       }
       labels[size_t(i)] = std::move(f.label);

@@ -5,10 +5,10 @@
 #include <string>
 
 #include <fmt/format.h>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "common/error.h"
+#include "train/data/image_codec.h"
 #include "train/trainer/metrics_log.h"
 
 namespace lane::train {
@@ -127,7 +127,7 @@ cv::Mat render_training_curves(const CurveSet& c, CurvesLayout* out) {
 }
 
 void plot_training_curves(const std::filesystem::path& png, const CurveSet& curves) {
-  if (!cv::imwrite(png.string(), render_training_curves(curves))) throw Error("cannot write '" + png.string() + "'");
+  data::write_png(png, render_training_curves(curves));
 }
 
 CurveSet read_curves(const std::filesystem::path& metrics) {

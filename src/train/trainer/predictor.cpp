@@ -8,12 +8,12 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "train/data/frame_transform.h"
+#include "train/data/image_codec.h"
 #include "train/data/tensors/loader.h"
 #include "train/data/tusimple_labels.h"
 #include "train/eval/frame_table.h"
@@ -44,6 +44,54 @@ std::vector<fs::path> list_images(const fs::path& input) {
   return out;
 }
 
+// The frame at `path` (BGR), or nullopt after a warning on stderr when it does not decode.
+std::optional<cv::Mat> read_frame(const fs::path& path) {
+  try {
+    return data::read_image(path);
+  } catch (const Error& e) {
+    std::cerr << fmt::format("scnn-train: warning: {}; skipped\n", e.what());
+    return std::nullopt;
+  }
+}
+
+// The network input for a full frame. The training loader decodes JPEGs at 1/2, 1/4 or 1/8
+// size (DCT scaling, an area average) before the final resize; a plain bilinear shrink of the
+// full frame aliases the thin lane markings instead (0.918 vs 0.924 accuracy on a demo model).
+// Shrink the same way here.
+torch::Tensor network_input(const cv::Mat& frame, const CheckpointModelInfo& info) {
+  const int reduction = data::decode_reduction(
+      {cv::Size(frame.cols, frame.rows), info.crop_top, cv::Size(info.model.input_width, info.model.input_height)});
+  cv::Mat reduced = frame;
+  if (reduction > 1)
+    cv::resize(frame, reduced, cv::Size(frame.cols / reduction, frame.rows / reduction), 0, 0, cv::INTER_AREA);
+  return data::preprocess_frame(reduced, {info.model.input_height, info.model.input_width, info.crop_top});
+}
+
+// raw_file -> label, from --labels (empty without).
+std::unordered_map<std::string, data::LaneLabel> load_truth(const fs::path& labels) {
+  std::unordered_map<std::string, data::LaneLabel> truth;
+  if (!labels.empty())
+    for (auto& label : data::load_label_file(labels).labels) truth[label.raw_file] = std::move(label);
+  return truth;
+}
+
+// The checkpoint's post-processing for a frame of `frame_size`, with the command line's overrides.
+eval::PostprocessOptions predict_postprocess_options(const PredictOptions& o, const CheckpointModelInfo& info,
+                                                     cv::Size frame_size) {
+  eval::PostprocessOptions post = postprocess_options(info.model, info.crop_top);
+  post.frame_width = frame_size.width;
+  post.frame_height = frame_size.height;
+  if (o.prob_threshold >= 0) post.prob_threshold = o.prob_threshold;
+  if (o.exist_threshold >= 0) post.exist_threshold = o.exist_threshold;
+  if (o.fill_gaps >= 0) post.fill_gaps = o.fill_gaps == 1;
+  if (o.relative_threshold >= 0) post.relative_threshold = o.relative_threshold;
+  if (o.lane_fit >= 0) post.lane_fit.degree = o.lane_fit;
+  if (o.lane_fit_extend >= 0) post.lane_fit.extend_rows = o.lane_fit_extend;
+  if (o.border_columns >= 0) post.border_columns = o.border_columns;
+  if (o.max_gap_rows) post.max_gap_rows = *o.max_gap_rows;
+  return post;
+}
+
 }  // namespace
 
 PredictSummary run_predict(const PredictOptions& o) {
@@ -63,43 +111,20 @@ PredictSummary run_predict(const PredictOptions& o) {
   fs::create_directories(o.out_dir / "overlays");
   PredictSummary summary;
   summary.predictions = o.out_dir / "predictions.json";
-  std::unordered_map<std::string, data::LaneLabel> truth;
-  if (!o.labels.empty())
-    for (auto& label : data::load_label_file(o.labels).labels) truth[label.raw_file] = std::move(label);
+  const auto truth = load_truth(o.labels);
   std::string lines;
   double total_ms = 0;
   for (const auto& path : images) {
-    cv::Mat frame = cv::imread(path.string(), cv::IMREAD_COLOR);
-    if (frame.empty()) {
-      std::cerr << fmt::format("scnn-train: warning: cannot decode '{}', skipped\n", path.string());
-      continue;
-    }
+    std::optional<cv::Mat> decoded = read_frame(path);
+    if (!decoded) continue;
+    cv::Mat& frame = *decoded;
     const std::string raw_file = fs::relative(path, root).generic_string();
     const auto label = truth.find(raw_file);
     const bool labelled = label != truth.end();
     const auto t0 = std::chrono::steady_clock::now();
-    // The training loader decodes JPEGs at 1/2, 1/4 or 1/8 size (DCT scaling, an area average)
-    // before the final resize; a plain bilinear shrink of the full frame aliases the thin lane
-    // markings instead (0.918 vs 0.924 accuracy on a demo model). Shrink the same way here.
-    const int reduction = data::decode_reduction(
-        {cv::Size(frame.cols, frame.rows), info.crop_top, cv::Size(info.model.input_width, info.model.input_height)});
-    cv::Mat reduced = frame;
-    if (reduction > 1)
-      cv::resize(frame, reduced, cv::Size(frame.cols / reduction, frame.rows / reduction), 0, 0, cv::INTER_AREA);
-    const auto input =
-        data::preprocess_frame(reduced, {info.model.input_height, info.model.input_width, info.crop_top});
+    const auto input = network_input(frame, info);
     const auto probs = to_probabilities(net->forward(input.unsqueeze(0).to(device)));
-    eval::PostprocessOptions post = postprocess_options(info.model, info.crop_top);
-    post.frame_width = frame.cols;
-    post.frame_height = frame.rows;
-    if (o.prob_threshold >= 0) post.prob_threshold = o.prob_threshold;
-    if (o.exist_threshold >= 0) post.exist_threshold = o.exist_threshold;
-    if (o.fill_gaps >= 0) post.fill_gaps = o.fill_gaps == 1;
-    if (o.relative_threshold >= 0) post.relative_threshold = o.relative_threshold;
-    if (o.lane_fit >= 0) post.lane_fit.degree = o.lane_fit;
-    if (o.lane_fit_extend >= 0) post.lane_fit.extend_rows = o.lane_fit_extend;
-    if (o.border_columns >= 0) post.border_columns = o.border_columns;
-    if (o.max_gap_rows) post.max_gap_rows = *o.max_gap_rows;
+    eval::PostprocessOptions post = predict_postprocess_options(o, info, frame.size());
     post.h_samples = labelled ? label->second.h_samples : eval::default_h_samples();
     const auto lanes = lanes_for_image(probs, 0, post);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -109,7 +134,7 @@ PredictSummary run_predict(const PredictOptions& o) {
     eval::draw_lane_overlay(frame, lanes, post.h_samples,
                             labelled ? std::optional<data::LaneLabel>(label->second) : std::nullopt, ms);
     const fs::path png = o.out_dir / "overlays" / eval::overlay_name(raw_file);
-    if (!cv::imwrite(png.string(), frame)) throw Error(fmt::format("cannot write '{}'", png.string()));
+    data::write_png(png, frame);
     if (labelled) ++summary.labelled;
     std::cout << fmt::format("{}: {} lanes, {:.1f} ms\n", raw_file, lanes.size(), ms);
     ++summary.images;
