@@ -18,7 +18,7 @@ LossParts train_step(model::Scnn& net, torch::optim::Optimizer& opt, const ScnnL
   out.seg_logits = out.seg_logits.to(torch::kFloat32);
   out.exist_logits = out.exist_logits.to(torch::kFloat32);
   auto loss = loss_fn(out, seg_target, exist_target, seg_normaliser);
-  opt.zero_grad();
+  dist::zero_grad_in_place(opt);  // not opt.zero_grad(): 2.x would drop the zero-copy gradients
   sync.prepare();
   if (amp.scaler) amp.scaler->scale(loss.total).backward();
   else loss.total.backward();
