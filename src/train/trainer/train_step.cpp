@@ -28,6 +28,15 @@ LossParts train_step(model::Scnn& net, torch::optim::Optimizer& opt, const ScnnL
   return loss;
 }
 
+StepParts make_step_parts(const model::ScnnConfig& config, const torch::Device& device) {
+  model::Scnn net(config);
+  net->to(device);
+  auto opt = std::make_unique<torch::optim::SGD>(
+      net->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9).weight_decay(1e-4));
+  ScnnLoss loss(config.num_classes, 0.4, 0.1, device);
+  return StepParts{net, std::move(opt), std::move(loss)};
+}
+
 LossParts train_step(model::Scnn& net, torch::optim::Optimizer& opt, const ScnnLoss& loss_fn,
                      dist::GradientSynchronizer& sync, dist::Communicator& comm, const torch::Tensor& images,
                      const torch::Tensor& seg_target, const torch::Tensor& exist_target) {
