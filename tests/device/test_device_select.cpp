@@ -125,7 +125,7 @@ TEST_CASE("impossible precisions are usage errors naming the fix") {
   CHECK_THAT(error("half", gpu, true), Catch::Contains("not a precision"));
 }
 
-TEST_CASE("fp32 on a GPU is strict float32; tf32 is asked for by name") {
+TEST_CASE("fp32 on a GPU is strict float32, tf32 is asked for by name") {
   const DeviceChoice cpu, gpu{DeviceKind::kCuda, 0};
   // libtorch lets cuDNN convolutions run in TF32 unless told otherwise: "fp32" must turn it off.
   const MathMode strict = float32_math(gpu, Precision::kFp32);

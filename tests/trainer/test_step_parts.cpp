@@ -44,7 +44,7 @@ TEST_CASE("make_step_parts builds model, optimizer and loss on the requested dev
   }
 }
 
-TEST_CASE("checkpoint archives round-trip a list of CUDA RNG states; archives without them read as none") {
+TEST_CASE("checkpoint archives round-trip a list of CUDA RNG states, and archives without them read as none") {
   // Stand-ins for CUDA generator states (uint8 tensors of any length): the format is what is tested.
   const std::vector<torch::Tensor> states{torch::randint(0, 255, {16}, torch::kUInt8),
                                           torch::randint(0, 255, {16}, torch::kUInt8)};
