@@ -4,6 +4,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>  // fmt::join (in format.h before fmt 11; libtorch 2.x ships fmt 12)
 
 #include "common/error.h"
 #include "train/model/scnn.h"
