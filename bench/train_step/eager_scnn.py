@@ -7,7 +7,7 @@ loss (weighted cross-entropy, background 0.4, + 0.1 x BCE of the existence), SGD
 timed the way bench_train_step times the C++ step: images/s after two warm-up steps.
 
     python3 bench/train_step/eager_scnn.py --batch 24 --height 288 --width 512 --steps 20 \
-        --precision fp32,bf16 [--device cuda] [--largest-batch]
+        --precision fp32,bf16 [--device cuda] [--largest-batch] [--cudnn-benchmark on|off]
 
 Written where no GPU and no PyTorch were available: not run there (see docs/BENCHMARKS.md)."""
 import argparse
@@ -83,6 +83,10 @@ def time_step(args, precision, batch):
     seg = torch.randint(0, 7, (batch, args.height, args.width), device=dev)
     exist = torch.randint(0, 2, (batch, 6), device=dev).float()
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
+    # The C++ trainer's float32 math (train/device/device_select.h, float32_math): fp32 is strict
+    # (no TF32), tf32 allows it everywhere, bf16/fp16 keep PyTorch's defaults.
+    torch.backends.cudnn.allow_tf32 = precision != "fp32"
+    torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
     scaler = torch.amp.GradScaler(args.device, enabled=precision == "fp16")
 
     def step():
@@ -118,10 +122,14 @@ def main():
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--precision", default="fp32,bf16")
     p.add_argument("--largest-batch", type=int, default=0, help="also time this batch (the C++ bench's largest)")
+    p.add_argument("--cudnn-benchmark", choices=["on", "off"], default="on",
+                   help="cuDNN autotuning (CUDA), as bench_train_step --cudnn-benchmark")
     args = p.parse_args()
-    torch.backends.cudnn.benchmark = True
+    torch.backends.cudnn.benchmark = args.cudnn_benchmark == "on"
+    cudnn = (f"cuDNN benchmark {'on' if torch.backends.cudnn.benchmark else 'off'}"
+             if torch.device(args.device).type == "cuda" else "cuDNN benchmark n/a (cpu)")
     print(f"eager PyTorch {torch.__version__} SCNN train step on {args.device}, {args.height}x{args.width}, "
-          f"{args.steps} timed step(s) after 2 warm-up")
+          f"{args.steps} timed step(s) after 2 warm-up, {cudnn}")
     print(f"{'prec':6} {'batch':>6} {'s/step':>10} {'img/s':>10} {'loss@end':>10}")
     for batch in [args.batch] + ([args.largest_batch] if args.largest_batch else []):
         for precision in args.precision.split(","):

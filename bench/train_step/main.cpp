@@ -3,7 +3,8 @@
 // (narrow + conv2d + cat per slice) in the same run; also the message-passing module alone.
 // Usage: bench_train_step [--steps N] [--threads T] [--batch B] [--sizes 288x512,368x640]
 // Precision mode (issue 12): bench_train_step --precision fp32,bf16 [--device cpu|cuda]
-//   [--channels-last] [--width-mult W] [--largest-batch]: the trainer's own step (train_step:
+//   [--channels-last] [--width-mult W] [--largest-batch] [--cudnn-benchmark on|off (CUDA, default
+//   on; printed in the header, as eager_scnn.py prints its own)]: the trainer's own step (train_step:
 //   autocast, float32 loss, loss scaling for fp16) per precision, against fp32 in the same run,
 //   with the loss after the timed steps on one fixed batch; --largest-batch (CUDA) also finds the
 //   largest batch that fits by doubling and times it.
@@ -20,6 +21,7 @@
 #include "train/dist/communicator.h"
 #include "train/dist/gradient_sync.h"
 #include "train/model/scnn.h"
+#include "train/trainer/device_setup.h"
 #include "train/trainer/mixed_precision.h"
 #include "train/trainer/scnn_loss.h"
 #include "train/trainer/train_step.h"
@@ -86,16 +88,20 @@ void sync_device(const torch::Device& d) {
 StepResult time_precision_step(const lane::model::ScnnConfig& c, torch::Device device, lane::train::Precision p,
                                int batch, int steps, bool channels_last) {
   torch::manual_seed(0);
-  lane::model::Scnn net(c);
-  net->to(device);
+  auto parts = lane::train::make_step_parts(c, device);  // the loss on `device`, as the trainer's
+  auto& net = parts.net;
+  auto& opt = *parts.opt;
+  const auto& loss_fn = parts.loss;
   const auto fmt = channels_last ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
   if (channels_last)
     for (auto& q : net->parameters())
       if (q.dim() == 4) q.set_data(q.data().contiguous(fmt));
-  torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9).weight_decay(1e-4));
-  const lane::train::ScnnLoss loss_fn(c.num_classes, 0.4, 0.1);
   auto comm = lane::dist::create_single_process_communicator();
   lane::dist::GradientSynchronizer sync(*comm, net->parameters(), lane::dist::kDefaultFusionThresholdBytes);
+  // The trainer's float32 math for p: strict fp32 (no TF32) for fp32, TF32 for tf32.
+  lane::train::apply_float32_math(device.is_cuda() ? lane::train::DeviceChoice{lane::train::DeviceKind::kCuda, 0}
+                                                   : lane::train::DeviceChoice{},
+                                  p);
   lane::train::MixedPrecision amp(device.type(), p);
   torch::manual_seed(1);
   const auto images = torch::randn({batch, 3, c.input_height, c.input_width}).to(device).contiguous(fmt);
@@ -123,16 +129,29 @@ bool is_out_of_memory(const std::exception& e) {
   return std::string(e.what()).find("out of memory") != std::string::npos;
 }
 
+// cuDNN autotuning (--cudnn-benchmark on|off, default on for CUDA, like eager_scnn.py's
+// torch.backends.cudnn.benchmark = True and the trainer's activate_device): the input shape is
+// fixed, so the first steps pick the fastest convolution algorithms. Returns what to print.
+std::string setup_cudnn_benchmark(const torch::Device& device, const std::string& request) {
+  if (!device.is_cuda()) return "cuDNN benchmark n/a (cpu)";
+  const bool on = request != "off";
+  at::globalContext().setBenchmarkCuDNN(on);
+  return std::string("cuDNN benchmark ") + (at::globalContext().benchmarkCuDNN() ? "on" : "off");
+}
+
 int precision_mode(const std::string& device_text, const std::string& precisions, const std::string& sizes,
-                   int batch, int steps, bool channels_last, double width_mult, bool largest_batch) {
+                   int batch, int steps, bool channels_last, double width_mult, bool largest_batch,
+                   const std::string& cudnn_benchmark) {
   const torch::Device device(device_text);
   if (device.is_cuda() && !torch::cuda::is_available()) {
     std::fprintf(stderr, "bench_train_step: --device %s but this build/machine has no CUDA device\n",
                  device_text.c_str());
     return 2;
   }
-  std::printf("SCNN (width %.3g) train_step on %s, %d timed step(s) after 2 warm-up, %s; baseline: fp32 in this run\n",
-              width_mult, device_text.c_str(), steps, channels_last ? "channels_last" : "contiguous (NCHW)");
+  std::printf("SCNN (width %.3g) train_step on %s, %d timed step(s) after 2 warm-up, %s, %s; baseline: fp32 in "
+              "this run\n",
+              width_mult, device_text.c_str(), steps, channels_last ? "channels_last" : "contiguous (NCHW)",
+              setup_cudnn_benchmark(device, cudnn_benchmark).c_str());
   std::printf("%-9s %-6s %6s %12s %10s %12s %10s %12s\n", "input", "prec", "batch", "s/step", "img/s", "CPU-s/step",
               "vs fp32", "loss@end");
   std::stringstream size_list(sizes);
@@ -178,7 +197,7 @@ int precision_mode(const std::string& device_text, const std::string& precisions
 
 int main(int argc, char** argv) {
   int steps = 2, threads = 1, batch = 4;
-  std::string sizes = "288x512,368x640", precisions, device = "cpu";
+  std::string sizes = "288x512,368x640", precisions, device = "cpu", cudnn_benchmark = "on";
   bool channels_last = false, largest_batch = false;
   double width_mult = 1.0;
   for (int i = 1; i < argc; i += 2) {
@@ -199,6 +218,8 @@ int main(int argc, char** argv) {
     else if (a == "--threads") threads = std::atoi(argv[i + 1]);
     else if (a == "--batch") batch = std::atoi(argv[i + 1]);
     else if (a == "--sizes") sizes = argv[i + 1];
+    else if (a == "--cudnn-benchmark" && (std::string(argv[i + 1]) == "on" || std::string(argv[i + 1]) == "off"))
+      cudnn_benchmark = argv[i + 1];
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
@@ -207,7 +228,8 @@ int main(int argc, char** argv) {
   torch::set_num_threads(threads);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // rows appear as they are measured
   if (!precisions.empty())
-    return precision_mode(device, precisions, sizes, batch, steps, channels_last, width_mult, largest_batch);
+    return precision_mode(device, precisions, sizes, batch, steps, channels_last, width_mult, largest_batch,
+                          cudnn_benchmark);
   std::printf("SCNN full network, batch %d, %d thread(s), %d timed step(s) after 1 warm-up\n", batch, threads, steps);
   std::printf("%-9s %-26s %12s %10s %14s\n", "input", "what", "s/step", "img/s", "peak RSS MiB");
   std::stringstream list(sizes);

@@ -125,6 +125,33 @@ TEST_CASE("impossible precisions are usage errors naming the fix") {
   CHECK_THAT(error("half", gpu, true), Catch::Contains("not a precision"));
 }
 
+TEST_CASE("fp32 on a GPU is strict float32, tf32 is asked for by name") {
+  const DeviceChoice cpu, gpu{DeviceKind::kCuda, 0};
+  // libtorch lets cuDNN convolutions run in TF32 unless told otherwise: "fp32" must turn it off.
+  const MathMode strict = float32_math(gpu, Precision::kFp32);
+  CHECK_FALSE(strict.allow_tf32_cudnn);
+  CHECK_FALSE(strict.allow_tf32_cublas);
+  CHECK_THAT(strict.describe(), Catch::Contains("strict"));
+  const MathMode tf32 = float32_math(gpu, Precision::kTf32);
+  CHECK(tf32.allow_tf32_cudnn);
+  CHECK(tf32.allow_tf32_cublas);
+  CHECK_THAT(tf32.describe(), Catch::Contains("TF32"));
+  CHECK(resolve_precision("tf32", "--precision", gpu, false) == Precision::kTf32);
+  CHECK(std::string(precision_name(Precision::kTf32)) == "tf32");
+  // The float32 remainder of mixed precision keeps libtorch's defaults (TF32 convolutions only).
+  CHECK(float32_math(gpu, Precision::kBf16).allow_tf32_cudnn);
+  CHECK_FALSE(float32_math(gpu, Precision::kBf16).allow_tf32_cublas);
+  // A CPU has no TF32: nothing to allow.
+  CHECK_FALSE(float32_math(cpu, Precision::kFp32).allow_tf32_cudnn);
+  CHECK_FALSE(float32_math(cpu, Precision::kBf16).allow_tf32_cublas);
+  try {
+    resolve_precision("tf32", "--precision", cpu, true);
+    FAIL("tf32 accepted on a CPU");
+  } catch (const UsageError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("tf32 needs a GPU"));
+  }
+}
+
 TEST_CASE("native bf16 is read from the cpuinfo flags lines") {
   CHECK(cpu_flags_have_bf16("processor\t: 0\nflags\t\t: fpu sse2 avx512f avx512_bf16 vaes\n"));
   CHECK(cpu_flags_have_bf16("flags\t\t: fpu amx_tile amx_bf16"));

@@ -6,7 +6,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "train/dist/gradient_sync.h"
 
@@ -65,6 +68,66 @@ double param_sum(Net& net) {
   return s;
 }
 
+// The key of parameter p in an optimizer's state map: libtorch 1.x keys it by the text of p's
+// TensorImpl address (c10::guts::to_string, an ostream of the pointer), 2.x by the address itself.
+template <class StateMap>
+typename StateMap::key_type state_key(const StateMap&, const torch::Tensor& p) {
+  using Key = typename StateMap::key_type;
+  if constexpr (std::is_same_v<Key, std::string>) {
+    std::ostringstream text;
+    text << p.unsafeGetTensorImpl();
+    return text.str();
+  } else {
+    return static_cast<Key>(p.unsafeGetTensorImpl());
+  }
+}
+
+// The zero-copy gradients are views of the synchronizer's fusion buffer. They must keep that
+// buffer alive: a trainer may destroy the synchronizer (end of training, a rebuilt one) and still
+// read or step with the gradients. Before the fix they were from_blob tensors over the freed
+// buffer: this read garbage (or crashed under ASan).
+void check_grads_outlive_synchronizer(Net& net, dist::Communicator& comm) {
+  const int rank = comm.rank();
+  torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(0.5));
+  std::vector<torch::Tensor> expected;
+  {
+    dist::GradientSynchronizer sync(comm, net->parameters(), dist::kDefaultFusionThresholdBytes);
+    for (int step = 0; step < 2; ++step) {  // the second step runs on the zero-copy views
+      dist::zero_grad_in_place(opt);
+      sync.prepare();
+      loss_of(net, batch_of(rank, 10 + step)).backward();
+      sync.wait();
+    }
+    for (auto& p : net->parameters()) expected.push_back(p.grad().defined() ? p.grad().clone() : torch::Tensor());
+  }
+  // Reuse the freed memory, if it was freed: same-sized allocations full of a marker value.
+  std::vector<torch::Tensor> junk;
+  for (int i = 0; i < 8; ++i) junk.push_back(torch::full({4096}, 12345.0f));
+  for (auto& e : expected)
+    if (e.defined()) junk.push_back(torch::full({e.numel()}, 12345.0f));
+  auto params = net->parameters();
+  const c10::StorageImpl* shared = nullptr;
+  bool one_storage = true;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const auto& g = params[i].grad();
+    if (!expected[i].defined()) continue;
+    if (shared == nullptr) shared = g.storage().unsafeGetStorageImpl();
+    one_storage = one_storage && g.storage().unsafeGetStorageImpl() == shared;
+    check(max_abs(g - expected[i]) == 0, "grad " + std::to_string(i) + " intact after the synchronizer is gone", rank);
+  }
+  check(one_storage, "the gradients share (and hold) the fusion buffer's storage", rank);
+  std::vector<torch::Tensor> before;
+  for (auto& p : params) before.push_back(p.detach().clone());
+  opt.step();  // reads and steps with the outliving gradients
+  for (size_t i = 0; i < params.size(); ++i)
+    if (expected[i].defined())
+      check(max_abs(params[i].detach() - (before[i] - 0.5 * expected[i])) <= 1e-6 * (1 + max_abs(before[i])),
+            "SGD step with outliving grad " + std::to_string(i), rank);
+  dist::zero_grad_in_place(opt);  // writes them
+  for (size_t i = 0; i < params.size(); ++i)
+    if (expected[i].defined()) check(max_abs(params[i].grad()) == 0, "outliving grad zeroed", rank);
+}
+
 }  // namespace
 
 int main() {
@@ -89,7 +152,7 @@ int main() {
   }
 
   // Grads reset to undefined before each step (always the copy path), then zeroed in place by
-  // Optimizer::zero_grad() as the trainer does (zero copy once every .grad is its slot).
+  // zero_grad_in_place() as the trainer does (zero copy once every .grad is its slot).
   for (bool zero_in_place : {false, true})
   for (size_t threshold : {size_t{256}, dist::kDefaultFusionThresholdBytes}) {
     dist::GradientSynchronizer sync(*comm, net->parameters(), threshold);
@@ -103,7 +166,7 @@ int main() {
         expected.push_back(p.grad().defined() ? p.grad() / n : torch::Tensor());
 
       if (zero_in_place)
-        zeroing.zero_grad();
+        dist::zero_grad_in_place(zeroing);  // not zeroing.zero_grad(): 2.x resets to undefined
       else
         for (auto& p : net->parameters()) p.mutable_grad() = torch::Tensor();
       sync.prepare();
@@ -131,6 +194,8 @@ int main() {
     }
   }
 
+  if (n > 1) check_grads_outlive_synchronizer(net, *comm);
+
   // broadcast_optimizer_state: only rank 0 has momentum state and its own learning rate.
   torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(rank == 0 ? 0.1 : 0.5).momentum(0.9));
   if (rank == 0) {
@@ -142,8 +207,8 @@ int main() {
   check(options.lr() == 0.1, "learning rate equals rank 0's", rank);
   double momentum_sum = 0;
   size_t with_state = 0;
-  for (auto& p : net->parameters()) {
-    auto it = opt.state().find(c10::guts::to_string(p.unsafeGetTensorImpl()));
+  for (auto& p : opt.param_groups()[0].params()) {
+    auto it = opt.state().find(state_key(opt.state(), p));
     if (it == opt.state().end()) continue;
     ++with_state;
     momentum_sum += static_cast<torch::optim::SGDParamState&>(*it->second).momentum_buffer().sum().item<double>();

@@ -127,6 +127,25 @@ TEST_CASE("a GPU run resumes on the CPU and a CPU run resumes on the GPU") {
   }
 }
 
+TEST_CASE("a checkpoint continues the CUDA random stream: the draw after a resume equals the uninterrupted one") {
+  require_gpus(1, "CUDA RNG resume");
+  test::ScratchDir dir("gpu_cuda_rng");
+  const torch::Device gpu(torch::kCUDA, 0);
+  model::Scnn net(test::tiny_model());
+  torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
+  torch::manual_seed(11);  // seeds the CUDA generators too
+  torch::rand({8}, gpu);   // somewhere in the stream, not at its seed
+  const auto path = dir.path / "checkpoint_latest.pt";
+  train::save_checkpoint(path, net, opt, {}, {net->config(), 0});
+  const auto uninterrupted = torch::rand({1000}, gpu).cpu();
+  const auto stored = train::read_checkpoint_cuda_rng_states(path);
+  REQUIRE(stored.has_value());
+  CHECK(stored->size() == torch::cuda::device_count());
+  torch::manual_seed(12345);  // another stream, as a fresh process would have
+  train::load_checkpoint(path, net, &opt);
+  CHECK(torch::rand({1000}, gpu).cpu().equal(uninterrupted));
+}
+
 TEST_CASE("NCCL: 2 ranks x batch 1 on two GPUs reach the weights of 1 rank x batch 2 on the CPU") {
   require_gpus(2, "NCCL against the CPU ring");
   test::ScratchDir dir("gpu_nccl");

@@ -2,6 +2,12 @@
 // implementation equals the slice-by-slice reference in values and gradients.
 #include "catch_torch.h"
 
+#include <ATen/autocast_mode.h>
+#include <ATen/record_function.h>
+#include <torch/version.h>
+
+#include <vector>
+
 #include "train/model/message_passing.h"
 
 using lane::model::Direction;
@@ -26,7 +32,82 @@ std::vector<bool> changed(const torch::Tensor& a, const torch::Tensor& b, int64_
   return out;
 }
 
+// CPU autocast in bf16 for the object's lifetime (what the trainer's AutocastScope does).
+class CpuAutocastBf16 {
+ public:
+  CpuAutocastBf16() { set(true, torch::kBFloat16); at::autocast::increment_nesting(); }
+  ~CpuAutocastBf16() {
+    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+    set(false, torch::kBFloat16);
+  }
+
+ private:
+  static void set(bool on, torch::ScalarType dtype) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+    at::autocast::set_autocast_enabled(torch::kCPU, on);
+    at::autocast::set_autocast_dtype(torch::kCPU, dtype);
+#else
+    at::autocast::set_cpu_enabled(on);
+    at::autocast::set_autocast_cpu_dtype(dtype);
+#endif
+  }
+};
+
+// Counts, on this thread while alive, the casts (aten::_to_copy, what Tensor::to and autocast's
+// casts run) of a tensor of exactly `shape`.
+class CastCounter {
+ public:
+  explicit CastCounter(std::vector<int64_t> shape) {
+    shape_() = std::move(shape);
+    count_() = 0;
+    handle_ = at::addThreadLocalCallback(
+        at::RecordFunctionCallback(&CastCounter::on_start).needsInputs(true).scopes({at::RecordScope::FUNCTION}));
+  }
+  ~CastCounter() { at::removeCallback(handle_); }
+  int count() const { return count_(); }
+
+ private:
+  static std::unique_ptr<at::ObserverContext> on_start(const at::RecordFunction& fn) {
+    if (std::string(fn.name()) != "aten::_to_copy" || fn.inputs().empty()) return nullptr;
+    const auto& in = fn.inputs()[0];
+    if (in.isTensor() && in.toTensor().sizes().vec() == shape_()) ++count_();
+    return nullptr;
+  }
+  static std::vector<int64_t>& shape_() {
+    thread_local std::vector<int64_t> s;
+    return s;
+  }
+  static int& count_() {
+    thread_local int c = 0;
+    return c;
+  }
+  at::CallbackHandle handle_;
+};
+
 }  // namespace
+
+TEST_CASE("under autocast the message-passing kernels are cast once per forward, not once per slice") {
+  // 6 channels, kernel 3, batch 2, a 7x9 map: a slice is [2, 6, 7 or 9], a kernel [6, 6, 3], so the
+  // counter sees the kernels' casts only. Before the fix each of the 4 * 8 slice convolutions
+  // cast its (flattened, hence uncached) kernel again: 32 casts instead of 4.
+  torch::manual_seed(5);
+  MessagePassing mp(6, 3, true);
+  const auto x = torch::randn({2, 6, 7, 9});
+  {
+    CpuAutocastBf16 autocast;
+    CastCounter kernel_casts({6, 6, 3});
+    const auto y = mp->forward(x);
+    CHECK(kernel_casts.count() == 4);  // one per direction
+    y.sum().backward();
+    CHECK(y.scalar_type() == torch::kFloat32);  // slice + relu(bf16 conv) promotes to float32
+  }
+  for (auto& p : mp->parameters()) REQUIRE(p.grad().defined());
+  // fp32 (no autocast) is untouched by the change: the weights themselves, no cast at all.
+  CastCounter fp32_casts({6, 6, 3});
+  const auto y32 = mp->forward(x);
+  CHECK(fp32_casts.count() == 0);
+  CHECK(torch::allclose(y32, mp->forward_naive(x), 1e-5, 1e-5));
+}
 
 TEST_CASE("each message-passing direction propagates only the right way") {
   auto mp = make(true);

@@ -80,6 +80,7 @@ const char* precision_name(Precision p) {
     case Precision::kFp32: return "fp32";
     case Precision::kBf16: return "bf16";
     case Precision::kFp16: return "fp16";
+    case Precision::kTf32: return "tf32";
   }
   return "?";
 }
@@ -106,7 +107,31 @@ Precision resolve_precision(const std::string& request, const std::string& sourc
                                    source));
     return Precision::kFp16;
   }
-  throw UsageError(fmt::format("{}: '{}' is not a precision (use fp32, bf16 or fp16)", source, request));
+  if (request == "tf32") {
+    if (!gpu)
+      throw UsageError(fmt::format("{}: tf32 needs a GPU (TensorFloat-32 is a CUDA math mode); use fp32 or bf16 "
+                                   "on CPU",
+                                   source));
+    return Precision::kTf32;
+  }
+  throw UsageError(fmt::format("{}: '{}' is not a precision (use fp32, tf32, bf16 or fp16)", source, request));
+}
+
+MathMode float32_math(const DeviceChoice& device, Precision precision) {
+  if (device.kind != DeviceKind::kCuda) return {};
+  switch (precision) {
+    case Precision::kFp32: return {false, false};
+    case Precision::kTf32: return {true, true};
+    case Precision::kBf16:
+    case Precision::kFp16: return {true, false};
+  }
+  return {};
+}
+
+std::string MathMode::describe() const {
+  if (allow_tf32_cudnn && allow_tf32_cublas) return "TF32 convolutions and matrix products";
+  if (allow_tf32_cudnn) return "float32 ops: TF32 convolutions, fp32 matrix products";
+  return "strict fp32: TF32 off";
 }
 
 bool cpu_flags_have_bf16(const std::string& cpuinfo) {

@@ -33,10 +33,12 @@ struct DeviceChoice {
 // than visible GPUs (NCCL needs one GPU per rank) unless sharing is allowed.
 DeviceChoice resolve_device(const std::string& request, const std::string& source, const DeviceEnvironment& env);
 
-enum class Precision { kFp32, kBf16, kFp16 };
+// kTf32: float32 tensors, convolutions and matrix products in TensorFloat-32 on the GPU (10-bit
+// mantissa inputs, float32 accumulation; Ampere and newer, plain float32 elsewhere). No autocast.
+enum class Precision { kFp32, kBf16, kFp16, kTf32 };
 const char* precision_name(Precision p);
 
-// request: "fp32", "bf16", "fp16" or empty (the default for the device). device_has_bf16: the GPU
+// request: "fp32", "bf16", "fp16", "tf32" (GPU) or empty (the default for the device). device_has_bf16: the GPU
 // computes in bf16 (compute capability 8.0+), or the CPU has native bf16 instructions
 // (cpu_flags_have_bf16). Defaults, from docs/BENCHMARKS.md (issue 12): bf16 where the device has
 // it (on this repository's AVX512-BF16 CPU the full SCNN step takes 2.7x less CPU time in bf16),
@@ -44,6 +46,17 @@ const char* precision_name(Precision p);
 // has bf16 only).
 Precision resolve_precision(const std::string& request, const std::string& source, const DeviceChoice& device,
                             bool device_has_bf16);
+
+// The float32 math of a run: whether cuDNN (convolutions) and cuBLAS (matrix products) may use
+// TF32 for float32 tensors. libtorch's defaults (cuDNN yes, cuBLAS no) would make "fp32"
+// convolutions TF32, so fp32 on CUDA is strict IEEE float32 (both off); tf32 turns both on;
+// bf16/fp16 keep libtorch's defaults for the float32 ops autocast leaves. A CPU: both off.
+struct MathMode {
+  bool allow_tf32_cudnn = false;
+  bool allow_tf32_cublas = false;
+  std::string describe() const;  // for the run's first line: "strict fp32: TF32 off", ...
+};
+MathMode float32_math(const DeviceChoice& device, Precision precision);
 
 // Whether the "flags" of a /proc/cpuinfo text include avx512_bf16 or amx_bf16.
 bool cpu_flags_have_bf16(const std::string& cpuinfo);

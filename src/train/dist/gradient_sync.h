@@ -43,6 +43,13 @@ class GradientSynchronizer {
   std::unique_ptr<Impl> impl_;
 };
 
+// Zeroes every gradient `opt` holds in place (a parameter without a gradient keeps none): what a
+// training step with a GradientSynchronizer must use instead of opt.zero_grad(). libtorch 2.x's
+// Optimizer::zero_grad(set_to_none = true) resets each .grad to undefined, which drops the
+// synchronizer's zero-copy gradients (the next backward allocates new ones, which are then copied
+// into the fusion buffer every step); 1.13's zero_grad() zeroed in place and has no argument.
+void zero_grad_in_place(torch::optim::Optimizer& opt);
+
 // Parameters AND buffers from rank 0 (checks first that every rank has the same shapes).
 void broadcast_module(Communicator& comm, torch::nn::Module& module);
 // Optimizer options and state (momentum etc.) from rank 0, via libtorch's own serializer.

@@ -1,5 +1,9 @@
 #include "train/model/message_passing.h"
 
+#include <ATen/autocast_mode.h>
+#include <torch/version.h>
+
+#include <optional>
 #include <vector>
 
 namespace lane::model {
@@ -9,6 +13,20 @@ namespace {
 
 bool is_vertical(Direction d) { return d == Direction::kDown || d == Direction::kUp; }
 bool is_reverse(Direction d) { return d == Direction::kUp || d == Direction::kLeft; }
+
+// The dtype autocast runs convolutions in on `type`, or none when autocast is off there.
+// libtorch 2.4 made the autocast state device-typed; 1.13 to 2.3 have per-backend functions.
+std::optional<torch::ScalarType> autocast_dtype(torch::DeviceType type) {
+  if (type != torch::kCPU && type != torch::kCUDA) return std::nullopt;
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+  if (!at::autocast::is_autocast_enabled(type)) return std::nullopt;
+  return at::autocast::get_autocast_dtype(type);
+#else
+  if (type == torch::kCUDA)
+    return at::autocast::is_enabled() ? std::optional(at::autocast::get_autocast_gpu_dtype()) : std::nullopt;
+  return at::autocast::is_cpu_enabled() ? std::optional(at::autocast::get_autocast_cpu_dtype()) : std::nullopt;
+#endif
+}
 
 }  // namespace
 
@@ -32,6 +50,15 @@ torch::nn::Conv2d& MessagePassingImpl::conv_for(Direction d) {
     case Direction::kLeft: return conv_l;
   }
   return conv_d;
+}
+
+torch::Tensor MessagePassingImpl::slice_kernel(const torch::nn::Conv2d& conv, const torch::Tensor& x) const {
+  const torch::Tensor w = conv->weight.flatten(2);  // [C, C, k]
+  // Under autocast, conv1d would cast the kernel at every slice: a flattened weight is not a
+  // leaf, so autocast's cast cache does not keep it (~200 casts per forward at 368x640). One
+  // cast here instead; conv1d then finds it in its dtype already. fp32: the weight itself.
+  const auto dtype = autocast_dtype(x.device().type());
+  return dtype && w.scalar_type() == torch::kFloat32 ? w.to(*dtype) : w;
 }
 
 torch::Tensor MessagePassingImpl::recur(const torch::Tensor& slices, const torch::Tensor& weight,
@@ -58,7 +85,7 @@ torch::Tensor MessagePassingImpl::recur(const torch::Tensor& slices, const torch
 }
 
 torch::Tensor MessagePassingImpl::pass_fast(const torch::Tensor& x, Direction d) {
-  const torch::Tensor w = conv_for(d)->weight.flatten(2);  // [C, C, k]
+  const torch::Tensor w = slice_kernel(conv_for(d), x);  // [C, C, k]
   if (is_vertical(d)) {
     auto rows = x.permute({2, 0, 1, 3}).contiguous();  // [H, B, C, W]
     return recur(rows, w, is_reverse(d)).permute({1, 2, 0, 3}).contiguous();
@@ -69,8 +96,8 @@ torch::Tensor MessagePassingImpl::pass_fast(const torch::Tensor& x, Direction d)
 
 torch::Tensor MessagePassingImpl::forward_fast(const torch::Tensor& x) {
   // D and U share the row layout, R and L the column layout: three layout changes in total.
-  const torch::Tensor wd = conv_d->weight.flatten(2), wu = conv_u->weight.flatten(2);
-  const torch::Tensor wr = conv_r->weight.flatten(2), wl = conv_l->weight.flatten(2);
+  const torch::Tensor wd = slice_kernel(conv_d, x), wu = slice_kernel(conv_u, x);
+  const torch::Tensor wr = slice_kernel(conv_r, x), wl = slice_kernel(conv_l, x);
   auto rows = x.permute({2, 0, 1, 3}).contiguous();  // [H, B, C, W]
   rows = recur(rows, wd, false);
   rows = recur(rows, wu, true);

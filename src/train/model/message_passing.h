@@ -33,6 +33,9 @@ class MessagePassingImpl : public torch::nn::Module {
 
  private:
   torch::nn::Conv2d& conv_for(Direction d);
+  // conv's weight as the [C, C, k] kernel of the slices of x: cast once to the autocast dtype
+  // when autocast is on for x's device (fp32: the weight itself).
+  torch::Tensor slice_kernel(const torch::nn::Conv2d& conv, const torch::Tensor& x) const;
   // Recurrence over dim 0 of a contiguous [S, B, C, L] tensor with a [C, C, k] kernel.
   torch::Tensor recur(const torch::Tensor& slices, const torch::Tensor& weight, bool reverse) const;
 

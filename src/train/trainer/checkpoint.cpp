@@ -1,5 +1,6 @@
 #include "train/trainer/checkpoint.h"
 
+#include <algorithm>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -94,7 +95,67 @@ torch::Tensor read_tensor(torch::serialize::InputArchive& a, const std::string& 
   return t;
 }
 
+constexpr const char* kCudaRngCount = "rng_cuda_count";
+std::string cuda_rng_key(size_t i) { return fmt::format("rng_cuda_{}", i); }
+
+// The generator of GPU i (the CUDA hooks; only called where a CUDA device exists).
+at::Generator cuda_generator(size_t i) {
+  return at::globalContext().defaultGenerator(torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(i)));
+}
+
+size_t visible_gpus() {
+#ifdef LANE_WITH_CUDA
+  return torch::cuda::is_available() ? torch::cuda::device_count() : 0;
+#else
+  return 0;
+#endif
+}
+
 }  // namespace
+
+std::vector<torch::Tensor> cuda_rng_states() {
+  std::vector<torch::Tensor> states;
+  for (size_t i = 0; i < visible_gpus(); ++i) {
+    auto gen = cuda_generator(i);
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    states.push_back(gen.get_state());
+  }
+  return states;
+}
+
+void restore_cuda_rng_states(const std::vector<torch::Tensor>& states, const std::string& checkpoint_name) {
+  const size_t gpus = visible_gpus();
+  for (size_t i = 0; i < std::min(gpus, states.size()); ++i) {
+    auto gen = cuda_generator(i);
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    gen.set_state(states[i]);
+  }
+  if (states.size() > gpus)
+    std::cerr << fmt::format("warning: checkpoint '{}' holds the CUDA RNG states of {} GPU(s), this process sees "
+                             "{}: the random streams (dropout, augmentation on the GPU) of the others do not "
+                             "continue, so this resume is not bit-exact\n",
+                             checkpoint_name, states.size(), gpus);
+}
+
+void write_cuda_rng_states(torch::serialize::OutputArchive& archive, const std::vector<torch::Tensor>& states) {
+  archive.write(kCudaRngCount, torch::tensor({static_cast<int64_t>(states.size())}, torch::kInt64));
+  for (size_t i = 0; i < states.size(); ++i) archive.write(cuda_rng_key(i), states[i]);
+}
+
+std::optional<std::vector<torch::Tensor>> read_cuda_rng_states(torch::serialize::InputArchive& archive) {
+  torch::Tensor count;
+  if (!archive.try_read(kCudaRngCount, count)) return std::nullopt;  // saved before they were recorded
+  std::vector<torch::Tensor> states;
+  for (int64_t i = 0; i < count[0].item<int64_t>(); ++i)
+    states.push_back(read_tensor(archive, cuda_rng_key(static_cast<size_t>(i))));
+  return states;
+}
+
+std::optional<std::vector<torch::Tensor>> read_checkpoint_cuda_rng_states(const fs::path& path) {
+  torch::serialize::InputArchive archive;
+  open_archive(path, archive);
+  return read_cuda_rng_states(archive);
+}
 
 std::string serialize_checkpoint(model::Scnn& net, torch::optim::Optimizer& opt, const TrainingProgress& p,
                                  const CheckpointModelInfo& info) {
@@ -112,6 +173,7 @@ std::string serialize_checkpoint(model::Scnn& net, torch::optim::Optimizer& opt,
     std::lock_guard<std::mutex> lock(gen.mutex());
     archive.write("rng_cpu", gen.get_state());
   }
+  write_cuda_rng_states(archive, cuda_rng_states());
   std::ostringstream out;
   archive.save_to(out);
   return out.str();
@@ -172,6 +234,8 @@ TrainingProgress load_checkpoint(const fs::path& path, model::Scnn& net, torch::
     std::lock_guard<std::mutex> lock(gen.mutex());
     gen.set_state(read_tensor(archive, "rng_cpu"));
   }
+  if (opt != nullptr)
+    if (auto cuda = read_cuda_rng_states(archive)) restore_cuda_rng_states(*cuda, path.string());
   return p;
 }
 

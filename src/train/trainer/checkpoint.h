@@ -1,13 +1,16 @@
 #pragma once
-// Checkpoints: model parameters + buffers, SGD state, progress counters, the CPU RNG state and
-// the model shape, in one libtorch archive. Written atomically (serialise in memory, then
+// Checkpoints: model parameters + buffers, SGD state, progress counters, the CPU RNG state, the
+// CUDA RNG state of every GPU the saving process saw (none on a CPU run) and the model shape, in
+// one libtorch archive. Written atomically (serialise in memory, then
 // write_file_atomic: temp file in the same directory, fsync, rename), so an interrupted write
 // never damages the previous file. The file starts with a SHA-256 of the archive, checked on
 // every load (lane::UsageError "checkpoint ... is damaged"); files without it (older versions)
 // load with a warning. Includes libtorch: include only from trainer .cpp files.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <torch/torch.h>
 
@@ -40,7 +43,21 @@ void remove_stale_checkpoint_temporaries(const std::filesystem::path& dir);
 // Model shape stored in a checkpoint (for predict). Throws lane::UsageError for a bad file.
 CheckpointModelInfo read_checkpoint_info(const std::filesystem::path& path);
 
-// Restores weights, and when `opt` is given the optimiser state and the CPU RNG state.
+// The CUDA generators' states, one per visible GPU in device order (none in a CPU-only build or
+// without a GPU), and their restoration: state i goes to GPU i. A checkpoint with states of more
+// GPUs than this process sees (a GPU run resumed on fewer GPUs or on the CPU) restores what it can
+// and warns on stderr that the CUDA random streams of the others are not continued.
+std::vector<torch::Tensor> cuda_rng_states();
+void restore_cuda_rng_states(const std::vector<torch::Tensor>& states, const std::string& checkpoint_name);
+
+// The CUDA RNG states in an archive ("rng_cuda_count" and "rng_cuda_<i>"): written by every save,
+// std::nullopt when reading a checkpoint saved before they were recorded.
+void write_cuda_rng_states(torch::serialize::OutputArchive& archive, const std::vector<torch::Tensor>& states);
+std::optional<std::vector<torch::Tensor>> read_cuda_rng_states(torch::serialize::InputArchive& archive);
+// The same from a checkpoint file (lane::UsageError for a bad file).
+std::optional<std::vector<torch::Tensor>> read_checkpoint_cuda_rng_states(const std::filesystem::path& path);
+
+// Restores weights, and when `opt` is given the optimiser state and the CPU and CUDA RNG states.
 // The model must have the stored shape (lane::UsageError otherwise).
 TrainingProgress load_checkpoint(const std::filesystem::path& path, model::Scnn& net, torch::optim::Optimizer* opt);
 

@@ -55,7 +55,7 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--threads", f->threads, "Intra-op threads [OMP_NUM_THREADS, else libtorch default]");
   cmd->add_option("--seed", f->seed, "Seed for init, shuffling and augmentation [1]");
   cmd->add_option("--device", f->device, "auto, cpu, cuda (the GPU of this local rank) or cuda:N [DEVICE, auto]");
-  cmd->add_option("--precision", f->precision, "fp32, bf16 or fp16 (GPU, loss scaling) [PRECISION; bf16 where the "
+  cmd->add_option("--precision", f->precision, "fp32 (strict, no TF32), tf32 (GPU), bf16 or fp16 (GPU, loss scaling) [PRECISION; bf16 where the "
                                                "GPU or CPU has it, else fp16 on GPUs, fp32 on CPUs]");
   cmd->add_flag("--resume", f->resume, "Continue from <output-dir>/checkpoint_latest.pt");
   cmd->callback([f] { run_training(resolve_train_config(*f, process_environment())); });

@@ -67,6 +67,17 @@ void activate_device(const DeviceChoice& choice) {
 #endif
 }
 
+MathMode apply_float32_math(const DeviceChoice& choice, Precision precision) {
+  const MathMode mode = float32_math(choice, precision);
+#ifdef LANE_WITH_CUDA
+  if (choice.kind == DeviceKind::kCuda) {
+    at::globalContext().setAllowTF32CuDNN(mode.allow_tf32_cudnn);
+    at::globalContext().setAllowTF32CuBLAS(mode.allow_tf32_cublas);
+  }
+#endif
+  return mode;
+}
+
 DeviceChoice select_device(const std::string& request, const std::string& source) {
   const DeviceChoice choice = resolve_device(request, source, probe_device_environment(process_environment()));
   activate_device(choice);

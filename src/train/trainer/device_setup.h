@@ -31,6 +31,11 @@ torch::Device torch_device(const DeviceChoice& choice);
 // shape is fixed). Nothing for CPU.
 void activate_device(const DeviceChoice& choice);
 
+// Sets the float32 math of `precision` on `choice` (float32_math: TF32 off in cuDNN and cuBLAS
+// for fp32, on for tf32; process-wide, libtorch's global context) and returns it. Nothing to set
+// on a CPU.
+MathMode apply_float32_math(const DeviceChoice& choice, Precision precision);
+
 // What train and predict do with --device/DEVICE: resolve `request` against this process's
 // environment (lane::UsageError naming `source` when it cannot be met) and activate the choice.
 DeviceChoice select_device(const std::string& request, const std::string& source);

@@ -49,7 +49,7 @@ torch::ScalarType autocast_dtype(torch::DeviceType t) {
 }  // namespace
 
 AutocastScope::AutocastScope(torch::DeviceType device_type, Precision precision) : device_type_(device_type) {
-  if (precision == Precision::kFp32) return;
+  if (precision == Precision::kFp32 || precision == Precision::kTf32) return;  // no autocast
   if (device_type != torch::kCPU && device_type != torch::kCUDA)
     throw Error("autocast: only CPU and CUDA devices are supported");
   active_ = true;

@@ -12,8 +12,8 @@
 
 namespace lane::train {
 
-// Autocast for `device_type` in `precision` for the lifetime of the object (nothing for fp32),
-// restoring the previous state and clearing the cast cache on exit, like Python's autocast.
+// Autocast for `device_type` in `precision` for the lifetime of the object (nothing for fp32 and
+// tf32), restoring the previous state and clearing the cast cache on exit, like Python's autocast.
 class AutocastScope {
  public:
   AutocastScope(torch::DeviceType device_type, Precision precision);

@@ -19,6 +19,9 @@ class ScnnLoss {
   ScnnLoss(int num_classes, double background_weight, double exist_weight,
            torch::Device device = torch::kCPU);
 
+  // The device the loss was built for (where it expects the training targets).
+  torch::Device device() const { return device_weights_.device(); }
+
   // Σ w_y over the pixels that count (label 255 ignored): the denominator of the weighted mean.
   torch::Tensor seg_weight(const torch::Tensor& seg_target) const;
 

@@ -18,7 +18,7 @@ LossParts train_step(model::Scnn& net, torch::optim::Optimizer& opt, const ScnnL
   out.seg_logits = out.seg_logits.to(torch::kFloat32);
   out.exist_logits = out.exist_logits.to(torch::kFloat32);
   auto loss = loss_fn(out, seg_target, exist_target, seg_normaliser);
-  opt.zero_grad();
+  dist::zero_grad_in_place(opt);  // not opt.zero_grad(): 2.x would drop the zero-copy gradients
   sync.prepare();
   if (amp.scaler) amp.scaler->scale(loss.total).backward();
   else loss.total.backward();
@@ -26,6 +26,15 @@ LossParts train_step(model::Scnn& net, torch::optim::Optimizer& opt, const ScnnL
   if (amp.scaler) amp.scaler->step(opt, comm);
   else opt.step();
   return loss;
+}
+
+StepParts make_step_parts(const model::ScnnConfig& config, const torch::Device& device) {
+  model::Scnn net(config);
+  net->to(device);
+  auto opt = std::make_unique<torch::optim::SGD>(
+      net->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9).weight_decay(1e-4));
+  ScnnLoss loss(config.num_classes, 0.4, 0.1, device);
+  return StepParts{net, std::move(opt), std::move(loss)};
 }
 
 LossParts train_step(model::Scnn& net, torch::optim::Optimizer& opt, const ScnnLoss& loss_fn,

@@ -3,6 +3,8 @@
 // measure the trainer's own step. Includes libtorch: trainer and bench code only.
 #include <torch/torch.h>
 
+#include <memory>
+
 #include "train/dist/communicator.h"
 #include "train/dist/gradient_sync.h"
 #include "train/model/scnn.h"
@@ -24,6 +26,17 @@ double global_seg_normaliser(const ScnnLoss& loss_fn, dist::Communicator& comm, 
 LossParts train_step(model::Scnn& net, torch::optim::Optimizer& opt, const ScnnLoss& loss_fn,
                      dist::GradientSynchronizer& sync, dist::Communicator& comm, MixedPrecision& amp, const torch::Tensor& images,
                      const torch::Tensor& seg_target, const torch::Tensor& exist_target, double seg_normaliser);
+
+// What a training step needs besides the data and the communicator, built for one device: the
+// model with its parameters there, SGD (lr 0.01, momentum 0.9, weight decay 1e-4: the benchmarks'
+// settings) over them, and the loss with its class weights there. The benchmarks build their
+// steps with it, so a CUDA step gets a CUDA loss.
+struct StepParts {
+  model::Scnn net;
+  std::unique_ptr<torch::optim::SGD> opt;
+  ScnnLoss loss;
+};
+StepParts make_step_parts(const model::ScnnConfig& config, const torch::Device& device);
 
 // fp32 on host tensors, normaliser included (bench/scaling).
 LossParts train_step(model::Scnn& net, torch::optim::Optimizer& opt, const ScnnLoss& loss_fn,

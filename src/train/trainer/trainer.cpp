@@ -220,6 +220,7 @@ TrainingResult run_training(const TrainConfig& cfg) {
   const bool has_bf16 =
       device_choice.kind == DeviceKind::kCuda ? gpu_has_bf16(device_choice.index) : cpu_has_native_bf16();
   const Precision precision = resolve_precision(cfg.precision, cfg.precision_source, device_choice, has_bf16);
+  const MathMode math = apply_float32_math(device_choice, precision);  // fp32 means fp32 (no TF32)
   const torch::Device device = torch_device(device_choice);
   MixedPrecision amp(device.type(), precision);
 
@@ -275,10 +276,11 @@ TrainingResult run_training(const TrainConfig& cfg) {
     metrics = std::make_unique<MetricsLog>(result.metrics_file, cfg.resume ? progress.step : -1);
     std::cout << fmt::format(
         "scnn-train: model {} ({} parameters, {}x{}, {} classes), {} frames, {} rank(s), {} batches/epoch, "
-        "{} steps, {} {}{}\n",
+        "{} steps, {} {}{}{}\n",
         cfg.model_name, net->parameter_count(), cfg.model.input_height, cfg.model.input_width,
         cfg.model.num_classes, train_loader.dataset_size(), comm->size(), per_epoch, total_steps,
         device_choice.describe(), precision_name(precision),
+        device_choice.kind == DeviceKind::kCuda ? fmt::format(" ({})", math.describe()) : "",
         cfg.resume ? fmt::format(", resuming at step {}", progress.step) : "");
   }
 

@@ -8,11 +8,12 @@
 // the mean (the ring folds 1/N into its last reduction step) — while backward goes on.
 //
 // Zero copy: after a parameter's first reduction its .grad *is* its slot (a tensor over the
-// slot's memory, like PyTorch DDP's gradient_as_bucket_view). Optimizer::zero_grad() zeroes it
-// in place and AccumulateGrad adds into it in place, so gradients are fused where autograd
-// writes them and averaged where the optimizer reads them: no pack, no unpack. Should .grad be
-// anything else (the first step, or code that replaced it), the hook copies it into the slot
-// and the view is installed after the reduction.
+// slot's memory, like PyTorch DDP's gradient_as_bucket_view). zero_grad_in_place() zeroes it in
+// place (libtorch 2.x's Optimizer::zero_grad() would reset it to undefined) and AccumulateGrad
+// adds into it in place, so gradients are fused where autograd writes them and averaged where
+// the optimizer reads them: no pack, no unpack. Should .grad be anything else (the first step,
+// or code that replaced it), the hook copies it into the slot and the view is installed after
+// the reduction.
 #include "train/dist/gradient_sync.h"
 
 #include <torch/csrc/autograd/function.h>
@@ -192,11 +193,10 @@ class GradientSynchronizer::Impl {
     const auto& g = param_of(i).grad();
     return g.defined() && g.data_ptr() == slot_data(i) && g.is_contiguous();
   }
-  // A tensor over slot i's memory shaped like the parameter: not an autograd view of flat_,
-  // so Optimizer::zero_grad() may detach_() and zero_() it in place.
-  torch::Tensor grad_over_slot(size_t i) {
-    return torch::from_blob(slot_data(i), param_of(i).sizes(), flat_.options());
-  }
+  // Slot i shaped like the parameter, sharing flat_'s storage (and its reference count: the
+  // gradients stay valid after the synchronizer is gone). detach() makes it a plain tensor, not
+  // an autograd view of flat_, so Optimizer::zero_grad() may detach_() and zero_() it in place.
+  torch::Tensor grad_over_slot(size_t i) { return slot(i).view(param_of(i).sizes()).detach(); }
 
   void on_gradient_ready(size_t i) {
     {
@@ -276,6 +276,19 @@ class GradientSynchronizer::Impl {
   std::exception_ptr error_;
   StepStats stats_;
 };
+
+void zero_grad_in_place(torch::optim::Optimizer& opt) {
+  for (auto& group : opt.param_groups())
+    for (auto& p : group.params()) {
+      auto& g = p.mutable_grad();
+      if (!g.defined()) continue;
+      // What Optimizer::zero_grad() does to a gradient it keeps (1.13, and 2.x with
+      // set_to_none = false): out of any graph, then zero.
+      if (g.grad_fn()) g = g.detach();
+      else g.requires_grad_(false);
+      g.zero_();
+    }
+}
 
 GradientSynchronizer::GradientSynchronizer(Communicator& comm, std::vector<torch::Tensor> parameters,
                                            size_t fusion_threshold_bytes)
