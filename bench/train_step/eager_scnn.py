@@ -7,10 +7,16 @@ loss (weighted cross-entropy, background 0.4, + 0.1 x BCE of the existence), SGD
 timed the way bench_train_step times the C++ step: images/s after two warm-up steps.
 
     python3 bench/train_step/eager_scnn.py --batch 24 --height 288 --width 512 --steps 20 \
-        --precision fp32,bf16 [--device cuda] [--largest-batch] [--cudnn-benchmark on|off]
+        --precision fp32,bf16 [--device cuda] [--largest-batch N] [--compile] [--json FILE]
+        [--cudnn-benchmark on|off]
+
+--compile times the same model under torch.compile (the first two steps, which compile, are
+reported apart as warm-up seconds); --json appends one JSON object per row to FILE as it is
+measured (scripts/gpu-check reads them).
 
 Written where no GPU and no PyTorch were available: not run there (see docs/BENCHMARKS.md)."""
 import argparse
+import json
 import time
 
 import torch
@@ -77,6 +83,7 @@ def time_step(args, precision, batch):
     torch.manual_seed(0)
     dev = torch.device(args.device)
     net = Scnn(args.height, args.width).to(dev).train()
+    model = torch.compile(net) if args.compile else net
     opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9, weight_decay=1e-4)
     weights = torch.tensor([0.4] + [1.0] * 6, device=dev)
     images = torch.randn(batch, 3, args.height, args.width, device=dev)
@@ -91,7 +98,7 @@ def time_step(args, precision, batch):
 
     def step():
         with torch.autocast(dev.type, dtype=dtype or torch.float32, enabled=dtype is not None):
-            out_seg, out_exist = net(images)
+            out_seg, out_exist = model(images)
         loss = F.cross_entropy(out_seg.float(), seg, weight=weights) + \
             0.1 * F.binary_cross_entropy_with_logits(out_exist.float(), exist)
         opt.zero_grad(set_to_none=False)
@@ -104,13 +111,15 @@ def time_step(args, precision, batch):
         if dev.type == "cuda":
             torch.cuda.synchronize(dev)
 
+    t0 = time.perf_counter()
     step(), step()
     sync()
+    warmup = time.perf_counter() - t0
     t0 = time.perf_counter()
     for _ in range(args.steps):
         loss = step()
     sync()
-    return (time.perf_counter() - t0) / args.steps, loss.item()
+    return (time.perf_counter() - t0) / args.steps, loss.item(), warmup
 
 
 def main():
@@ -122,19 +131,27 @@ def main():
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--precision", default="fp32,bf16")
     p.add_argument("--largest-batch", type=int, default=0, help="also time this batch (the C++ bench's largest)")
+    p.add_argument("--compile", action="store_true", help="the model under torch.compile instead of eager")
+    p.add_argument("--json", help="append one JSON object per measured row to this file")
     p.add_argument("--cudnn-benchmark", choices=["on", "off"], default="on",
                    help="cuDNN autotuning (CUDA), as bench_train_step --cudnn-benchmark")
     args = p.parse_args()
     torch.backends.cudnn.benchmark = args.cudnn_benchmark == "on"
     cudnn = (f"cuDNN benchmark {'on' if torch.backends.cudnn.benchmark else 'off'}"
              if torch.device(args.device).type == "cuda" else "cuDNN benchmark n/a (cpu)")
-    print(f"eager PyTorch {torch.__version__} SCNN train step on {args.device}, {args.height}x{args.width}, "
-          f"{args.steps} timed step(s) after 2 warm-up, {cudnn}")
-    print(f"{'prec':6} {'batch':>6} {'s/step':>10} {'img/s':>10} {'loss@end':>10}")
+    mode = "torch.compile" if args.compile else "eager"
+    print(f"{mode} PyTorch {torch.__version__} SCNN train step on {args.device}, {args.height}x{args.width}, "
+          f"{args.steps} timed step(s) after 2 warm-up, {cudnn}", flush=True)
+    print(f"{'prec':6} {'batch':>6} {'s/step':>10} {'img/s':>10} {'loss@end':>10} {'warm-up s':>10}", flush=True)
     for batch in [args.batch] + ([args.largest_batch] if args.largest_batch else []):
         for precision in args.precision.split(","):
-            s, loss = time_step(args, precision, batch)
-            print(f"{precision:6} {batch:6d} {s:10.4f} {batch / s:10.2f} {loss:10.5f}")
+            s, loss, warmup = time_step(args, precision, batch)
+            print(f"{precision:6} {batch:6d} {s:10.4f} {batch / s:10.2f} {loss:10.5f} {warmup:10.2f}", flush=True)
+            if args.json:
+                with open(args.json, "a") as f:
+                    f.write(json.dumps({"kind": mode, "input": f"{args.height}x{args.width}", "precision": precision,
+                                        "batch": batch, "s_per_step": s, "img_per_s": batch / s, "loss": loss,
+                                        "warmup_s": warmup, "torch": torch.__version__}) + "\n")
 
 
 if __name__ == "__main__":

@@ -8,15 +8,25 @@
 //   autocast, float32 loss, loss scaling for fp16) per precision, against fp32 in the same run,
 //   with the loss after the timed steps on one fixed batch; --largest-batch (CUDA) also finds the
 //   largest batch that fits by doubling and times it.
+// scripts/gpu-check: --batch max (per precision, the largest batch that fits on the GPU: doubling,
+//   then bisection, until CUDA runs out of memory; then timed), --json FILE (every row also as a
+//   JSON line), --trace FILE (a Kineto chrome trace of 5 steps of the first precision; libtorch 2.x).
 #include <sys/resource.h>
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <torch/version.h>
+#if TORCH_VERSION_MAJOR >= 2
+#include <torch/csrc/autograd/profiler_kineto.h>
+#endif
 
 #include "train/dist/communicator.h"
 #include "train/dist/gradient_sync.h"
@@ -139,6 +149,134 @@ std::string setup_cudnn_benchmark(const torch::Device& device, const std::string
   return std::string("cuDNN benchmark ") + (at::globalContext().benchmarkCuDNN() ? "on" : "off");
 }
 
+// ---- scripts/gpu-check: JSON lines, the largest batch per precision, a Kineto trace ----------
+
+FILE* json_out = nullptr;  // --json FILE: one JSON object per measured row
+
+void json_row(const char* kind, const std::string& size, const std::string& precision, int batch,
+              const StepResult& r, double vs_fp32) {
+  if (json_out == nullptr) return;
+  std::fprintf(json_out,
+               "{\"kind\":\"%s\",\"input\":\"%s\",\"precision\":\"%s\",\"batch\":%d,\"s_per_step\":%.6g,"
+               "\"img_per_s\":%.6g,\"cpu_s_per_step\":%.6g,\"vs_fp32\":%.6g,\"loss\":%.6g}\n",
+               kind, size.c_str(), precision.c_str(), batch, r.seconds, r.seconds > 0 ? batch / r.seconds : 0.0,
+               r.cpu_seconds, vs_fp32, r.loss);
+  std::fflush(json_out);
+}
+
+lane::train::Precision parse_precision(const std::string& name, const torch::Device& device) {
+  return lane::train::resolve_precision(name, "--precision",
+                                        device.is_cuda() ? lane::train::DeviceChoice{lane::train::DeviceKind::kCuda, 0}
+                                                         : lane::train::DeviceChoice{},
+                                        true);
+}
+
+bool fits(const lane::model::ScnnConfig& c, torch::Device device, lane::train::Precision p, int batch,
+          bool channels_last) {
+  try {
+    time_precision_step(c, device, p, batch, 1, channels_last);
+    return true;
+  } catch (const c10::OutOfMemoryError&) {
+    return false;
+  } catch (const std::exception& e) {
+    if (!is_out_of_memory(e)) throw;
+    return false;
+  }
+}
+
+// The largest batch whose training step fits: doubling from `start` until one does not fit, then
+// bisection to within 1/16 of the batch (cuDNN autotuning off while searching: every trial batch
+// is a new shape).
+int find_largest_batch(const lane::model::ScnnConfig& c, torch::Device device, lane::train::Precision p, int start,
+                       bool channels_last) {
+  const bool autotune = at::globalContext().benchmarkCuDNN();
+  at::globalContext().setBenchmarkCuDNN(false);
+  int good = 0, bad = 0;
+  for (int b = std::max(1, start); b <= 65536; b *= 2) {
+    if (!fits(c, device, p, b, channels_last)) {
+      bad = b;
+      break;
+    }
+    good = b;
+  }
+  while (bad > 0 && bad - good > std::max(1, good / 16)) {
+    const int mid = good + (bad - good) / 2;
+    (fits(c, device, p, mid, channels_last) ? good : bad) = mid;
+  }
+  at::globalContext().setBenchmarkCuDNN(autotune);
+  return good;
+}
+
+// --batch max: per precision, the largest batch that fits, then timed.
+int largest_batch_mode(const std::string& device_text, const std::string& precisions, const std::string& sizes,
+                       int steps, bool channels_last, double width_mult) {
+  const torch::Device device(device_text);
+  if (!device.is_cuda()) {
+    std::fprintf(stderr, "bench_train_step: --batch max needs --device cuda (it searches until CUDA runs out of memory)\n");
+    return 2;
+  }
+  std::printf("SCNN train_step on %s at the largest batch that fits, per precision, %d timed step(s)\n",
+              device_text.c_str(), steps);
+  std::printf("%-9s %-6s %6s %12s %10s\n", "input", "prec", "batch", "s/step", "img/s");
+  std::stringstream size_list(sizes);
+  for (std::string size; std::getline(size_list, size, ',');) {
+    lane::model::ScnnConfig c;
+    std::sscanf(size.c_str(), "%dx%d", &c.input_height, &c.input_width);
+    c.width_mult = width_mult;
+    std::stringstream list(precisions);
+    for (std::string name; std::getline(list, name, ',');) {
+      const auto p = parse_precision(name, device);
+      const int b = find_largest_batch(c, device, p, 24, channels_last);
+      if (b == 0) {
+        std::printf("%-9s %-6s %6s (not even batch 1 fits)\n", size.c_str(), name.c_str(), "-");
+        continue;
+      }
+      StepResult r;
+      try {  // autotuning may pick algorithms with larger workspaces than the search did
+        r = time_precision_step(c, device, p, b, steps, channels_last);
+      } catch (const std::exception& e) {
+        if (!is_out_of_memory(e)) throw;
+        std::printf("%-9s %-6s %6d out of memory once cuDNN autotuning was on\n", size.c_str(), name.c_str(), b);
+        continue;
+      }
+      std::printf("%-9s %-6s %6d %12.4f %10.2f\n", size.c_str(), name.c_str(), b, r.seconds, b / r.seconds);
+      json_row("largest_batch", size, name, b, r, 0.0);
+    }
+  }
+  return 0;
+}
+
+// --trace FILE: a Kineto (PyTorch profiler) chrome trace of 5 training steps (2 warm-up + 3) of the
+// first precision at the first size, after one untraced run of the same shape (cuDNN autotuning).
+int trace_mode(const std::string& device_text, const std::string& precisions, const std::string& sizes, int batch,
+               bool channels_last, double width_mult, const std::string& path) {
+#if TORCH_VERSION_MAJOR >= 2
+  const torch::Device device(device_text);
+  lane::model::ScnnConfig c;
+  std::sscanf(sizes.c_str(), "%dx%d", &c.input_height, &c.input_width);
+  c.width_mult = width_mult;
+  const std::string name = precisions.substr(0, precisions.find(','));
+  const auto p = parse_precision(name, device);
+  time_precision_step(c, device, p, batch, 1, channels_last);
+  namespace prof = torch::autograd::profiler;
+  std::set<torch::profiler::impl::ActivityType> activities{torch::profiler::impl::ActivityType::CPU};
+  if (device.is_cuda()) activities.insert(torch::profiler::impl::ActivityType::CUDA);
+  const torch::profiler::impl::ProfilerConfig config(torch::profiler::impl::ProfilerState::KINETO);
+  prof::prepareProfiler(config, activities);
+  prof::enableProfiler(config, activities);
+  const auto r = time_precision_step(c, device, p, batch, 3, channels_last);
+  auto result = prof::disableProfiler();
+  result->save(path);
+  std::printf("trace of 5 %s steps at %dx%d, batch %d (%.4f s/step while traced): %s\n", name.c_str(),
+              c.input_height, c.input_width, batch, r.seconds, path.c_str());
+  json_row("trace", sizes.substr(0, sizes.find(',')), name, batch, r, 0.0);
+  return 0;
+#else
+  std::fprintf(stderr, "bench_train_step: --trace needs libtorch 2.x (Kineto); this is %s\n", TORCH_VERSION);
+  return 2;
+#endif
+}
+
 int precision_mode(const std::string& device_text, const std::string& precisions, const std::string& sizes,
                    int batch, int steps, bool channels_last, double width_mult, bool largest_batch,
                    const std::string& cudnn_benchmark) {
@@ -187,6 +325,7 @@ int precision_mode(const std::string& device_text, const std::string& precisions
         if (p == lane::train::Precision::kFp32) fp32_s = t;
         std::printf("%-9s %-6s %6d %12.4f %10.2f %12.4f %9.3fx %12.5f\n", size.c_str(), name.c_str(), b, r.seconds,
                     b / r.seconds, r.cpu_seconds, fp32_s > 0 ? fp32_s / t : 0.0, r.loss);
+        json_row("step", size, name, b, r, fp32_s > 0 ? fp32_s / t : 0.0);
       }
     }
   }
@@ -198,6 +337,8 @@ int precision_mode(const std::string& device_text, const std::string& precisions
 int main(int argc, char** argv) {
   int steps = 2, threads = 1, batch = 4;
   std::string sizes = "288x512,368x640", precisions, device = "cpu", cudnn_benchmark = "on";
+  std::string json_path, trace_path;  // scripts/gpu-check
+  bool max_batch = false;
   bool channels_last = false, largest_batch = false;
   double width_mult = 1.0;
   for (int i = 1; i < argc; i += 2) {
@@ -216,6 +357,9 @@ int main(int argc, char** argv) {
     else if (a == "--device") device = argv[i + 1];
     else if (a == "--width-mult") width_mult = std::atof(argv[i + 1]);
     else if (a == "--threads") threads = std::atoi(argv[i + 1]);
+    else if (a == "--batch" && std::string(argv[i + 1]) == "max") max_batch = true;
+    else if (a == "--json") json_path = argv[i + 1];
+    else if (a == "--trace") trace_path = argv[i + 1];
     else if (a == "--batch") batch = std::atoi(argv[i + 1]);
     else if (a == "--sizes") sizes = argv[i + 1];
     else if (a == "--cudnn-benchmark" && (std::string(argv[i + 1]) == "on" || std::string(argv[i + 1]) == "off"))
@@ -227,6 +371,16 @@ int main(int argc, char** argv) {
   }
   torch::set_num_threads(threads);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // rows appear as they are measured
+  if (!json_path.empty() && (json_out = std::fopen(json_path.c_str(), "a")) == nullptr) {
+    std::fprintf(stderr, "bench_train_step: cannot write %s\n", json_path.c_str());
+    return 2;
+  }
+  if (device != "cpu") setup_cudnn_benchmark(torch::Device(device), cudnn_benchmark);  // every mode
+  if (!trace_path.empty())
+    return trace_mode(device, precisions.empty() ? "fp32" : precisions, sizes, batch, channels_last, width_mult,
+                      trace_path);
+  if (max_batch) return largest_batch_mode(device, precisions.empty() ? "fp32" : precisions, sizes, steps, channels_last,
+                                           width_mult);
   if (!precisions.empty())
     return precision_mode(device, precisions, sizes, batch, steps, channels_last, width_mult, largest_batch,
                           cudnn_benchmark);
