@@ -7,7 +7,6 @@
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/names.h"
-#include "common/sha256.h"
 #include "common/yaml_output.h"
 
 #include <yaml-cpp/yaml.h>
@@ -34,11 +33,6 @@ TEST_CASE("read_file names the missing path") {
   } catch (const lane::Error& e) {
     CHECK(std::string(e.what()).find("/nonexistent/lane/file") != std::string::npos);
   }
-}
-
-TEST_CASE("sha256 matches the FIPS 180-2 test vectors") {
-  CHECK(lane::sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  CHECK(lane::sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 
 TEST_CASE("DNS-1123 labels") {
