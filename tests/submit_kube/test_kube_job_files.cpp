@@ -3,10 +3,9 @@
 // from /_test/files), symbolic links refused, caps kept, and a pod that does not run said so.
 #include <catch2/catch.hpp>
 
-#include <set>
-
 #include "kube_backend_fixture.h"
 #include "submit/kube/kube_backend.h"
+#include "support/job_files_contract.h"
 
 using namespace lane::submit;
 using Json = nlohmann::json;
@@ -38,69 +37,20 @@ TEST_CASE("kube job files: read in the running chief pod, links refused, sizes c
   lane::test::KubeBackendFixture f;
   f.backend.jobs().submit(train_job("train", {{"OUTPUT_DIR", "/mnt/runs"}}));
   const std::string pod = pod_of(f.backend, "train");
+  // The contract's files (tests/support/job_files_contract.h) in the pod's test file system.
   f.server.control("/_test/files",
                    {{"namespace", "runai-lane-detection"},
                     {"pod", pod},
                     {"files",
-                     {{"/mnt/runs/metrics.jsonl", "{\"kind\":\"train\",\"step\":1,\"loss\":0.5}\n"},
+                     {{"/mnt/runs/metrics.jsonl", lane::test::kMetricsLine},
                       {"/mnt/runs/digits", "0123456789"},
                       {"/mnt/runs/overlays/a.png", "png"},
                       {"/etc/passwd", "root:x:0:0"}}},
-                    {"links", {{"/mnt/runs/link", "/etc/passwd"}, {"/mnt/runs/up", "/etc"}}}});
+                    {"links", {{"/mnt/runs/link", "/etc/passwd"}, {"/mnt/runs/dirlink", "/etc"}}}});
   JobFiles& files = f.backend.job_files();
-  std::string why;
-  CHECK(files.output_dir("train", "lane-detection", why) == "/mnt/runs");
-
-  auto m = files.read_file("train", "lane-detection", "/mnt/runs/metrics.jsonl", 1 << 20, false);
-  REQUIRE(m.ok);
-  CHECK(m.data == "{\"kind\":\"train\",\"step\":1,\"loss\":0.5}\n");
-  CHECK(m.size == m.data.size());
-  CHECK(m.modified_unix_ms == 1700000000000);
-  auto head = files.read_file("train", "lane-detection", "/mnt/runs/digits", 4, false);
-  REQUIRE(head.ok);
-  CHECK(head.data == "0123");
-  CHECK(head.truncated());
-  auto tail = files.read_file("train", "lane-detection", "/mnt/runs/digits", 3, true);
-  REQUIRE(tail.ok);
-  CHECK(tail.data == "789");
-
-  auto link = files.read_file("train", "lane-detection", "/mnt/runs/link", 100, false);
-  CHECK_FALSE(link.ok);
-  CHECK(has(link.reason, "symbolic link"));
-  CHECK_FALSE(has(link.data, "root"));
-  auto through = files.read_file("train", "lane-detection", "/mnt/runs/up/passwd", 100, false);
-  CHECK_FALSE(through.ok);
-  CHECK(has(through.reason, "symbolic link"));
-  auto missing = files.read_file("train", "lane-detection", "/mnt/runs/none", 100, false);
-  CHECK_FALSE(missing.ok);
-  CHECK(has(missing.reason, "does not exist"));
-  auto dir = files.read_file("train", "lane-detection", "/mnt/runs/overlays", 100, false);
-  CHECK_FALSE(dir.ok);
-  CHECK(has(dir.reason, "not a regular file"));
-  auto dotdot = files.read_file("train", "lane-detection", "/mnt/runs/../../etc/passwd", 100, false);
-  CHECK_FALSE(dotdot.ok);
-  CHECK(has(dotdot.reason, "not a clean absolute path"));
-
-  auto list = files.list_dir("train", "lane-detection", "/mnt/runs", 100);
-  REQUIRE(list.ok);
-  std::set<std::string> names;
-  for (const auto& e : list.entries) names.insert(e.name);
-  CHECK(names == std::set<std::string>{"metrics.jsonl", "digits"});
-  auto one = files.list_dir("train", "lane-detection", "/mnt/runs", 1);
-  CHECK(one.entries.size() == 1);
-  CHECK(one.truncated);
-  auto ov = files.list_dir("train", "lane-detection", "/mnt/runs/overlays", 10);
-  REQUIRE(ov.ok);
-  REQUIRE(ov.entries.size() == 1);
-  CHECK(ov.entries[0].name == "a.png");
-  CHECK(ov.entries[0].size == 3);
-  CHECK_FALSE(files.list_dir("train", "lane-detection", "/mnt/runs/up", 10).ok);
-
-  CHECK_FALSE(files.output_dir("nojob", "lane-detection", why));
-  CHECK(why == "the job does not exist");
-  auto nojob = files.read_file("nojob", "lane-detection", "/mnt/runs/metrics.jsonl", 100, false);
-  CHECK_FALSE(nojob.ok);
-  CHECK(has(nojob.reason, "does not exist"));
+  lane::test::check_job_files_contract(files, "train", "lane-detection");
+  // The test server's clock: the pod's stat answers a fixed time.
+  CHECK(files.read_file("train", "lane-detection", "/mnt/runs/digits", 1, false).modified_unix_ms == 1700000000000);
 }
 
 TEST_CASE("kube job files: OUTPUT_DIR from the container environment, and a pod that does not run is a reason") {
