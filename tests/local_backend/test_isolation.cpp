@@ -14,6 +14,7 @@
 
 #include "cli/lanectl_runner.h"
 #include "local_backend/state_db_util.h"
+#include "support/skip_case.h"
 
 using lane::test::Lanectl;
 namespace fs = std::filesystem;
@@ -280,8 +281,7 @@ TEST_CASE("a -v host directory never shows LANECTL_HOME: inside it is refused, a
 
 TEST_CASE("run by a non-root user, a job runs as that user in the same confined view (bubblewrap)") {
   if (geteuid() != 0 || !bwrap_works()) {
-    WARN("skipped: needs root (to become another user) and bubblewrap; as a non-root user the other cases cover it");
-    return;
+    LANE_SKIP_CASE("needs root (to become another user) and bubblewrap; as a non-root user the other cases cover it");
   }
   char tmpl[] = "/tmp/lanectl-nobody-XXXXXX";
   REQUIRE(mkdtemp(tmpl));
@@ -300,10 +300,9 @@ TEST_CASE("run by a non-root user, a job runs as that user in the same confined 
     return out;
   };
   if (std::system((as_nobody + "--help > /dev/null 2>&1").c_str()) != 0) {
-    WARN("skipped: user nobody cannot run " << lanectl << " (the checkout is not readable by others)");
     std::error_code ec;
     fs::remove_all(dir, ec);
-    return;
+    LANE_SKIP_CASE("user nobody cannot run " << lanectl << " (the checkout is not readable by others)");
   }
   const std::string survivor = "sleep " + std::to_string(8800 + getpid() % 1000);
   run("submit n1 -i x --pvc :1Mi:/data --command -- sh -c 'id -u; touch /data/f && echo data-ok; ls /root " +
@@ -324,8 +323,7 @@ TEST_CASE("run by a non-root user, a job runs as that user in the same confined 
 
 TEST_CASE("lanectl exec runs inside the job's namespaces as the job's user with the job's environment") {
   if (geteuid() != 0) {
-    WARN("skipped: exec into a job needs root");
-    return;
+    LANE_SKIP_CASE("exec into a job needs root");
   }
   Lanectl l;
   for (const auto& mode : modes()) {

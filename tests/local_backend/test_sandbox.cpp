@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cli/lanectl_runner.h"
+#include "support/skip_case.h"
 
 using lane::test::Lanectl;
 
@@ -41,8 +42,7 @@ void check_volume_isolation(Lanectl& l, const std::string& mode) {
 
 TEST_CASE("pvc volumes are private to the job and :ro is enforced (unshare, as root)") {
   if (geteuid() != 0) {
-    WARN("skipped: the unshare sandbox needs root; the bwrap case covers non-root runs");
-    return;
+    LANE_SKIP_CASE("the unshare sandbox needs root; the bwrap case covers non-root runs");
   }
   Lanectl l;
   check_volume_isolation(l, "unshare");
@@ -50,8 +50,7 @@ TEST_CASE("pvc volumes are private to the job and :ro is enforced (unshare, as r
 
 TEST_CASE("pvc volumes are private to the job and :ro is enforced (bubblewrap)") {
   if (std::system("bwrap --dev-bind / / true > /dev/null 2>&1") != 0) {
-    WARN("skipped: bwrap is missing or cannot create namespaces in this container");
-    return;
+    LANE_SKIP_CASE("bwrap is missing or cannot create namespaces in this container");
   }
   Lanectl l;
   check_volume_isolation(l, "bwrap");
