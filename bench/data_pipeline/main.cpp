@@ -90,14 +90,14 @@ int main(int argc, char** argv) {
                            reduced_wall, reduced_cpu, reduced_cpu / imread_cpu);
   for (int workers : worker_counts) {
     lane::data::LoaderOptions o;
-    o.data_dir = root;
-    o.label_files = {"label_data_train.json"};
+    o.pipeline.data_dir = root;
+    o.pipeline.label_files = {"label_data_train.json"};
     o.batch_size = batch;
-    o.input_height = height;
-    o.input_width = width;
-    o.augment = augment;
-    o.use_workers = workers > 0;
-    o.num_workers = std::max(1, workers);
+    o.pipeline.input_height = height;
+    o.pipeline.input_width = width;
+    o.pipeline.augment = augment;
+    o.pipeline.use_workers = workers > 0;
+    o.pipeline.num_workers = std::max(1, workers);
     lane::data::TusimpleLoader loader(o);
     size_t images = 0;
     Timer t;

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "common/run_outputs.h"
 #include "dashboard/api.h"
 #include "submit/core/job_files.h"
 
@@ -13,20 +14,7 @@ namespace lane::dashboard {
 
 nlohmann::json metrics_columns(std::string_view jsonl, size_t max_points) {
   std::map<std::string, std::vector<nlohmann::json>> records;  // kind -> records in file order
-  size_t start = 0;
-  while (start < jsonl.size()) {
-    size_t end = jsonl.find('\n', start);
-    if (end == std::string_view::npos) end = jsonl.size();
-    std::string_view line = jsonl.substr(start, end - start);
-    start = end + 1;
-    if (line.empty() || line.front() != '{') continue;
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (!j.is_object()) continue;
-    std::string kind = "metrics";
-    if (auto k = j.find("kind"); k != j.end() && k->is_string() && !k->get<std::string>().empty())
-      kind = k->get<std::string>();
-    records[kind].push_back(std::move(j));
-  }
+  for (auto& r : parse_metrics_records(jsonl)) records[r.kind].push_back(std::move(r.fields));
   nlohmann::json out = nlohmann::json::object();
   for (auto& [kind, recs] : records) {
     std::vector<const nlohmann::json*> kept;
@@ -132,7 +120,7 @@ Reply Api::metrics(const std::string& project, const std::string& name) {
     doc["reason"] = out_dir ? "OUTPUT_DIR '" + *out_dir + "' is not an absolute path" : why;
     return json_ok(doc);
   }
-  const std::string path = dir + "/metrics.jsonl";
+  const std::string path = RunLayout{dir}.metrics().string();
   doc["path"] = path;
   auto read = roles_.files.read_file(name, project, path, kMaxMetricsBytes, /*tail=*/true);
   if (!read.ok) {

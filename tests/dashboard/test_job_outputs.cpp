@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/run_outputs.h"
 #include "dashboard/api.h"
 #include "dashboard/job_outputs.h"
 #include "submit/core/job_files.h"
@@ -170,6 +171,13 @@ TEST_CASE("metrics.jsonl becomes columns per kind, torn and foreign lines skippe
   CHECK(c["metrics"]["custom"] == nlohmann::json({1}));  // no kind
   CHECK_FALSE(c["train"].contains("kind"));
   CHECK(metrics_columns("") == nlohmann::json::object());
+}
+
+TEST_CASE("the columns of what the trainer writes (MetricsRecord lines)") {
+  const lane::MetricsRecord a{std::string(lane::MetricsRecord::kTrain), {{"step", 1}, {"loss", 0.5}}};
+  const lane::MetricsRecord b{std::string(lane::MetricsRecord::kTrain), {{"step", 2}, {"loss", 0.25}}};
+  const auto c = metrics_columns(a.to_line() + "\n" + b.to_line() + "\n");
+  CHECK(c == nlohmann::json{{"train", {{"step", {1, 2}}, {"loss", {0.5, 0.25}}}}});
 }
 
 TEST_CASE("many records are thinned evenly, keeping the first and the last") {

@@ -29,12 +29,12 @@ const std::filesystem::path& synth_set() {
 
 data::LoaderOptions options() {
   data::LoaderOptions o;
-  o.data_dir = synth_set();
-  o.label_files = {"label_data_train.json"};
-  o.input_height = 184;
-  o.input_width = 320;
+  o.pipeline.data_dir = synth_set();
+  o.pipeline.label_files = {"label_data_train.json"};
+  o.pipeline.input_height = 184;
+  o.pipeline.input_width = 320;
   o.batch_size = 4;
-  o.seed = 9;
+  o.pipeline.seed = 9;
   return o;
 }
 
@@ -74,7 +74,7 @@ TEST_CASE("batches have the documented shapes, types and targets") {
 TEST_CASE("no drop_last keeps the short last batch, and 4 slots give 5 classes") {
   auto o = options();
   o.drop_last = false;
-  o.lane_slots = 4;
+  o.pipeline.lane_slots = 4;
   data::TusimpleLoader loader(o);
   CHECK(loader.batches_per_epoch() == 3);
   loader.start_epoch(0);
@@ -96,10 +96,10 @@ TEST_CASE("loader order is deterministic, worker-independent, sharded and resuma
     return out;
   };
   auto o = options();
-  o.augment = true;
+  o.pipeline.augment = true;
   data::TusimpleLoader a(o);
-  o.use_workers = true;
-  o.num_workers = 2;
+  o.pipeline.use_workers = true;
+  o.pipeline.num_workers = 2;
   data::TusimpleLoader b(o);
   const auto order = raw_files(a, 3, 0);
   CHECK(order.size() == 8);
@@ -113,11 +113,11 @@ TEST_CASE("loader order is deterministic, worker-independent, sharded and resuma
   CHECK(torch::equal(ba->images, bb->images));
   CHECK(torch::equal(ba->seg, bb->seg));
 
-  o.world_size = 2;
+  o.pipeline.world_size = 2;
   o.batch_size = 1;
   std::set<std::string> seen;
   for (int r = 0; r < 2; ++r) {
-    o.rank = r;
+    o.pipeline.rank = r;
     data::TusimpleLoader l(o);
     CHECK(l.shard_size() == 5);
     for (const auto& f : raw_files(l, 0, 0)) CHECK(seen.insert(f).second);
@@ -146,6 +146,6 @@ TEST_CASE("bad loader options are usage errors") {
   o.batch_size = 0;
   CHECK_THROWS_AS(data::TusimpleLoader(o), UsageError);
   o = options();
-  o.lane_slots = 3;
+  o.pipeline.lane_slots = 3;
   CHECK_THROWS_AS(data::TusimpleLoader(o), UsageError);
 }

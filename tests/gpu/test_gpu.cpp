@@ -68,10 +68,10 @@ TEST_CASE("model, optimizer state and batches are placed on the GPU of the local
     CHECK(static_cast<torch::optim::SGDParamState&>(*s.second).momentum_buffer().device() == device);
 
   data::LoaderOptions o;
-  o.data_dir = test::tusimple_dir();
-  o.label_files = {"label_data_0601_first6.json"};
-  o.input_height = 64;
-  o.input_width = 128;
+  o.pipeline.data_dir = test::tusimple_dir();
+  o.pipeline.label_files = {"label_data_0601_first6.json"};
+  o.pipeline.input_height = 64;
+  o.pipeline.input_width = 128;
   o.batch_size = 2;
   data::TusimpleLoader loader(o);
   data::DeviceLoader batches(loader, device);
@@ -101,7 +101,7 @@ TEST_CASE("bf16 and fp16 training on the GPU lower the loss on the real frames")
     config.warmup_steps = 0;
     config.lr = 0.02;
     const auto r = train::run_training(config);
-    const auto losses = test::logged_train_losses(r.metrics_file);
+    const auto losses = test::logged_train_losses(r.outputs.metrics());
     REQUIRE(losses.size() == 6);
     INFO("epoch losses " << losses[0] << " ... " << losses[5]);
     CHECK(losses[5] < 0.9 * losses[0]);

@@ -7,6 +7,7 @@
 
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "common/run_outputs.h"
 #include "dir_volumes.h"
 #include "storage/core/lineage_view.h"
 #include "storage/local/local_snapshot_store.h"
@@ -73,6 +74,17 @@ TEST_CASE("final metrics are the last value of each key per kind, torn lines ski
   CHECK(m["train"]["lr"] == 0.01);
   CHECK(m["val"]["accuracy"] == 0.5);
   CHECK(read_final_metrics(tmp.path / "nothing-here").empty());
+}
+
+TEST_CASE("final metrics read what the trainer's MetricsRecord lines say") {
+  TempDir tmp("metrics-records");
+  const lane::RunLayout run{tmp.path};
+  const lane::MetricsRecord train{std::string(lane::MetricsRecord::kTrain), {{"step", 7}, {"loss", 0.125}}};
+  const lane::MetricsRecord val{std::string(lane::MetricsRecord::kVal), {{"step", 7}, {"accuracy", 0.875}}};
+  write_text(run.metrics(), train.to_line() + "\n" + val.to_line() + "\n");
+  const nlohmann::json m = read_final_metrics(run.dir);
+  CHECK(m["train"] == train.fields);
+  CHECK(m["val"] == val.fields);
 }
 
 TEST_CASE("snapshot after training: seed name and log line, lineage with masked secrets and metrics") {

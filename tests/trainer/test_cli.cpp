@@ -8,6 +8,7 @@
 
 #include "train/trainer/checkpoint.h"
 #include "train/trainer/device_setup.h"
+#include "train/trainer/train_settings.h"
 #include "trainer_test_util.h"
 
 using namespace lane;
@@ -36,6 +37,16 @@ TEST_CASE("scnn-train train rejects bad configuration with exit 2 and the variab
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.output, Catch::Contains(c.expect));
   }
+}
+
+TEST_CASE("scnn-train train --help lists every setting with its variable and real default") {
+  const auto r = test::run_command(test::scnn_train() + " train --help");
+  REQUIRE(r.exit_code == 0);
+  for (const auto& s : train::train_settings()) {
+    INFO(s.flag);
+    CHECK_THAT(r.output, Catch::Contains(s.flag) && Catch::Contains(train::setting_help(s)));
+  }
+  CHECK_THAT(r.output, Catch::Contains("Environment (flags win): DATA_DIR OUTPUT_DIR BATCH_SIZE"));
 }
 
 TEST_CASE("scnn-train predict on the real 0601 frames writes json-lines and overlays") {

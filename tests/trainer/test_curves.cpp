@@ -4,8 +4,11 @@
 
 #include <fstream>
 
+#include "common/atomic_file.h"
+#include "common/run_outputs.h"
 #include "train/data/image_codec.h"
 #include "train/trainer/curves_plot.h"
+#include "train/trainer/metrics_log.h"
 #include "trainer_test_util.h"
 
 using namespace lane;
@@ -76,4 +79,32 @@ TEST_CASE("curves: no validation yet draws the loss and an empty metrics panel")
   CHECK(dark_pixels(img, inner) > 20);                  // the "no data" text
   CHECK(dark_pixels(img, cv::Rect(layout.loss_plot.x + 3, layout.loss_plot.y + 3, layout.loss_plot.width - 6,
                                   layout.loss_plot.height - 6)) == 0);  // a curve, no text
+}
+
+TEST_CASE("metrics.jsonl: what MetricsLog writes, the curves and a MetricsRecord reader read back") {
+  test::ScratchDir dir("metrics_round_trip");
+  const RunLayout run{dir.path};
+  const std::vector<MetricsRecord> written = {
+      {std::string(MetricsRecord::kTrain), {{"step", 1}, {"epoch", 0}, {"loss", 0.75}, {"lr", 0.01}}},
+      {std::string(MetricsRecord::kTrain), {{"step", 2}, {"epoch", 0}, {"loss", 0.5}, {"lr", 0.02}}},
+      {std::string(MetricsRecord::kVal), {{"step", 2}, {"epoch", 1}, {"accuracy", 0.8}, {"fp", 0.25}, {"fn", 0.125}}},
+  };
+  {
+    train::MetricsLog log(run.metrics(), -1);
+    for (const auto& r : written) log.write(r);
+  }
+  const auto back = parse_metrics_records(lane::read_file(run.metrics()));
+  REQUIRE(back.size() == written.size());
+  for (size_t i = 0; i < back.size(); ++i) {
+    CHECK(back[i].kind == written[i].kind);
+    CHECK(back[i].fields == written[i].fields);
+  }
+  const auto curves = train::read_curves(run.metrics());
+  CHECK(curves.loss == std::vector<std::pair<double, double>>{{1, 0.75}, {2, 0.5}});
+  CHECK(curves.accuracy == std::vector<std::pair<double, double>>{{2, 0.8}});
+  CHECK(curves.fn == std::vector<std::pair<double, double>>{{2, 0.125}});
+
+  // A resumed run keeps the records up to its checkpoint's step.
+  { train::MetricsLog resumed(run.metrics(), 1); }
+  CHECK(parse_metrics_records(lane::read_file(run.metrics())).size() == 1);
 }

@@ -130,7 +130,7 @@ TEST_CASE("bf16 training on the CPU lowers the loss on the real frames, and its 
   config.lr = 0.02;
   const auto r = train::run_training(config);
   REQUIRE(r.steps == 18);
-  const auto losses = test::logged_train_losses(r.metrics_file);
+  const auto losses = test::logged_train_losses(r.outputs.metrics());
   REQUIRE(losses.size() == 6);
   INFO("epoch losses " << losses[0] << " ... " << losses[5]);
   CHECK(std::isfinite(losses[5]));
@@ -138,7 +138,7 @@ TEST_CASE("bf16 training on the CPU lowers the loss on the real frames, and its 
 
   // Master weights are float32 in the checkpoint, and an fp32 run continues from it.
   model::Scnn net(config.model);
-  train::load_checkpoint(r.latest_checkpoint, net, nullptr);
+  train::load_checkpoint(r.outputs.latest_checkpoint(), net, nullptr);
   for (const auto& p : net->parameters()) CHECK(p.scalar_type() == torch::kFloat32);
   config.stop_after = 0;
   config.epochs = 7;

@@ -3,9 +3,11 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "common/error.h"
 #include "train/trainer/lr_schedule.h"
+#include "train/trainer/train_settings.h"
 #include "trainer_test_util.h"
 
 using lane::train::resolve_train_config;
@@ -23,7 +25,7 @@ lane::train::EnvLookup env_of(std::map<std::string, std::string> vars) {
 
 TrainFlags with_data() {
   TrainFlags f;
-  f.data_dir = lane::test::tusimple_dir().string();
+  f["--data-dir"] = lane::test::tusimple_dir().string();
   return f;
 }
 
@@ -53,8 +55,8 @@ TEST_CASE("seed environment variables configure the run, flags win") {
   CHECK(c.model.width_mult == 1.0);
 
   auto f = with_data();
-  f.batch_size = "4";
-  f.model = "small";
+  f["--batch-size"] = "4";
+  f["--model"] = "small";
   c = resolve_train_config(f, env_of({{"BATCH_SIZE", "33"}}));
   CHECK(c.batch_size == 4);
   CHECK(c.model.width_mult == 0.125);
@@ -76,19 +78,19 @@ TEST_CASE("invalid settings are rejected naming the variable or flag") {
   CHECK_THAT(error_of(with_data(), {{"OMP_NUM_THREADS", "x"}}), Catch::Contains("OMP_NUM_THREADS"));
 
   auto f = with_data();
-  f.batch_size = "0";
+  f["--batch-size"] = "0";
   CHECK_THAT(error_of(f, {}), Catch::Contains("--batch-size"));
   f = with_data();
-  f.model = "resnet";
+  f["--model"] = "resnet";
   CHECK_THAT(error_of(f, {}), Catch::Contains("--model") && Catch::Contains("resnet"));
   f = with_data();
-  f.lr = "-1";
+  f["--lr"] = "-1";
   CHECK_THAT(error_of(f, {}), Catch::Contains("--lr"));
   f = with_data();
-  f.input_height = "100";
+  f["--input-height"] = "100";
   CHECK_THAT(error_of(f, {}), Catch::Contains("multiple of 8"));
   f = with_data();
-  f.train_labels = "nope.json";
+  f["--train-labels"] = "nope.json";
   CHECK_THAT(error_of(f, {}), Catch::Contains("--train-labels") && Catch::Contains("nope.json"));
 
   CHECK_THAT(error_of(TrainFlags{}, {}), Catch::Contains("DATA_DIR") && Catch::Contains("--data-dir"));
@@ -110,17 +112,17 @@ TEST_CASE("the dropout and freeze-bn flags reach the config, and a bad dropout n
   auto defaults = resolve_train_config(f, env_of({}));
   CHECK(defaults.model.dropout == 0.1);
   CHECK_FALSE(defaults.freeze_bn);
-  f.dropout = "0";
-  f.freeze_bn = true;
+  f["--dropout"] = "0";
+  f["--freeze-bn"] = "true";
   auto exact = resolve_train_config(f, env_of({}));
   CHECK(exact.model.dropout == 0.0);
   CHECK(exact.freeze_bn);
 
   for (const char* bad : {"1", "1.5", "-0.1"}) {
-    f.dropout = bad;
+    f["--dropout"] = bad;
     CHECK_THAT(error_of(f, {}), Catch::Contains("--dropout") && Catch::Contains(bad) && Catch::Contains("[0, 1)"));
   }
-  f.dropout = "abc";
+  f["--dropout"] = "abc";
   CHECK_THAT(error_of(f, {}), Catch::Contains("--dropout") && Catch::Contains("abc"));
 }
 
@@ -129,14 +131,105 @@ TEST_CASE("the loss weight flags reach the config and bad values name the flag")
   auto defaults = resolve_train_config(f, env_of({}));
   CHECK(defaults.background_weight == 0.4);
   CHECK(defaults.exist_weight == 0.1);
-  f.background_weight = "1";
-  f.exist_weight = "0";
+  f["--background-weight"] = "1";
+  f["--exist-weight"] = "0";
   auto set = resolve_train_config(f, env_of({}));
   CHECK(set.background_weight == 1.0);
   CHECK(set.exist_weight == 0.0);
-  f.background_weight = "0";
+  f["--background-weight"] = "0";
   CHECK_THAT(error_of(f, {}), Catch::Contains("--background-weight") && Catch::Contains("> 0"));
-  f.background_weight = "1";
-  f.exist_weight = "-1";
+  f["--background-weight"] = "1";
+  f["--exist-weight"] = "-1";
   CHECK_THAT(error_of(f, {}), Catch::Contains("--exist-weight") && Catch::Contains(">= 0"));
+}
+
+TEST_CASE("the settings list: unique keys and flags, one record entry each, help with the real default") {
+  const auto& settings = lane::train::train_settings();
+  std::set<std::string> keys, flags;
+  const lane::train::TrainConfig defaults;
+  for (const auto& s : settings) {
+    INFO(s.flag);
+    CHECK(keys.insert(s.key).second);
+    CHECK(flags.insert(s.flag).second);
+    CHECK(s.flag.rfind("--", 0) == 0);
+    const std::string help = lane::train::setting_help(s);
+    CHECK(help.rfind(s.help, 0) == 0);
+    if (!s.env.empty()) CHECK_THAT(help, Catch::Contains("[" + s.env));
+    const std::string fallback = lane::train::setting_text(s.value(defaults));
+    if (!s.is_switch && !fallback.empty()) CHECK_THAT(help, Catch::Contains("default " + fallback + "]"));
+  }
+  const auto record = lane::train::settings_record(defaults);
+  CHECK(record.size() == settings.size());
+  for (const auto& key : keys) CHECK(record.contains(key));
+  // Spot checks of the texts the defaults make.
+  auto help_of = [&](const std::string& flag) {
+    for (const auto& s : settings)
+      if (s.flag == flag) return lane::train::setting_help(s);
+    return std::string("(no such flag)");
+  };
+  CHECK(help_of("--batch-size") == "Per-rank batch size [BATCH_SIZE, default 8]");
+  CHECK(help_of("--lr") == "Base learning rate [default 0.025]");
+  CHECK(help_of("--train-labels") ==
+        "Comma-separated label files in the data dir [default label_data_0313.json,label_data_0601.json]");
+  CHECK(help_of("--scnn-edge").find("[default orig]") != std::string::npos);
+  CHECK(help_of("--data-dir") == "TuSimple root (clips/ + label files) [DATA_DIR]");
+}
+
+TEST_CASE("nothing given resolves every setting to the TrainConfig default") {
+  const auto resolved = resolve_train_config(with_data(), env_of({}));
+  auto expected = lane::train::settings_record(lane::train::TrainConfig{});
+  expected["data_dir"] = lane::test::tusimple_dir().string();
+  CHECK(lane::train::settings_record(resolved) == expected);
+  CHECK_THAT(lane::train::settings_line(resolved),
+             Catch::StartsWith("data_dir=" + lane::test::tusimple_dir().string() + " output_dir=output batch_size=8 "));
+}
+
+TEST_CASE("every setting with a variable: the variable beats the default, the flag beats the variable") {
+  const std::string data = lane::test::tusimple_dir().string();
+  // A value for the variable and a different one for the flag, per variable; a setting with a
+  // variable missing here fails the test.
+  const std::map<std::string, std::pair<std::string, std::string>> values = {
+      {"DATA_DIR", {data, data + "/"}},  {"OUTPUT_DIR", {"/tmp/env-out", "/tmp/flag-out"}},
+      {"BATCH_SIZE", {"3", "5"}},        {"VAL_BATCH_SIZE", {"6", "7"}},
+      {"EPOCHS", {"2", "9"}},            {"NUM_WORKERS", {"2", "3"}},
+      {"USE_WORKERS", {"true", "false"}}, {"USE_VAL", {"true", "false"}},
+      {"OMP_NUM_THREADS", {"3", "2"}},   {"DEVICE", {"cpu", "cuda:1"}},
+      {"PRECISION", {"bf16", "fp32"}},
+  };
+  const auto defaults = lane::train::settings_record(lane::train::TrainConfig{});
+  for (const auto& s : lane::train::train_settings()) {
+    if (s.env.empty()) continue;
+    INFO(s.env);
+    REQUIRE(values.count(s.env) == 1);
+    const auto& [env_value, flag_value] = values.at(s.env);
+    auto f = with_data();
+    if (s.env == "DATA_DIR") f.erase("--data-dir");
+    const auto from_env = resolve_train_config(f, env_of({{s.env, env_value}}));
+    CHECK(lane::train::setting_text(s.value(from_env)) == env_value);
+    CHECK(s.value(from_env) != defaults[s.key]);
+    f[s.flag] = flag_value;
+    const auto from_flag = resolve_train_config(f, env_of({{s.env, env_value}}));
+    CHECK(lane::train::setting_text(s.value(from_flag)) == flag_value);
+  }
+  // The device and precision remember where they came from, for device_select's messages.
+  auto c = resolve_train_config(with_data(), env_of({{"DEVICE", "cpu"}, {"PRECISION", "bf16"}}));
+  CHECK(c.device_source == "environment variable DEVICE");
+  CHECK(c.precision_source == "environment variable PRECISION");
+  auto f = with_data();
+  f["--device"] = "cpu";
+  CHECK(resolve_train_config(f, env_of({{"DEVICE", "cuda"}})).device_source == "--device");
+}
+
+TEST_CASE("switches set their field, and a flag that is no setting is refused") {
+  auto f = with_data();
+  for (const char* flag : {"--nesterov", "--no-augment", "--freeze-bn", "--skip-bad", "--resume"}) f[flag] = "true";
+  const auto c = resolve_train_config(f, env_of({}));
+  CHECK(c.nesterov);
+  CHECK_FALSE(c.augment);
+  CHECK(c.freeze_bn);
+  CHECK(c.skip_bad);
+  CHECK(c.resume);
+  f = with_data();
+  f["--batchsize"] = "4";
+  CHECK_THROWS_WITH(resolve_train_config(f, env_of({})), Catch::Contains("--batchsize"));
 }

@@ -1,14 +1,16 @@
 #include "submit/training/training_snapshot.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <ostream>
+#include <sstream>
 
 #include <fmt/format.h>
 
+#include "common/boolean_text.h"
 #include "common/error.h"
 #include "common/names.h"
+#include "common/run_outputs.h"
 #include "submit/core/job_files.h"
 
 namespace lane::submit {
@@ -22,11 +24,6 @@ namespace {
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::string(v) : fallback;
-}
-
-bool is_true(std::string v) {
-  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
-  return v == "true" || v == "1" || v == "yes";
 }
 
 // OUTPUT_DIR relative to the volume root, when the job mounted the claim at a path above it
@@ -52,7 +49,7 @@ std::string output_path_in_volume(const TrainingSnapshotRequest& req, const std:
 
 std::optional<TrainingSnapshotRequest> training_snapshot_request_from_env(const fs::path& output_dir,
                                                                           const std::string& code_version) {
-  if (!is_true(env_or("ENABLE_SNAPSHOT", "false"))) return std::nullopt;
+  if (!env_is_true("ENABLE_SNAPSHOT")) return std::nullopt;
   TrainingSnapshotRequest req;
   req.pvc = env_or("PVC_NAME", "");
   if (req.pvc.empty())
@@ -67,22 +64,12 @@ std::optional<TrainingSnapshotRequest> training_snapshot_request_from_env(const 
 
 nlohmann::json read_final_metrics(const fs::path& output_dir) {
   nlohmann::json out = nlohmann::json::object();
-  std::ifstream in(output_dir / "metrics.jsonl");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (!j.is_object()) continue;  // a torn last line of a killed run is skipped, not fatal
-    const std::string kind = j.value("kind", "metrics");
-    for (const auto& [k, v] : j.items())
-      if (k != "kind") out[kind][k] = v;
-  }
-  for (const char* name : {"metrics.json", "final_metrics.json"}) {
-    std::ifstream f(output_dir / name);
-    if (!f) continue;
-    nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
-    if (j.is_object()) out["final"] = j;
-  }
+  std::ifstream in(RunLayout{output_dir}.metrics());
+  if (!in) return out;
+  std::ostringstream text;
+  text << in.rdbuf();
+  for (const auto& record : parse_metrics_records(text.str()))
+    for (const auto& [k, v] : record.fields.items()) out[record.kind][k] = v;
   return out;
 }
 

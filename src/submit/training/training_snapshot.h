@@ -31,8 +31,7 @@ std::optional<TrainingSnapshotRequest> training_snapshot_request_from_env(
     const std::filesystem::path& output_dir, const std::string& code_version);
 
 // The last value of every key in <output_dir>/metrics.jsonl, grouped by "kind"
-// ({"train": {"loss": .., "step": ..}, "val": {...}}), merged with <output_dir>/metrics.json
-// or final_metrics.json when the trainer wrote one. Empty object when nothing is there.
+// ({"train": {"loss": .., "step": ..}, "val": {...}}). Empty object when nothing is there.
 nlohmann::json read_final_metrics(const std::filesystem::path& output_dir);
 
 // The job as lineage records it: image, command, env (secrets masked), code version.

@@ -175,24 +175,19 @@ std::vector<int> synth_h_samples() {
   return rows;
 }
 
-SynthFrame render_synth_frame(uint64_t frame_seed) {
-  Rng rng(frame_seed);
-  Road road;
-  road.horizon = rng.uniform(235, 290);
-  road.vx = rng.uniform(540, 740);
-  road.curvature = rng.chance(0.7) ? rng.uniform(-260, 260) : 0.0;
-  road.t_visible = rng.uniform(0.06, 0.12);
+namespace {
 
-  // 2..5 lane lines, at most 3 on each side of the camera (the 6 label slots).
+// 2..5 lane lines, at most 3 on each side of the camera (the 6 label slots), `lane_width` apart.
+std::vector<LaneLine> random_lane_lines(Rng& rng, double* lane_width) {
   const int total = rng.integer(2, 5);
   const int left = std::clamp(rng.integer(1, total - 1), total - 3, 3);
-  const double lane_width = rng.uniform(560, 720);
-  const double ego_offset = rng.uniform(-0.2, 0.2) * lane_width;
+  *lane_width = rng.uniform(560, 720);
+  const double ego_offset = rng.uniform(-0.2, 0.2) * *lane_width;
   std::vector<LaneLine> lines;
   for (int i = 0; i < total; ++i) {
     const int k = i < left ? i - left : i - left + 1;  // ..., -2, -1 | 1, 2, ...
     LaneLine l;
-    l.lateral = ego_offset + (k < 0 ? (k + 0.5) : (k - 0.5)) * lane_width;
+    l.lateral = ego_offset + (k < 0 ? (k + 0.5) : (k - 0.5)) * *lane_width;
     const bool outer = i == 0 || i == total - 1;
     l.dashed = outer ? rng.chance(0.2) : rng.chance(0.75);
     l.dash_period = rng.uniform(0.35, 0.6);
@@ -204,16 +199,11 @@ SynthFrame render_synth_frame(uint64_t frame_seed) {
                                            : cv::Scalar(bright, bright, bright);
     lines.push_back(l);
   }
+  return lines;
+}
 
-  SynthFrame frame;
-  frame.image = cv::Mat(kH, kW, CV_8UC3);
-  draw_background(frame.image, road, rng, lines);
-  for (const auto& l : lines) draw_line_marking(frame.image, road, l);
-  draw_shadows(frame.image, road, rng);
-  const auto vehicles = place_vehicles(road, lines, lane_width, rng);
-  for (const auto& v : vehicles) draw_vehicle(frame.image, v);
-
-  // Lighting, low-frequency texture (patches, uneven light) and sensor noise, in one pass.
+// Lighting, low-frequency texture (patches, uneven light) and sensor noise, in one pass.
+void light_and_noise(cv::Mat& image, Rng& rng) {
   const double gain = rng.uniform(0.7, 1.25), bias = rng.uniform(-15, 15);
   cv::Mat coarse(9, 16, CV_16SC3);
   for (int y = 0; y < coarse.rows; ++y)
@@ -222,24 +212,28 @@ SynthFrame render_synth_frame(uint64_t frame_seed) {
       coarse.at<cv::Vec3s>(y, x) = cv::Vec3s(v, v, v);
     }
   cv::Mat perturbation;
-  cv::resize(coarse, perturbation, frame.image.size(), 0, 0, cv::INTER_LINEAR);
+  cv::resize(coarse, perturbation, image.size(), 0, 0, cv::INTER_LINEAR);
   const double noise_amplitude = rng.uniform(3, 10);
-  cv::Mat noise(frame.image.size(), CV_16SC3);
+  cv::Mat noise(image.size(), CV_16SC3);
   cv::RNG cv_rng(rng.raw());
   cv_rng.fill(noise, cv::RNG::UNIFORM, cv::Scalar::all(-noise_amplitude), cv::Scalar::all(noise_amplitude));
   perturbation += noise;
   cv::Mat lit;
-  frame.image.convertTo(lit, CV_16SC3, gain, bias);
+  image.convertTo(lit, CV_16SC3, gain, bias);
   lit += perturbation;
-  lit.convertTo(frame.image, CV_8UC3);
+  lit.convertTo(image, CV_8UC3);
+}
 
-  // Labels: the marking centre at every sampled row where the line is visible and in frame,
-  // -2 above the visible range, outside the frame and behind vehicles.
-  frame.label.h_samples = synth_h_samples();
+// The label: the marking centre at every sampled row where the line is visible and in frame,
+// -2 above the visible range, outside the frame and behind vehicles; lines with fewer than two
+// such points are left out.
+LaneLabel label_of(const Road& road, const std::vector<LaneLine>& lines, const std::vector<Vehicle>& vehicles) {
+  LaneLabel label;
+  label.h_samples = synth_h_samples();
   for (const auto& l : lines) {
     std::vector<int> xs;
     int valid = 0;
-    for (int y : frame.label.h_samples) {
+    for (int y : label.h_samples) {
       const double t = road.t_of(y);
       const int x = int(std::lround(road.x_at(l.lateral, y)));
       bool visible = t >= road.t_visible && x >= 0 && x < kW;
@@ -248,8 +242,32 @@ SynthFrame render_synth_frame(uint64_t frame_seed) {
       xs.push_back(visible ? x : kNoPoint);
       valid += visible;
     }
-    if (valid >= 2) frame.label.lanes.push_back(std::move(xs));
+    if (valid >= 2) label.lanes.push_back(std::move(xs));
   }
+  return label;
+}
+
+}  // namespace
+
+SynthFrame render_synth_frame(uint64_t frame_seed) {
+  Rng rng(frame_seed);
+  Road road;
+  road.horizon = rng.uniform(235, 290);
+  road.vx = rng.uniform(540, 740);
+  road.curvature = rng.chance(0.7) ? rng.uniform(-260, 260) : 0.0;
+  road.t_visible = rng.uniform(0.06, 0.12);
+  double lane_width = 0;
+  const std::vector<LaneLine> lines = random_lane_lines(rng, &lane_width);
+
+  SynthFrame frame;
+  frame.image = cv::Mat(kH, kW, CV_8UC3);
+  draw_background(frame.image, road, rng, lines);
+  for (const auto& l : lines) draw_line_marking(frame.image, road, l);
+  draw_shadows(frame.image, road, rng);
+  const auto vehicles = place_vehicles(road, lines, lane_width, rng);
+  for (const auto& v : vehicles) draw_vehicle(frame.image, v);
+  light_and_noise(frame.image, rng);
+  frame.label = label_of(road, lines, vehicles);
   return frame;
 }
 

@@ -27,6 +27,17 @@ void require_cuda_build(const std::string& source, const std::string& request) {
       source, request));
 }
 
+// The precisions that only a GPU computes in: why, and what to use on a CPU instead.
+struct GpuOnlyPrecision {
+  Precision precision;
+  const char* why;
+  const char* on_cpu;
+};
+constexpr GpuOnlyPrecision kGpuOnlyPrecisions[] = {
+    {Precision::kFp16, "CPU autocast computes in bf16 only", "bf16 or fp32"},
+    {Precision::kTf32, "TensorFloat-32 is a CUDA math mode", "fp32 or bf16"},
+};
+
 }  // namespace
 
 DeviceChoice resolve_device(const std::string& request, const std::string& source, const DeviceEnvironment& env) {
@@ -100,19 +111,11 @@ Precision resolve_precision(const std::string& request, const std::string& sourc
                                    source, device.describe()));
     return Precision::kBf16;
   }
-  if (request == "fp16") {
+  for (const GpuOnlyPrecision& p : kGpuOnlyPrecisions) {
+    if (request != precision_name(p.precision)) continue;
     if (!gpu)
-      throw UsageError(fmt::format("{}: fp16 needs a GPU (CPU autocast computes in bf16 only); use bf16 or fp32 "
-                                   "on CPU",
-                                   source));
-    return Precision::kFp16;
-  }
-  if (request == "tf32") {
-    if (!gpu)
-      throw UsageError(fmt::format("{}: tf32 needs a GPU (TensorFloat-32 is a CUDA math mode); use fp32 or bf16 "
-                                   "on CPU",
-                                   source));
-    return Precision::kTf32;
+      throw UsageError(fmt::format("{}: {} needs a GPU ({}); use {} on CPU", source, request, p.why, p.on_cpu));
+    return p.precision;
   }
   throw UsageError(fmt::format("{}: '{}' is not a precision (use fp32, tf32, bf16 or fp16)", source, request));
 }

@@ -1,10 +1,8 @@
 #include "train/model/message_passing.h"
 
-#include <ATen/autocast_mode.h>
-#include <torch/version.h>
-
-#include <optional>
 #include <vector>
+
+#include "train/model/autocast_state.h"
 
 namespace lane::model {
 namespace F = torch::nn::functional;
@@ -13,20 +11,6 @@ namespace {
 
 bool is_vertical(Direction d) { return d == Direction::kDown || d == Direction::kUp; }
 bool is_reverse(Direction d) { return d == Direction::kUp || d == Direction::kLeft; }
-
-// The dtype autocast runs convolutions in on `type`, or none when autocast is off there.
-// libtorch 2.4 made the autocast state device-typed; 1.13 to 2.3 have per-backend functions.
-std::optional<torch::ScalarType> autocast_dtype(torch::DeviceType type) {
-  if (type != torch::kCPU && type != torch::kCUDA) return std::nullopt;
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-  if (!at::autocast::is_autocast_enabled(type)) return std::nullopt;
-  return at::autocast::get_autocast_dtype(type);
-#else
-  if (type == torch::kCUDA)
-    return at::autocast::is_enabled() ? std::optional(at::autocast::get_autocast_gpu_dtype()) : std::nullopt;
-  return at::autocast::is_cpu_enabled() ? std::optional(at::autocast::get_autocast_cpu_dtype()) : std::nullopt;
-#endif
-}
 
 }  // namespace
 
@@ -57,8 +41,8 @@ torch::Tensor MessagePassingImpl::slice_kernel(const torch::nn::Conv2d& conv, co
   // Under autocast, conv1d would cast the kernel at every slice: a flattened weight is not a
   // leaf, so autocast's cast cache does not keep it (~200 casts per forward at 368x640). One
   // cast here instead; conv1d then finds it in its dtype already. fp32: the weight itself.
-  const auto dtype = autocast_dtype(x.device().type());
-  return dtype && w.scalar_type() == torch::kFloat32 ? w.to(*dtype) : w;
+  const AutocastState autocast = autocast_state(x.device().type());
+  return autocast.enabled && w.scalar_type() == torch::kFloat32 ? w.to(autocast.dtype) : w;
 }
 
 torch::Tensor MessagePassingImpl::recur(const torch::Tensor& slices, const torch::Tensor& weight,

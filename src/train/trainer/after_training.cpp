@@ -4,15 +4,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cctype>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
 #include <fmt/format.h>
 
+#include "common/boolean_text.h"
 #include "common/error.h"
 #include "lane/version.h"
 
@@ -22,12 +20,7 @@ namespace lane::train {
 
 namespace fs = std::filesystem;
 
-bool snapshot_requested() {
-  const char* v = std::getenv("ENABLE_SNAPSHOT");
-  std::string s = v ? v : "";
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s == "true" || s == "1" || s == "yes";
-}
+bool snapshot_requested() { return env_is_true("ENABLE_SNAPSHOT"); }
 
 fs::path snapshot_program(const fs::path& program_dir) {
   const fs::path beside = program_dir / "lanectl";

@@ -32,6 +32,7 @@ std::vector<std::string> snapshot_command(const std::filesystem::path& program,
 // (with the fix) or exits non-zero (with its exit code).
 void run_snapshot_program(const std::vector<std::string>& argv);
 
+// The EndOfTraining hook of scnn-train train (trainer.h): the snapshot when ENABLE_SNAPSHOT asks for it.
 void after_training(const TrainConfig& config, const TrainingResult& result);
 
 }  // namespace lane::train

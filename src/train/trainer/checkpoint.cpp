@@ -158,7 +158,7 @@ std::optional<std::vector<torch::Tensor>> read_checkpoint_cuda_rng_states(const 
 }
 
 std::string serialize_checkpoint(model::Scnn& net, torch::optim::Optimizer& opt, const TrainingProgress& p,
-                                 const CheckpointModelInfo& info) {
+                                 const CheckpointModelInfo& info, const nlohmann::json& settings) {
   torch::serialize::OutputArchive archive;
   torch::serialize::OutputArchive model_archive, opt_archive;
   net->save(model_archive);
@@ -168,6 +168,7 @@ std::string serialize_checkpoint(model::Scnn& net, torch::optim::Optimizer& opt,
   archive.write("progress", torch::tensor({p.step, p.epoch, p.batch_in_epoch}, torch::kInt64));
   archive.write("best_accuracy", torch::tensor({p.best_accuracy}, torch::kFloat64));
   archive.write("model_info", string_tensor(info_json(info).dump()));
+  if (!settings.is_null()) archive.write("settings", string_tensor(settings.dump()));
   {
     auto gen = at::detail::getDefaultCPUGenerator();
     std::lock_guard<std::mutex> lock(gen.mutex());
@@ -180,9 +181,9 @@ std::string serialize_checkpoint(model::Scnn& net, torch::optim::Optimizer& opt,
 }
 
 void save_checkpoint(const fs::path& path, model::Scnn& net, torch::optim::Optimizer& opt, const TrainingProgress& p,
-                     const CheckpointModelInfo& info) {
+                     const CheckpointModelInfo& info, const nlohmann::json& settings) {
   remove_stale_checkpoint_temporaries(path.parent_path().empty() ? fs::path(".") : path.parent_path());
-  write_file_atomic(path, with_digest(serialize_checkpoint(net, opt, p, info)));
+  write_file_atomic(path, with_digest(serialize_checkpoint(net, opt, p, info, settings)));
 }
 
 void remove_stale_checkpoint_temporaries(const fs::path& dir) {
@@ -203,6 +204,17 @@ CheckpointModelInfo read_checkpoint_info(const fs::path& path) {
   } catch (const std::exception& e) {
     throw UsageError(fmt::format("checkpoint '{}' has no readable model description: {}", path.string(), e.what()));
   }
+}
+
+nlohmann::json read_checkpoint_settings(const fs::path& path) {
+  torch::serialize::InputArchive archive;
+  open_archive(path, archive);
+  torch::Tensor text;
+  if (!archive.try_read("settings", text)) return nullptr;
+  auto settings = nlohmann::json::parse(tensor_string(text), nullptr, /*allow_exceptions=*/false);
+  if (settings.is_discarded())
+    throw UsageError(fmt::format("checkpoint '{}' has an unreadable settings record", path.string()));
+  return settings;
 }
 
 TrainingProgress load_checkpoint(const fs::path& path, model::Scnn& net, torch::optim::Optimizer* opt) {

@@ -1,7 +1,7 @@
 #pragma once
 // Checkpoints: model parameters + buffers, SGD state, progress counters, the CPU RNG state, the
-// CUDA RNG state of every GPU the saving process saw (none on a CPU run) and the model shape, in
-// one libtorch archive. Written atomically (serialise in memory, then
+// CUDA RNG state of every GPU the saving process saw (none on a CPU run), the model shape and the
+// settings of the run that saved it, in one libtorch archive. Written atomically (serialise in memory, then
 // write_file_atomic: temp file in the same directory, fsync, rename), so an interrupted write
 // never damages the previous file. The file starts with a SHA-256 of the archive, checked on
 // every load (lane::UsageError "checkpoint ... is damaged"); files without it (older versions)
@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include "train/model/scnn.h"
@@ -31,10 +32,12 @@ struct CheckpointModelInfo {
   int crop_top = 0;
 };
 
+// `settings`: the training run's settings_record() (train_settings.h); null leaves it out.
 std::string serialize_checkpoint(model::Scnn& net, torch::optim::Optimizer& opt, const TrainingProgress& progress,
-                                 const CheckpointModelInfo& info);
+                                 const CheckpointModelInfo& info, const nlohmann::json& settings = nullptr);
 void save_checkpoint(const std::filesystem::path& path, model::Scnn& net, torch::optim::Optimizer& opt,
-                     const TrainingProgress& progress, const CheckpointModelInfo& info);
+                     const TrainingProgress& progress, const CheckpointModelInfo& info,
+                     const nlohmann::json& settings = nullptr);
 
 // Removes checkpoint*.pt.tmp.<pid>.* files in `dir` whose writer (pid) is gone: what a training
 // killed while saving leaves. Called when training starts and before each save.
@@ -42,6 +45,9 @@ void remove_stale_checkpoint_temporaries(const std::filesystem::path& dir);
 
 // Model shape stored in a checkpoint (for predict). Throws lane::UsageError for a bad file.
 CheckpointModelInfo read_checkpoint_info(const std::filesystem::path& path);
+// The settings record stored in a checkpoint; null when it has none (saved outside a training run
+// or by an older version). Throws lane::UsageError for a bad file.
+nlohmann::json read_checkpoint_settings(const std::filesystem::path& path);
 
 // The CUDA generators' states, one per visible GPU in device order (none in a CPU-only build or
 // without a GPU), and their restoration: state i goes to GPU i. A checkpoint with states of more

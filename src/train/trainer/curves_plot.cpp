@@ -131,8 +131,9 @@ void plot_training_curves(const std::filesystem::path& png, const CurveSet& curv
 }
 
 CurveSet read_curves(const std::filesystem::path& metrics) {
-  return {read_series(metrics, "train", "loss"), read_series(metrics, "val", "accuracy"),
-          read_series(metrics, "val", "fp"), read_series(metrics, "val", "fn")};
+  constexpr auto train = MetricsRecord::kTrain, val = MetricsRecord::kVal;
+  return {read_series(metrics, train, "loss"), read_series(metrics, val, "accuracy"), read_series(metrics, val, "fp"),
+          read_series(metrics, val, "fn")};
 }
 
 }  // namespace lane::train

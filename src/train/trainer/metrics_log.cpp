@@ -14,9 +14,9 @@ MetricsLog::MetricsLog(const fs::path& path, int64_t resume_step) {
     std::istringstream in(read_file(path));
     std::string kept;
     for (std::string line; std::getline(in, line);) {
-      auto j = nlohmann::json::parse(line, nullptr, false);
-      if (j.is_discarded() || !j.contains("step") || j["step"].get<int64_t>() > resume_step) continue;
-      kept += line + "\n";
+      const auto record = MetricsRecord::parse(line);
+      const auto step = record ? record->step() : std::nullopt;
+      if (step && *step <= resume_step) kept += line + "\n";
     }
     write_file_atomic(path, kept);
     out_.open(path, std::ios::app);
@@ -26,19 +26,18 @@ MetricsLog::MetricsLog(const fs::path& path, int64_t resume_step) {
   if (!out_) throw Error("cannot open metrics file '" + path.string() + "'");
 }
 
-void MetricsLog::write(const nlohmann::json& record) {
-  out_ << record.dump() << "\n";
+void MetricsLog::write(const MetricsRecord& record) {
+  out_ << record.to_line() << "\n";
   out_.flush();
 }
 
-std::vector<std::pair<double, double>> read_series(const fs::path& path, const std::string& kind,
+std::vector<std::pair<double, double>> read_series(const fs::path& path, std::string_view kind,
                                                    const std::string& key) {
   std::vector<std::pair<double, double>> out;
-  std::istringstream in(read_file(path));
-  for (std::string line; std::getline(in, line);) {
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || j.value("kind", "") != kind || !j.contains(key) || !j.contains("step")) continue;
-    out.emplace_back(j["step"].get<double>(), j[key].get<double>());
+  for (const auto& record : parse_metrics_records(read_file(path))) {
+    const auto step = record.number("step");
+    const auto value = record.number(key);
+    if (record.kind == kind && step && value) out.emplace_back(*step, *value);
   }
   return out;
 }

@@ -1,15 +1,16 @@
 #pragma once
-// metrics.jsonl: one JSON object per logged value set ({"kind":"train"|"val", "step", ...}):
-// train records carry epoch, loss, seg_loss, exist_loss, lr and images_per_s (all ranks, over the
-// logging window); val records epoch, accuracy, fp, fn, frames. The dashboard's job page draws them.
-// Written only by rank 0, flushed per line so that a crash loses at most the last line.
+// metrics.jsonl (common/run_outputs.h: RunLayout::kMetrics, one MetricsRecord a line): train
+// records carry step, epoch, loss, seg_loss, exist_loss, lr and images_per_s (all ranks, over the
+// logging window); val records step, epoch, accuracy, fp, fn, frames. The dashboard's job page
+// draws them. Written only by rank 0, flushed per line so that a crash loses at most the last line.
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <string_view>
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "common/run_outputs.h"
 
 namespace lane::train {
 
@@ -18,14 +19,14 @@ class MetricsLog {
   // resume_step >= 0: keep only the records with step <= resume_step (a crashed run may have
   // logged steps after its last checkpoint), then append. Otherwise start a fresh file.
   MetricsLog(const std::filesystem::path& path, int64_t resume_step);
-  void write(const nlohmann::json& record);
+  void write(const MetricsRecord& record);
 
  private:
   std::ofstream out_;
 };
 
 // (step, value) series of one kind/key from a metrics file, for the curves PNG.
-std::vector<std::pair<double, double>> read_series(const std::filesystem::path& path, const std::string& kind,
+std::vector<std::pair<double, double>> read_series(const std::filesystem::path& path, std::string_view kind,
                                                    const std::string& key);
 
 }  // namespace lane::train

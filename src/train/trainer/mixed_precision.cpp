@@ -1,61 +1,18 @@
 #include "train/trainer/mixed_precision.h"
 
 #include <ATen/autocast_mode.h>
-#include <torch/version.h>
 
 #include "common/error.h"
 
-// libtorch 2.4 made autocast device-typed (set_autocast_enabled(device, on)); 1.13 to 2.3 have
-// per-backend functions (set_enabled for CUDA, set_cpu_enabled for CPU).
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-#define LANE_AUTOCAST_DEVICE_TYPED 1
-#endif
-
 namespace lane::train {
-
-namespace {
-
-bool autocast_enabled(torch::DeviceType t) {
-#ifdef LANE_AUTOCAST_DEVICE_TYPED
-  return at::autocast::is_autocast_enabled(t);
-#else
-  return t == torch::kCUDA ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
-#endif
-}
-
-void set_autocast(torch::DeviceType t, bool on, torch::ScalarType dtype) {
-#ifdef LANE_AUTOCAST_DEVICE_TYPED
-  at::autocast::set_autocast_enabled(t, on);
-  at::autocast::set_autocast_dtype(t, dtype);
-#else
-  if (t == torch::kCUDA) {
-    at::autocast::set_enabled(on);
-    at::autocast::set_autocast_gpu_dtype(dtype);
-  } else {
-    at::autocast::set_cpu_enabled(on);
-    at::autocast::set_autocast_cpu_dtype(dtype);
-  }
-#endif
-}
-
-torch::ScalarType autocast_dtype(torch::DeviceType t) {
-#ifdef LANE_AUTOCAST_DEVICE_TYPED
-  return at::autocast::get_autocast_dtype(t);
-#else
-  return t == torch::kCUDA ? at::autocast::get_autocast_gpu_dtype() : at::autocast::get_autocast_cpu_dtype();
-#endif
-}
-
-}  // namespace
 
 AutocastScope::AutocastScope(torch::DeviceType device_type, Precision precision) : device_type_(device_type) {
   if (precision == Precision::kFp32 || precision == Precision::kTf32) return;  // no autocast
   if (device_type != torch::kCPU && device_type != torch::kCUDA)
     throw Error("autocast: only CPU and CUDA devices are supported");
   active_ = true;
-  previous_enabled_ = autocast_enabled(device_type);
-  previous_dtype_ = autocast_dtype(device_type);
-  set_autocast(device_type, true, precision == Precision::kBf16 ? torch::kBFloat16 : torch::kFloat16);
+  previous_ = model::autocast_state(device_type);
+  model::set_autocast_state(device_type, {true, precision == Precision::kBf16 ? torch::kBFloat16 : torch::kFloat16});
   at::autocast::increment_nesting();
 }
 
@@ -63,7 +20,7 @@ AutocastScope::~AutocastScope() {
   if (!active_) return;
   // The cast cache holds lower-precision copies of the weights for this forward only.
   if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-  set_autocast(device_type_, previous_enabled_, previous_dtype_);
+  model::set_autocast_state(device_type_, previous_);
 }
 
 GradScaler::GradScaler(Options options) : options_(options), scale_(options.initial_scale) {

@@ -9,6 +9,7 @@
 
 #include "train/device/device_select.h"
 #include "train/dist/communicator.h"
+#include "train/model/autocast_state.h"
 
 namespace lane::train {
 
@@ -24,8 +25,7 @@ class AutocastScope {
  private:
   torch::DeviceType device_type_;
   bool active_ = false;
-  bool previous_enabled_ = false;
-  torch::ScalarType previous_dtype_ = torch::kFloat32;
+  model::AutocastState previous_;
 };
 
 // Dynamic loss scaling (the algorithm of torch.cuda.amp.GradScaler, defaults included): the loss

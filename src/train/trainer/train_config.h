@@ -1,7 +1,8 @@
 #pragma once
-// scnn-train train configuration: flags first, then the seed workflow's environment variables
-// (BATCH_SIZE, NUM_WORKERS, USE_WORKERS, USE_VAL, VAL_BATCH_SIZE, EPOCHS, DATA_DIR,
-// OUTPUT_DIR), then defaults. No libtorch here.
+// scnn-train train configuration: the settings with their defaults (TrainConfig), resolved from
+// flags first, then the seed workflow's environment variables (BATCH_SIZE, NUM_WORKERS,
+// USE_WORKERS, USE_VAL, VAL_BATCH_SIZE, EPOCHS, DATA_DIR, OUTPUT_DIR, ...), then the defaults.
+// How each setting is given and checked is in train_settings.h. No libtorch here.
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -13,6 +14,7 @@
 
 namespace lane::train {
 
+// Every training setting with its default (train_settings.h declares how each is given).
 struct TrainConfig {
   std::filesystem::path data_dir;
   std::filesystem::path output_dir = "output";
@@ -50,7 +52,7 @@ struct TrainConfig {
 
   int log_every = 10;
   int64_t checkpoint_every = 500;
-  int threads = 0;                  // 0: OMP_NUM_THREADS when set, else libtorch's default
+  int threads = 0;                  // 0: libtorch's default
   uint64_t seed = 1;
   bool resume = false;              // continue from <output_dir>/checkpoint_latest.pt
   // Device and precision requests (resolved at start-up by train/device/device_select.h) and the
@@ -59,24 +61,8 @@ struct TrainConfig {
   std::string precision, precision_source = "--precision";  // empty: the device's default
 };
 
-// Raw text of every setting that can come from a flag or the environment.
-struct TrainFlags {
-  std::optional<std::string> data_dir, output_dir, batch_size, val_batch_size, epochs, num_workers,
-      use_workers, use_val;
-  std::optional<std::string> model, num_classes, input_height, input_width, width_mult, scnn_edge,
-      crop_top, train_labels, val_labels, pretrained, dropout;
-  std::optional<std::string> lr, momentum, weight_decay, poly_power, warmup_steps, max_steps,
-      log_every, checkpoint_every, threads, seed, stop_after, background_weight, exist_weight;
-  std::optional<std::string> device, precision;
-  bool nesterov = false, no_augment = false, resume = false, skip_bad = false, freeze_bn = false;
-};
-
 using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
 EnvLookup process_environment();
-
-// Validates everything and checks that the data directory and label files exist.
-// Throws lane::UsageError naming the flag or environment variable and the fix.
-TrainConfig resolve_train_config(const TrainFlags& flags, const EnvLookup& env);
 
 // A setting's text and where it came from ("--batch-size" or "environment variable BATCH_SIZE").
 struct SettingSource {

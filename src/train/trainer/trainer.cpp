@@ -20,7 +20,6 @@
 #include "train/dist/communicator.h"
 #include "train/dist/gradient_sync.h"
 #include "train/model/scnn.h"
-#include "train/trainer/after_training.h"
 #include "train/trainer/checkpoint.h"
 #include "train/trainer/curves_plot.h"
 #include "train/trainer/device_setup.h"
@@ -29,6 +28,7 @@
 #include "train/trainer/mixed_precision.h"
 #include "train/trainer/metrics_log.h"
 #include "train/trainer/scnn_loss.h"
+#include "train/trainer/train_settings.h"
 #include "train/trainer/train_step.h"
 
 namespace lane::train {
@@ -38,24 +38,22 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 data::LoaderOptions loader_options(const TrainConfig& c, const dist::Communicator& comm, bool validation) {
-  data::LoaderOptions o;
-  o.data_dir = c.data_dir;
-  o.label_files = validation ? c.val_labels : c.train_labels;
-  o.input_height = c.model.input_height;
-  o.input_width = c.model.input_width;
-  o.crop_top = c.crop_top;
-  o.lane_slots = c.model.num_classes - 1;
-  o.augment = c.augment && !validation;
-  o.batch_size = validation ? c.val_batch_size : c.batch_size;
-  o.shuffle = !validation;
-  o.drop_last = !validation;
-  o.seed = c.seed;
-  o.rank = comm.rank();
-  o.world_size = comm.size();
-  o.use_workers = c.use_workers;
-  o.num_workers = c.num_workers;
-  o.skip_bad = c.skip_bad;
-  return o;
+  data::PipelineOptions p;
+  p.data_dir = c.data_dir;
+  p.label_files = validation ? c.val_labels : c.train_labels;
+  p.input_height = c.model.input_height;
+  p.input_width = c.model.input_width;
+  p.crop_top = c.crop_top;
+  p.lane_slots = c.model.num_classes - 1;
+  p.augment = c.augment && !validation;
+  p.shuffle = !validation;
+  p.seed = c.seed;
+  p.rank = comm.rank();
+  p.world_size = comm.size();
+  p.use_workers = c.use_workers;
+  p.num_workers = c.num_workers;
+  p.skip_bad = c.skip_bad;
+  return {p, validation ? c.val_batch_size : c.batch_size, /*drop_last=*/!validation};
 }
 
 std::string hms(double seconds) {
@@ -112,6 +110,62 @@ class EpochBatches {
   bool exhausted_ = false;
 };
 
+// Device and precision (exit 2 with the fix when the request cannot be met on this rank).
+struct Compute {
+  DeviceChoice choice;
+  Precision precision = Precision::kFp32;
+  MathMode math;
+  torch::Device device = torch::kCPU;
+};
+
+Compute choose_compute(const TrainConfig& cfg) {
+  Compute c;
+  c.choice = select_device(cfg.device, cfg.device_source);
+  const bool has_bf16 = c.choice.kind == DeviceKind::kCuda ? gpu_has_bf16(c.choice.index) : cpu_has_native_bf16();
+  c.precision = resolve_precision(cfg.precision, cfg.precision_source, c.choice, has_bf16);
+  c.math = apply_float32_math(c.choice, c.precision);  // fp32 means fp32 (no TF32)
+  c.device = torch_device(c.choice);
+  return c;
+}
+
+// The data: every rank reads its own shard; validation only with --use-val.
+struct Loaders {
+  std::unique_ptr<data::TusimpleLoader> train, val;
+  int64_t per_epoch = 0;    // batches per epoch
+  int64_t total_steps = 0;  // of the whole run (and of the LR schedule)
+};
+
+Loaders open_loaders(const TrainConfig& cfg, const dist::Communicator& comm) {
+  Loaders l;
+  l.train = std::make_unique<data::TusimpleLoader>(loader_options(cfg, comm, false));
+  if (cfg.use_val) l.val = std::make_unique<data::TusimpleLoader>(loader_options(cfg, comm, true));
+  l.per_epoch = static_cast<int64_t>(l.train->batches_per_epoch());
+  if (l.per_epoch == 0)
+    throw UsageError(fmt::format("BATCH_SIZE / --batch-size: {} is larger than the {} training frames per rank",
+                                 cfg.batch_size, l.train->shard_size()));
+  l.total_steps = l.per_epoch * cfg.epochs;
+  if (cfg.max_steps > 0) l.total_steps = std::min(l.total_steps, cfg.max_steps);
+  return l;
+}
+
+// Where the run starts: step 0, or the latest checkpoint with --resume (restored on the CPU).
+// Then the same starting point on every rank (parameters, BN buffers, momentum), Horovod-style;
+// the broadcasts work on host memory, so they run before the move to the device.
+TrainingProgress start_point(const TrainConfig& cfg, const RunLayout& layout, dist::Communicator& comm,
+                             model::Scnn& net, torch::optim::SGD& opt, torch::Device device) {
+  TrainingProgress progress;
+  if (cfg.resume) {
+    if (!fs::exists(layout.latest_checkpoint()))
+      throw UsageError(fmt::format("--resume: no checkpoint at '{}'", layout.latest_checkpoint().string()));
+    progress = load_checkpoint(layout.latest_checkpoint(), net, &opt);
+  }
+  dist::broadcast_module(comm, *net);
+  dist::broadcast_optimizer_state(comm, opt);
+  net->to(device);
+  move_optimizer_state(opt, device);
+  return progress;
+}
+
 // What the named steps below share; fixed once the run is set up.
 struct Run {
   const TrainConfig& cfg;
@@ -120,15 +174,31 @@ struct Run {
   model::Scnn& net;
   torch::optim::SGD& opt;
   CheckpointModelInfo info;
-  fs::path latest_checkpoint;
-  fs::path best_checkpoint;
+  nlohmann::json settings;  // settings_record(cfg), in every checkpoint
+  RunLayout layout;
   MetricsLog* metrics;  // rank 0 only
   int64_t total_steps;
+  Clock::time_point start;
+  int64_t first_step;  // where this process started (> 0 when resumed)
 };
+
+// The run's first lines (rank 0): what trains on what, then every resolved setting.
+void announce(const Run& run, const Compute& compute, const data::TusimpleLoader& train, int64_t per_epoch) {
+  const TrainConfig& cfg = run.cfg;
+  std::cout << fmt::format(
+      "scnn-train: model {} ({} parameters, {}x{}, {} classes), {} frames, {} rank(s), {} batches/epoch, "
+      "{} steps, {} {}{}{}\n",
+      cfg.model_name, run.net->parameter_count(), cfg.model.input_height, cfg.model.input_width,
+      cfg.model.num_classes, train.dataset_size(), run.comm.size(), per_epoch, run.total_steps,
+      compute.choice.describe(), precision_name(compute.precision),
+      compute.choice.kind == DeviceKind::kCuda ? fmt::format(" ({})", compute.math.describe()) : "",
+      cfg.resume ? fmt::format(", resuming at step {}", run.first_step) : "");
+  std::cout << "scnn-train: settings " << settings_line(cfg) << "\n";
+}
 
 // Checkpoint: rank 0 saves the weights, optimiser state and progress (atomically).
 void save_latest(const Run& run, const TrainingProgress& progress) {
-  if (run.lead) save_checkpoint(run.latest_checkpoint, run.net, run.opt, progress, run.info);
+  if (run.lead) save_checkpoint(run.layout.latest_checkpoint(), run.net, run.opt, progress, run.info, run.settings);
 }
 
 // Validation: every rank evaluates its shard (collective); rank 0 records and prints the
@@ -136,14 +206,15 @@ void save_latest(const Run& run, const TrainingProgress& progress) {
 void validate_now(const Run& run, data::TusimpleLoader& val_loader, TrainingProgress& progress) {
   const auto m = validate(run.net, val_loader, run.cfg.crop_top, run.comm);
   if (!run.lead) return;
-  run.metrics->write({{"kind", "val"}, {"step", progress.step}, {"epoch", progress.epoch},
-                      {"accuracy", m.accuracy}, {"fp", m.fp}, {"fn", m.fn}, {"frames", m.frames}});
+  run.metrics->write({std::string(MetricsRecord::kVal),
+                      {{"step", progress.step}, {"epoch", progress.epoch}, {"accuracy", m.accuracy},
+                       {"fp", m.fp}, {"fn", m.fn}, {"frames", m.frames}}});
   std::cout << fmt::format("validation at step {}: accuracy {:.4f} FP {:.4f} FN {:.4f} ({} frames)\n",
                            progress.step, m.accuracy, m.fp, m.fn, m.frames);
   std::cout.flush();  // seen as it happens through a pipe (lanectl logs, bench/convergence)
   if (m.accuracy > progress.best_accuracy) {
     progress.best_accuracy = m.accuracy;
-    save_checkpoint(run.best_checkpoint, run.net, run.opt, progress, run.info);
+    save_checkpoint(run.layout.best_checkpoint(), run.net, run.opt, progress, run.info, run.settings);
   }
 }
 
@@ -188,16 +259,16 @@ class LogWindow {
 };
 
 // Logging (collective): one metrics record and one progress line on rank 0. Returns the mean loss.
-double log_progress(const Run& run, LogWindow& window, const TrainingProgress& progress, double lr,
-                    Clock::time_point start, int64_t first_step) {
+double log_progress(const Run& run, LogWindow& window, const TrainingProgress& progress, double lr) {
   const LogWindow::Mean mean = window.take(run.comm);
   const auto& loss = mean.loss;
   if (!run.lead) return loss[0];
-  run.metrics->write({{"kind", "train"}, {"step", progress.step}, {"epoch", progress.epoch},
-                      {"loss", loss[0]}, {"seg_loss", loss[1]}, {"exist_loss", loss[2]}, {"lr", lr},
-                      {"images_per_s", mean.images_per_s}});
-  const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  const double per_step = elapsed / static_cast<double>(progress.step - first_step);
+  run.metrics->write({std::string(MetricsRecord::kTrain),
+                      {{"step", progress.step}, {"epoch", progress.epoch}, {"loss", loss[0]},
+                       {"seg_loss", loss[1]}, {"exist_loss", loss[2]}, {"lr", lr},
+                       {"images_per_s", mean.images_per_s}}});
+  const double elapsed = std::chrono::duration<double>(Clock::now() - run.start).count();
+  const double per_step = elapsed / static_cast<double>(progress.step - run.first_step);
   std::cout << fmt::format("epoch {}/{} step {}/{} loss {:.4f} (seg {:.4f} exist {:.4f}) lr {:.5f} "
                            "{:.2f} img/s ETA {}\n",
                            progress.epoch + 1, run.cfg.epochs, progress.step, run.total_steps, loss[0], loss[1],
@@ -207,31 +278,96 @@ double log_progress(const Run& run, LogWindow& window, const TrainingProgress& p
   return loss[0];
 }
 
+// What one step needs besides the run.
+struct Stepper {
+  const LrSchedule& schedule;
+  const ScnnLoss& loss_fn;
+  dist::GradientSynchronizer& sync;
+  MixedPrecision& amp;
+};
+
+// The loop's running state.
+struct LoopState {
+  TrainingProgress progress;
+  int64_t validated_at = -1;  // the step of the last validation
+  double lr = 0;
+  double last_loss = 0;
+};
+
+// One optimiser step on a batch, then the log line every --log-every steps and at the last step
+// (the only place that reads the loss), and the checkpoint every --checkpoint-every steps.
+void take_step(const Run& run, const Stepper& s, const data::DeviceBatch& next, LogWindow& window, LoopState& st) {
+  const auto& batch = next.batch;
+  st.lr = s.schedule.at(st.progress.step);
+  set_lr(run.opt, st.lr);
+  const double normaliser = global_seg_normaliser(s.loss_fn, run.comm, next.host_seg);
+  const LossParts loss = train_step(run.net, run.opt, s.loss_fn, s.sync, run.comm, s.amp, batch.images, batch.seg,
+                                    batch.exist, normaliser);
+  ++st.progress.step;
+  ++st.progress.batch_in_epoch;
+  window.add(loss, batch.images.size(0) * run.comm.size());
+  if (st.progress.step % run.cfg.log_every == 0 || st.progress.step == run.total_steps)
+    st.last_loss = log_progress(run, window, st.progress, st.lr);
+  if (st.progress.step % run.cfg.checkpoint_every == 0) save_latest(run, st.progress);
+}
+
+// The loop: stop? (preempted or finished) -> end of epoch (validate) -> next batch -> step.
+Ending train_loop(const Run& run, const Stepper& s, EpochBatches& epoch, data::TusimpleLoader* val_loader,
+                  LogWindow& window, LoopState& st) {
+  run.net->train();
+  for (;;) {
+    const Ending ending = ending_now(run.cfg, st.progress, run.total_steps, epoch.over(st.progress));
+    if (ending == Ending::kPreempted) return ending;
+    if (epoch.over(st.progress)) {  // count the epoch and validate
+      epoch.close(st.progress);
+      if (val_loader) {
+        validate_now(run, *val_loader, st.progress);
+        st.validated_at = st.progress.step;
+      }
+    }
+    if (ending == Ending::kFinished) return ending;
+    // The next batch (on the device; its host target gives the loss normaliser). None left: the
+    // epoch is over (a shard shorter than --batch-size x batches/epoch), closed above.
+    if (const auto next = epoch.next(st.progress)) take_step(run, s, *next, window, st);
+  }
+}
+
+// After the loop: a finished run validates its final weights once more unless the loop just did:
+// a step budget (--max-steps) that ends inside an epoch leaves that epoch unclosed and
+// unvalidated, and the best checkpoint and the last validation line must describe the weights
+// the run ends with. A preempted run does not: the resumed run validates when it closes the
+// epoch. Then the last partial log window (a preempted run's, or a run whose last epoch ran out
+// of batches) and the final checkpoint.
+void wind_up(const Run& run, Ending ending, data::TusimpleLoader* val_loader, LogWindow& window, LoopState& st) {
+  if (ending == Ending::kFinished && val_loader && st.validated_at != st.progress.step)
+    validate_now(run, *val_loader, st.progress);
+  if (window.steps() > 0) st.last_loss = log_progress(run, window, st.progress, st.lr);
+  save_latest(run, st.progress);
+}
+
+// Rank 0's closing lines after the curves are drawn.
+void report(const Run& run, bool stopped, int64_t step, size_t skipped_images, const MixedPrecision& amp) {
+  if (skipped_images > 0) std::cout << fmt::format("skipped {} unreadable images\n", skipped_images);
+  if (amp.scaler && amp.scaler->skipped_steps() > 0)
+    std::cout << fmt::format("fp16: {} step(s) skipped for non-finite gradients, loss scale {}\n",
+                             amp.scaler->skipped_steps(), amp.scaler->current_scale());
+  std::cout << fmt::format("{} at step {}: checkpoint {}, metrics {}, curves {}\n", stopped ? "stopped" : "finished",
+                           step, run.layout.latest_checkpoint().string(), run.layout.metrics().string(),
+                           run.layout.curves().string());
+}
+
 }  // namespace
 
-TrainingResult run_training(const TrainConfig& cfg) {
+TrainingResult run_training(const TrainConfig& cfg, const EndOfTraining& end_of_training) {
   auto comm = dist::create_communicator();
   const bool lead = comm->rank() == 0;
   if (cfg.threads > 0) torch::set_num_threads(cfg.threads);
   torch::manual_seed(static_cast<uint64_t>(cfg.seed));
-
-  // Device and precision (exit 2 with the fix when the request cannot be met on this rank).
-  const DeviceChoice device_choice = select_device(cfg.device, cfg.device_source);
-  const bool has_bf16 =
-      device_choice.kind == DeviceKind::kCuda ? gpu_has_bf16(device_choice.index) : cpu_has_native_bf16();
-  const Precision precision = resolve_precision(cfg.precision, cfg.precision_source, device_choice, has_bf16);
-  const MathMode math = apply_float32_math(device_choice, precision);  // fp32 means fp32 (no TF32)
-  const torch::Device device = torch_device(device_choice);
-  MixedPrecision amp(device.type(), precision);
-
-  TrainingResult result;
-  result.output_dir = cfg.output_dir;
-  result.latest_checkpoint = cfg.output_dir / "checkpoint_latest.pt";
-  result.metrics_file = cfg.output_dir / "metrics.jsonl";
-  result.curves_png = cfg.output_dir / "training_curves.png";
-  const fs::path best_path = cfg.output_dir / "checkpoint_best.pt";
-  if (lead) fs::create_directories(cfg.output_dir);
-  if (lead) remove_stale_checkpoint_temporaries(cfg.output_dir);  // left by a killed run
+  const Compute compute = choose_compute(cfg);
+  MixedPrecision amp(compute.device.type(), compute.precision);
+  const RunLayout layout{cfg.output_dir};
+  if (lead) fs::create_directories(layout.dir);
+  if (lead) remove_stale_checkpoint_temporaries(layout.dir);  // left by a killed run
 
   // Model and optimiser, built and restored on the CPU, then moved to the device.
   model::Scnn net(cfg.model);
@@ -241,121 +377,31 @@ TrainingResult run_training(const TrainConfig& cfg) {
                                                .momentum(cfg.momentum)
                                                .weight_decay(cfg.weight_decay)
                                                .nesterov(cfg.nesterov));
-
-  // Data: every rank reads its own shard.
-  data::TusimpleLoader train_loader(loader_options(cfg, *comm, false));
-  std::unique_ptr<data::TusimpleLoader> val_loader;
-  if (cfg.use_val) val_loader = std::make_unique<data::TusimpleLoader>(loader_options(cfg, *comm, true));
-  const auto per_epoch = static_cast<int64_t>(train_loader.batches_per_epoch());
-  if (per_epoch == 0)
-    throw UsageError(fmt::format("BATCH_SIZE / --batch-size: {} is larger than the {} training frames per rank",
-                                 cfg.batch_size, train_loader.shard_size()));
-  int64_t total_steps = per_epoch * cfg.epochs;
-  if (cfg.max_steps > 0) total_steps = std::min(total_steps, cfg.max_steps);
-  const LrSchedule schedule{cfg.lr, cfg.warmup_steps, total_steps, cfg.poly_power};
-
-  TrainingProgress progress;
-  if (cfg.resume) {
-    if (!fs::exists(result.latest_checkpoint))
-      throw UsageError(fmt::format("--resume: no checkpoint at '{}'", result.latest_checkpoint.string()));
-    progress = load_checkpoint(result.latest_checkpoint, net, &opt);  // tensors land on the CPU
-  }
-  // Same starting point on every rank (parameters, BN buffers, momentum), Horovod-style; the
-  // broadcasts work on host memory, so they run before the move to the device.
-  dist::broadcast_module(*comm, *net);
-  dist::broadcast_optimizer_state(*comm, opt);
-  net->to(device);
-  move_optimizer_state(opt, device);
+  Loaders loaders = open_loaders(cfg, *comm);
+  const LrSchedule schedule{cfg.lr, cfg.warmup_steps, loaders.total_steps, cfg.poly_power};
+  LoopState st;
+  st.progress = start_point(cfg, layout, *comm, net, opt, compute.device);
   // CUDA parameters make the synchronizer reduce with NCCL (bootstrapped over this communicator).
   dist::GradientSynchronizer sync(*comm, net->parameters(), dist::kDefaultFusionThresholdBytes);
-  const ScnnLoss loss_fn(cfg.model.num_classes, cfg.background_weight, cfg.exist_weight, device);
-  data::DeviceLoader batches(train_loader, device);
-
+  const ScnnLoss loss_fn(cfg.model.num_classes, cfg.background_weight, cfg.exist_weight, compute.device);
+  data::DeviceLoader batches(*loaders.train, compute.device);
   std::unique_ptr<MetricsLog> metrics;
+  if (lead) metrics = std::make_unique<MetricsLog>(layout.metrics(), cfg.resume ? st.progress.step : -1);
+
+  const Run run{cfg, *comm, lead, net, opt, {cfg.model, cfg.crop_top}, settings_record(cfg), layout,
+                metrics.get(), loaders.total_steps, Clock::now(), st.progress.step};
+  if (lead) announce(run, compute, *loaders.train, loaders.per_epoch);
+  EpochBatches epoch(batches, loaders.per_epoch);
+  LogWindow window(compute.device, run.start);
+  st.lr = schedule.at(st.progress.step);
+  const Ending ending = train_loop(run, {schedule, loss_fn, sync, amp}, epoch, loaders.val.get(), window, st);
+  wind_up(run, ending, loaders.val.get(), window, st);
+
+  const TrainingResult result{layout, st.progress.step, st.last_loss, st.progress.best_accuracy};
   if (lead) {
-    metrics = std::make_unique<MetricsLog>(result.metrics_file, cfg.resume ? progress.step : -1);
-    std::cout << fmt::format(
-        "scnn-train: model {} ({} parameters, {}x{}, {} classes), {} frames, {} rank(s), {} batches/epoch, "
-        "{} steps, {} {}{}{}\n",
-        cfg.model_name, net->parameter_count(), cfg.model.input_height, cfg.model.input_width,
-        cfg.model.num_classes, train_loader.dataset_size(), comm->size(), per_epoch, total_steps,
-        device_choice.describe(), precision_name(precision),
-        device_choice.kind == DeviceKind::kCuda ? fmt::format(" ({})", math.describe()) : "",
-        cfg.resume ? fmt::format(", resuming at step {}", progress.step) : "");
-  }
-
-  const Run run{cfg, *comm, lead, net, opt, {cfg.model, cfg.crop_top}, result.latest_checkpoint,
-                best_path, metrics.get(), total_steps};
-  EpochBatches epoch(batches, per_epoch);
-  const auto start = Clock::now();
-  const int64_t first_step = progress.step;
-  LogWindow window(device, start);
-  int64_t validated_at = -1;  // the step of the last validation
-  double lr = schedule.at(progress.step);
-  double last_loss = 0;
-  Ending ending = Ending::kNone;
-
-  net->train();
-  for (;;) {
-    // 1. Stop?
-    ending = ending_now(cfg, progress, total_steps, epoch.over(progress));
-    if (ending == Ending::kPreempted) break;
-    // 2. End of an epoch: count it and validate.
-    if (epoch.over(progress)) {
-      epoch.close(progress);
-      if (val_loader) {
-        validate_now(run, *val_loader, progress);
-        validated_at = progress.step;
-      }
-    }
-    if (ending == Ending::kFinished) break;
-    // 3. The next batch (on the device; its host target gives the loss normaliser). None left:
-    // the epoch is over (a shard shorter than --batch-size × batches/epoch), closed by 2.
-    const auto next = epoch.next(progress);
-    if (!next) continue;
-    const auto& batch = next->batch;
-    // 4. The step.
-    lr = schedule.at(progress.step);
-    set_lr(opt, lr);
-    const double normaliser = global_seg_normaliser(loss_fn, *comm, next->host_seg);
-    const LossParts loss = train_step(net, opt, loss_fn, sync, *comm, amp, batch.images, batch.seg, batch.exist,
-                                      normaliser);
-    ++progress.step;
-    ++progress.batch_in_epoch;
-    window.add(loss, batch.images.size(0) * comm->size());
-    // 5. Log every --log-every steps and at the last step (the only place that reads the loss).
-    if (progress.step % cfg.log_every == 0 || progress.step == total_steps)
-      last_loss = log_progress(run, window, progress, lr, start, first_step);
-    // 6. Checkpoint.
-    if (progress.step % cfg.checkpoint_every == 0) save_latest(run, progress);
-  }
-  // A finished run validates its final weights once more unless step 2 just did: a step budget
-  // (--max-steps) that ends inside an epoch leaves that epoch unclosed and unvalidated, and the
-  // best checkpoint and the last validation line must describe the weights the run ends with.
-  // A preempted run does not: the resumed run validates when it closes the epoch.
-  if (ending == Ending::kFinished && val_loader && validated_at != progress.step)
-    validate_now(run, *val_loader, progress);
-  // The last partial log window: a preempted run's, or a run whose last epoch ran out of batches.
-  if (window.steps() > 0) last_loss = log_progress(run, window, progress, lr, start, first_step);
-
-  // Final checkpoint, curves, then the end-of-training hook (rank 0 only).
-  const bool stopped = ending == Ending::kPreempted;
-  save_latest(run, progress);
-  result.steps = progress.step;
-  result.final_loss = last_loss;
-  result.best_accuracy = progress.best_accuracy;
-  if (lead) {
-    if (progress.best_accuracy >= 0) result.best_checkpoint = best_path;
-    plot_training_curves(result.curves_png, read_curves(result.metrics_file));
-    if (train_loader.skipped_images() > 0)
-      std::cout << fmt::format("skipped {} unreadable images\n", train_loader.skipped_images());
-    if (amp.scaler && amp.scaler->skipped_steps() > 0)
-      std::cout << fmt::format("fp16: {} step(s) skipped for non-finite gradients, loss scale {}\n",
-                               amp.scaler->skipped_steps(), amp.scaler->current_scale());
-    std::cout << fmt::format("{} at step {}: checkpoint {}, metrics {}, curves {}\n",
-                             stopped ? "stopped" : "finished", progress.step, result.latest_checkpoint.string(),
-                             result.metrics_file.string(), result.curves_png.string());
-    if (!stopped) after_training(cfg, result);
+    plot_training_curves(layout.curves(), read_curves(layout.metrics()));
+    report(run, ending == Ending::kPreempted, st.progress.step, loaders.train->skipped_images(), amp);
+    if (ending == Ending::kFinished && end_of_training) end_of_training(cfg, result);
   }
   comm->barrier();
   return result;

@@ -7,29 +7,14 @@
 #include <opencv2/imgproc.hpp>
 
 #include "common/error.h"
-#include "train/data/pipeline.h"
 
 namespace lane::data {
 namespace {
 
 PipelineOptions pipeline_options(const LoaderOptions& o) {
   if (o.batch_size < 1) throw UsageError(fmt::format("batch_size is {}; it must be at least 1", o.batch_size));
-  PipelineOptions p;
-  p.data_dir = o.data_dir;
-  p.label_files = o.label_files;
-  p.input_height = o.input_height;
-  p.input_width = o.input_width;
-  p.crop_top = o.crop_top;
-  p.lane_slots = o.lane_slots;
-  p.augment = o.augment;
-  p.shuffle = o.shuffle;
-  p.seed = o.seed;
-  p.rank = o.rank;
-  p.world_size = o.world_size;
-  p.use_workers = o.use_workers;
-  p.num_workers = o.num_workers;
+  PipelineOptions p = o.pipeline;
   p.queue_capacity = size_t(2 * o.batch_size);  // one batch being consumed, one being prepared
-  p.skip_bad = o.skip_bad;
   return p;
 }
 
@@ -63,8 +48,9 @@ std::optional<Batch> TusimpleLoader::next() {
   if (samples.empty()) return std::nullopt;
   if (options_.drop_last && int(samples.size()) < options_.batch_size) return std::nullopt;
 
-  const int64_t b = int64_t(samples.size()), h = options_.input_height, w = options_.input_width;
-  const int64_t slots = options_.lane_slots;
+  const PipelineOptions& p = options_.pipeline;
+  const int64_t b = int64_t(samples.size()), h = p.input_height, w = p.input_width;
+  const int64_t slots = p.lane_slots;
   Batch batch;
   batch.images = torch::empty({b, 3, h, w}, torch::kFloat32);
   auto seg_u8 = torch::empty({b, h, w}, torch::kUInt8);

@@ -13,27 +13,17 @@
 #include <opencv2/core.hpp>
 #include <torch/torch.h>
 
+#include "train/data/pipeline.h"
 #include "train/data/tusimple_labels.h"
 
 namespace lane::data {
 
-class SamplePipeline;  // train/data/pipeline.h
-
+// The sample pipeline's options plus batching; the loader sets pipeline.queue_capacity to two
+// batches (one being consumed, one being prepared).
 struct LoaderOptions {
-  std::filesystem::path data_dir;          // root holding clips/ and the label files
-  std::vector<std::string> label_files;    // relative to data_dir (e.g. "label_data_0313.json")
-  int input_height = 368, input_width = 640;
-  int crop_top = 0;                        // rows of the 720-row frame dropped before resizing
-  int lane_slots = 6;                      // 6 -> 7 classes; 4 -> 5 classes
-  bool augment = false;
+  PipelineOptions pipeline;
   int batch_size = 8;
-  bool shuffle = true;
   bool drop_last = true;
-  uint64_t seed = 0;
-  int rank = 0, world_size = 1;
-  bool use_workers = false;
-  int num_workers = 4;
-  bool skip_bad = false;
 };
 
 struct Batch {
