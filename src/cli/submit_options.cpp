@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -196,7 +195,7 @@ namespace {
   opts.tty = spec.tty;
   int code = backend.attach(spec.name, spec.project, opts, ctx.out, ctx.err);
   ctx.out.flush();
-  std::exit(code);
+  throw CommandExit(code);
 }
 
 }  // namespace
