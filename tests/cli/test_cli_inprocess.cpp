@@ -61,7 +61,7 @@ TEST_CASE("in-process: describe job, and a job that does not exist") {
         "use -p <project-name>.\n");
 }
 
-TEST_CASE("in-process: delete jobs; a missing one fails the command after the others") {
+TEST_CASE("in-process: delete jobs, and a missing one fails the command after the others") {
   FakeBackend b;
   b.add_job("default", "a", JobStatus::kRunning, 1);
   b.add_job("default", "b", JobStatus::kRunning, 1);
@@ -128,7 +128,7 @@ TEST_CASE("in-process: exec and attach end with the job's exit code, carried as 
   CHECK(r.err == "");
 }
 
-TEST_CASE("in-process: --help goes to the given output stream; a verb typo is a usage error") {
+TEST_CASE("in-process: --help goes to the given output stream, and a verb typo is a usage error") {
   FakeBackend b;
   auto r = run(b, {"--help"});
   CHECK(r.code == 0);

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <set>
 
-#include "cli/lanectl_runner.h"
+#include "support/lanectl_runner.h"
 #include "submit/local/local_backend.h"
 
 using lane::test::Lanectl;

@@ -4,7 +4,7 @@
 
 #include <unistd.h>
 
-#include "cli/lanectl_runner.h"
+#include "support/lanectl_runner.h"
 
 using lane::test::Lanectl;
 
