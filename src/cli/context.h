@@ -67,12 +67,14 @@ class CliContext {
   // namespace runai-P), else "default". Validated as DNS-1123.
   std::string project(const std::string& flag_value);
 
+  // The command's streams (run_cli's). A job's own stdin and terminal (attach -i, exec, bash)
+  // are the process's, which the backend hands to the job directly.
   std::istream& in;
   std::ostream& out;
   std::ostream& err;
   std::vector<std::string> argv;  // the full command line (describe: COMMAND LINE)
 
-  // Split off before CLI11 parses (see split_command_line in main.cpp): the words after the
+  // Split off before CLI11 parses (see split_command_line in verbs.h, called by run_cli): the words after the
   // first `--`, and the two spellings of --command (flag form vs. the older `--command CMD`).
   std::vector<std::string> after_dash;
   bool has_dash = false;

@@ -1,5 +1,4 @@
 // lanectl exec JOB -- CMD ARGS...: run a command in a running job's environment.
-
 #include "cli/context.h"
 #include "common/error.h"
 
