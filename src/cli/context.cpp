@@ -1,6 +1,7 @@
 #include "cli/context.h"
 
-#include <iostream>
+#include <ostream>
+#include <utility>
 
 #include "common/error.h"
 #include "common/yaml_output.h"
@@ -24,12 +25,13 @@ void print_document(std::ostream& out, const nlohmann::json& doc, OutputFormat f
   }
 }
 
-CliContext::CliContext() : out(std::cout), err(std::cerr) {}
+CliContext::CliContext(std::istream& in_, std::ostream& out_, std::ostream& err_, BackendOpener opener)
+    : in(in_), out(out_), err(err_), opener_(std::move(opener)) {}
 CliContext::~CliContext() = default;
 
 const submit::BackendConfig& CliContext::config() {
   if (!config_) {
-    config_ = submit::load_backend_config();
+    config_ = opener_.load_config();
     config_->kube_context = kube_context;
     config_->kubeconfig = kubeconfig;
   }
@@ -41,7 +43,7 @@ submit::Backend& CliContext::backend() {
     if (config().kind == "local" && (!kube_context.empty() || !kubeconfig.empty()))
       err << "warning: --context and --kubeconfig choose the Kubernetes cluster; the local backend ignores them "
              "(`lanectl config backend kubernetes` uses them)\n";
-    backend_ = submit::open_backend(config(), &err);
+    backend_ = opener_.open(config(), &err);
   }
   return *backend_;
 }

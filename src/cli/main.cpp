@@ -1,72 +1,12 @@
 // lanectl: submit and manage lane-detection training jobs, Run:AI style.
 #include <iostream>
 
-#include <CLI/CLI.hpp>
-
-#include "cli/context.h"
-#include "cli/parse_errors.h"
-#include "cli/verbs.h"
-#include "common/error.h"
-#include "lane/version.h"
+#include "cli/run_cli.h"
 #include "submit/factory/factory.h"
 
 int main(int argc, char** argv) {
   // Hidden verbs of a backend (the local job supervisor, MPI rank wrapper): not user commands.
   if (int code = lane::submit::run_internal_verb(argc, argv); code >= 0) return code;
-
-  lane::cli::CliContext ctx;
-  ctx.argv.assign(argv, argv + argc);
-  ctx.argv[0] = "lanectl";
-
-  CLI::App app{"lanectl: run distributed lane-detection training on Kubernetes or on this machine"};
-  app.name("lanectl");
-  app.set_version_flag("--version", std::string("lanectl ") + lane::kVersion + " (" + lane::kGitRevision + ")");
-  app.require_subcommand(1);
-  // Global flags, as kubectl has them: split_command_line takes them from anywhere before `--`
-  // (CLI11 never sees them); registered here so that `lanectl --help` lists them.
-  app.add_option("--context", ctx.kube_context,
-                 "Kubernetes backend: the kubeconfig context to use (default: its current-context)");
-  app.add_option("--kubeconfig", ctx.kubeconfig,
-                 "Kubernetes backend: the kubeconfig file to use (default: $KUBECONFIG, else ~/.kube/config)");
-  using namespace lane::cli;
-  add_submit_command(app, ctx);
-  add_submit_mpi_command(app, ctx);
-  add_list_command(app, ctx);
-  add_describe_command(app, ctx);
-  add_logs_command(app, ctx);
-  add_delete_command(app, ctx);
-  add_exec_command(app, ctx);
-  add_bash_command(app, ctx);
-  add_config_command(app, ctx);
-  add_project_command(app, ctx);
-  add_cluster_command(app, ctx);
-  add_snapshot_command(app, ctx);
-  add_restore_command(app, ctx);
-  add_lineage_command(app, ctx);
-  add_volume_command(app, ctx);
-  add_attach_command(app, ctx);
-  add_suspend_commands(app, ctx);
-  add_top_command(app, ctx);
-  add_whoami_command(app, ctx);
-  add_version_command(app, ctx);
-  add_dashboard_command(app, ctx);
-  add_completion_command(app, ctx);
-
-  std::vector<std::string> args;  // what CLI11 parses, in command-line order, without argv[0]
-  try {
-    std::vector<std::string> kept = split_command_line(ctx.argv, ctx);
-    args.assign(kept.begin() + 1, kept.end());
-    app.parse(std::vector<std::string>(args.rbegin(), args.rend()));  // CLI11 wants them reversed
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::cerr << "lanectl: error: " << parse_error_message(app, e, args) << "\n";
-    return static_cast<int>(lane::ExitCode::kUsage);
-  } catch (const lane::Error& e) {
-    std::cerr << "lanectl: error: " << e.what() << "\n";
-    return static_cast<int>(e.code());
-  } catch (const std::exception& e) {
-    std::cerr << "lanectl: error: " << e.what() << "\n";
-    return static_cast<int>(lane::ExitCode::kFailure);
-  }
-  return 0;
+  const lane::cli::BackendOpener factory{lane::submit::load_backend_config, lane::submit::open_backend};
+  return lane::cli::run_cli(std::vector<std::string>(argv, argv + argc), std::cin, std::cout, std::cerr, factory);
 }

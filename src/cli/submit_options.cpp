@@ -196,7 +196,7 @@ namespace {
   opts.tty = spec.tty;
   int code = backend.attach(spec.name, spec.project, opts, ctx.out, ctx.err);
   ctx.out.flush();
-  std::exit(code);
+  throw CommandExit(code);
 }
 
 }  // namespace

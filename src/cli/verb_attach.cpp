@@ -1,8 +1,6 @@
 // lanectl attach JOB: wait for the job to run, print its output as it arrives until it ends,
 // and exit with its exit code. Kubernetes: pods/attach to the chief pod (-i sends stdin, -t asks
 // for a terminal); local: the job's output log is followed (a local job's stdin is /dev/null).
-#include <cstdlib>
-
 #include "cli/context.h"
 #include "cli/verbs.h"
 #include "common/error.h"
@@ -32,7 +30,7 @@ void add_attach_command(CLI::App& app, CliContext& ctx) {
     opts.tty = o->tty;
     int code = ctx.jobs().attach(o->name, ctx.project(o->project), opts, ctx.out, ctx.err);
     ctx.out.flush();
-    std::exit(code);
+    throw CommandExit(code);
   });
 }
 

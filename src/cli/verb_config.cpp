@@ -5,6 +5,7 @@
 #include "cli/verbs.h"
 #include "common/error.h"
 #include "submit/core/validate.h"
+#include "submit/factory/factory.h"
 
 namespace lane::cli {
 

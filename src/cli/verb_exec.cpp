@@ -1,6 +1,4 @@
 // lanectl exec JOB -- CMD ARGS...: run a command in a running job's environment.
-#include <cstdlib>
-
 #include "cli/context.h"
 #include "common/error.h"
 
@@ -16,12 +14,12 @@ struct ExecOptions {
 
 }  // namespace
 
-// Shared with `bash`: exits the process with the command's exit code.
+// Shared with `bash`: ends lanectl with the command's exit code.
 void run_in_job(const std::string& name, const std::string& project_flag, const std::vector<std::string>& argv,
                 bool tty, const std::string& pod, CliContext& ctx) {
   int code = ctx.jobs().exec(name, ctx.project(project_flag), argv, tty, pod, ctx.out, ctx.err);
   ctx.out.flush();
-  std::exit(code);
+  throw CommandExit(code);
 }
 
 void add_exec_command(CLI::App& app, CliContext& ctx) {

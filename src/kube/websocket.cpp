@@ -1,6 +1,5 @@
 #include "kube/websocket.h"
 
-#include <curl/curl.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
@@ -15,7 +14,6 @@
 #include "common/error.h"
 #include "kube/api_error.h"
 #include "net/http.h"
-#include "net/tls.h"
 
 namespace lane::kube {
 namespace {
@@ -132,25 +130,11 @@ std::optional<WsMessage> WsFrameDecoder::next() {
 WebSocket::WebSocket(const Connection& connection, const Credential& credential, const std::string& path,
                      const std::vector<std::string>& protocols, const std::string& context)
     : context_(context) {
-  net::init_curl_once();
-  CURL* c = curl_easy_init();
-  if (!c) throw Error("libcurl: cannot create a handle");
-  curl_.reset(c);
   const auto [authority, prefix] = split_server(connection.server);
-  curl_easy_setopt(c, CURLOPT_URL, connection.server.c_str());
-  curl_easy_setopt(c, CURLOPT_CONNECT_ONLY, 1L);
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  net::apply_tls(c, tls_options(connection, credential));
-  if (CURLcode rc = curl_easy_perform(c); rc != CURLE_OK) {
-    throw TransportError(fmt::format("{}: cannot connect to {}: {}", context, connection.server,
-                                     curl_easy_strerror(rc)),
-                         false);
-  }
-  curl_socket_t sock = CURL_SOCKET_BAD;
-  curl_easy_getinfo(c, CURLINFO_ACTIVESOCKET, &sock);
-  fd_ = static_cast<int>(sock);
+  const std::string failed = connection_.connect(connection.server, tls_options(connection, credential), 10);
+  if (!failed.empty())
+    throw TransportError(fmt::format("{}: cannot connect to {}: {}", context, connection.server, failed), false);
+  fd_ = connection_.socket();
 
   unsigned char nonce[16];
   RAND_bytes(nonce, sizeof nonce);
@@ -207,32 +191,28 @@ WebSocket::WebSocket(const Connection& connection, const Credential& credential,
   decoder_.feed(rest);
 }
 
-void WebSocket::CurlCleanup::operator()(void* curl) const { curl_easy_cleanup(static_cast<CURL*>(curl)); }
-
 WebSocket::~WebSocket() = default;
 
 void WebSocket::send_raw(std::string_view bytes) {
   while (!bytes.empty()) {
-    size_t sent = 0;
-    const CURLcode rc = curl_easy_send(static_cast<CURL*>(curl_.get()), bytes.data(), bytes.size(), &sent);
-    if (rc == CURLE_AGAIN) {
+    const auto io = connection_.send(bytes);
+    if (io.again) {
       wait_socket(fd_, POLLOUT, 1000);
       continue;
     }
-    if (rc != CURLE_OK) throw TransportError(fmt::format("{}: send failed: {}", context_, curl_easy_strerror(rc)), true);
-    bytes.remove_prefix(sent);
+    if (!io.error.empty()) throw TransportError(fmt::format("{}: send failed: {}", context_, io.error), true);
+    bytes.remove_prefix(io.bytes);
   }
 }
 
 size_t WebSocket::recv_some(char* buf, size_t size) {
-  size_t got = 0;
-  const CURLcode rc = curl_easy_recv(static_cast<CURL*>(curl_.get()), buf, size, &got);
-  if (rc == CURLE_AGAIN) return 0;
-  if (rc != CURLE_OK || got == 0) {
+  const auto io = connection_.receive(buf, size);
+  if (io.again) return 0;
+  if (!io.error.empty() || io.bytes == 0) {
     closed_ = true;
     return 0;
   }
-  return got;
+  return io.bytes;
 }
 
 void WebSocket::send(WsOpcode op, std::string_view payload) {

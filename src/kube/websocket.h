@@ -1,10 +1,9 @@
 #pragma once
 // A WebSocket client (RFC 6455) for the API server's streaming subresources (pods/exec).
-// libcurl 7.88 has no ws:// support, so the connection is libcurl's CONNECT_ONLY socket (TCP
-// and the same TLS and credentials as every other request) and the upgrade and the framing
-// are done here. Client frames are always masked, as the RFC requires.
+// libcurl 7.88 has no ws:// support, so the connection is lane_net's RawConnection (libcurl's
+// CONNECT_ONLY socket: TCP and the same TLS and credentials as every other request) and the
+// upgrade and the framing are done here. Client frames are always masked, as the RFC requires.
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +11,7 @@
 
 #include "kube/credentials.h"
 #include "kube/kubeconfig.h"
+#include "net/transport.h"
 
 namespace lane::kube {
 
@@ -68,11 +68,8 @@ class WebSocket {
   void send_raw(std::string_view bytes);
   size_t recv_some(char* buf, size_t size);  // 0: nothing now (or end of stream: closed_)
 
-  struct CurlCleanup {
-    void operator()(void* curl) const;
-  };
-  // Owned by a member, so a constructor that throws (a refused upgrade) still cleans it up.
-  std::unique_ptr<void, CurlCleanup> curl_;  // CURL*
+  // A member, so a constructor that throws (a refused upgrade) still closes it.
+  net::RawConnection connection_;
   int fd_ = -1;
   std::string protocol_;
   std::string context_;

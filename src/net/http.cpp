@@ -12,6 +12,21 @@ std::string Response::header(const std::string& name) const {
 
 bool idempotent(const std::string& method) { return method != "POST"; }
 
+std::string url_escape(const std::string& text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if ((c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '-' || c == '.' || c == '_' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 0x0F]);
+    }
+  }
+  return out;
+}
+
 std::optional<std::pair<std::string, std::string>> parse_header_line(std::string_view line) {
   const auto colon = line.find(':');
   if (colon == std::string_view::npos) return std::nullopt;

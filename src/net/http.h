@@ -23,13 +23,19 @@ struct Request {
   std::string url;                // absolute: scheme, host, path and query
   std::string body;               // sent with Content-Type when non-empty or for POST/PUT/PATCH
   std::string content_type = "application/json";
+  std::string accept = "application/json";
   std::string bearer_token;       // empty: no Authorization header. Never logged.
   std::vector<std::string> headers;  // further "Name: value" lines
-  long timeout_s = 60;            // whole transfer; 0 = none (followed logs, watches)
+  long timeout_s = 60;            // whole transfer; 0 = none (followed logs, watches, downloads)
   long connect_timeout_s = 10;
+  long stall_timeout_s = 0;       // fail when under 1 byte/s for this long; 0 = never
+  bool follow_redirects = false;  // http(s) redirects only
   // When set, a 2xx body is handed over in chunks as it arrives instead of being collected.
   // Returning false stops the transfer.
   std::function<bool(std::string_view)> on_data;
+  // With on_data: called once before the first chunk with the status and headers of the answer
+  // being streamed. Returning false stops the transfer.
+  std::function<bool(const Response&)> on_head;
 };
 
 // Outcome of one attempt: either an HTTP answer or a transport failure.
@@ -42,10 +48,14 @@ struct Outcome {
   bool stopped_by_callback = false;
   bool streamed_any = false;      // on_data saw part of the body: a retry would repeat it
   std::string error;              // curl's message for transport failures
+  std::string detail;             // curl's specific account of it (host, port, bytes missing)
 };
 
 // Methods whose repetition cannot change the result (everything but POST).
 bool idempotent(const std::string& method);
+
+// `text` percent-encoded for a URL query or form value (RFC 3986 unreserved characters kept).
+std::string url_escape(const std::string& text);
 
 // One "Name: value" header line: the name lower-cased, the value without surrounding
 // whitespace; nullopt for a line that is not a header (the status line, the blank line).

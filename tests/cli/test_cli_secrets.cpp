@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "common/secrets.h"
-#include "lanectl_runner.h"
+#include "support/lanectl_runner.h"
 
 using lane::test::Lanectl;
 

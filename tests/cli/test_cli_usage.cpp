@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/lanectl_runner.h"
+#include "support/lanectl_runner.h"
 
 using lane::test::Lanectl;
 

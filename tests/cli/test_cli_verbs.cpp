@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "cli/lanectl_runner.h"
+#include "support/lanectl_runner.h"
 #include "lane/version.h"
 
 using lane::test::Lanectl;

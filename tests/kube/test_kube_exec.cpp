@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "fake_server.h"
-#include "lanectl_runner.h"
+#include "support/lanectl_runner.h"
 #include "kube/kube_client.h"
 #include "kube/websocket.h"
 #include "test_paths.h"
@@ -28,16 +28,16 @@ std::string bytes(std::initializer_list<int> values) {
   return s;
 }
 
-using Cli = lane::test::LanectlRunner;
+using Cli = lane::test::Lanectl;
 
 // A project with one running Train job ("work").
 void submit_job(Cli& cli) {
-  auto r = cli.run("project create exec-p --gpu-quota 1");
+  auto r = cli.run_shell("project create exec-p --gpu-quota 1");
   INFO(r.out);
-  REQUIRE(r.rc == 0);
-  r = cli.run("submit --name work -p exec-p --image busybox --command -- sleep 3600");
+  REQUIRE(r.code == 0);
+  r = cli.run_shell("submit --name work -p exec-p --image busybox --command -- sleep 3600");
   INFO(r.out);
-  REQUIRE(r.rc == 0);
+  REQUIRE(r.code == 0);
 }
 
 }  // namespace
@@ -106,46 +106,46 @@ TEST_CASE("websocket: protocol violations by the server are errors") {
 
 TEST_CASE("kube exec: stdout, stdin, stderr and exit codes through lanectl") {
   lane::test::FakeApiServer server;
-  Cli cli(server);
+  Cli cli(server.url());
   submit_job(cli);
 
-  auto r = cli.run("exec work -p exec-p -- echo hello 'from the pod'");
+  auto r = cli.run_shell("exec work -p exec-p -- echo hello 'from the pod'");
   INFO(r.out);
-  CHECK(r.rc == 0);
+  CHECK(r.code == 0);
   CHECK(r.out == "hello from the pod\n");
 
   // A pipe on stdin is sent (v5 closes stdin at its end, which ends cat).
-  r = cli.run("exec work -p exec-p -- cat", "line one\\nline two\\n");
+  r = cli.run_shell("exec work -p exec-p -- cat", "line one\\nline two\\n");
   INFO(r.out);
-  CHECK(r.rc == 0);
+  CHECK(r.code == 0);
   CHECK(r.out == "line one\nline two\n");
 
-  r = cli.run("exec work -p exec-p -- sh -c 'echo to stdout; echo to stderr >&2; exit 3'");
+  r = cli.run_shell("exec work -p exec-p -- sh -c 'echo to stdout; echo to stderr >&2; exit 3'");
   INFO(r.out);
-  CHECK(r.rc == 3);
+  CHECK(r.code == 3);
   CHECK(r.out.find("to stdout\n") != std::string::npos);
   CHECK(r.out.find("to stderr\n") != std::string::npos);
 
-  r = cli.run("exec work -p exec-p -- no-such-binary");
+  r = cli.run_shell("exec work -p exec-p -- no-such-binary");
   INFO(r.out);
-  CHECK(r.rc == 1);
+  CHECK(r.code == 1);
   CHECK(r.out.find("executable file not found") != std::string::npos);
 
   // A connection that ends without the Status is an error, never a silent success.
-  r = cli.run("exec work -p exec-p -- drop-connection");
+  r = cli.run_shell("exec work -p exec-p -- drop-connection");
   INFO(r.out);
-  CHECK(r.rc == 1);
+  CHECK(r.code == 1);
   CHECK(r.out.find("partial output") != std::string::npos);
   CHECK(r.out.find("ended before the command's exit status") != std::string::npos);
 
-  r = cli.run("exec missing-job -p exec-p -- echo x");
+  r = cli.run_shell("exec missing-job -p exec-p -- echo x");
   INFO(r.out);
-  CHECK(r.rc == 1);
+  CHECK(r.code == 1);
   CHECK(r.out.find("'missing-job' does not exist") != std::string::npos);
 
-  r = cli.run("exec work -p exec-p --pod no-such-pod -- echo x");
+  r = cli.run_shell("exec work -p exec-p --pod no-such-pod -- echo x");
   INFO(r.out);
-  CHECK(r.rc == 1);
+  CHECK(r.code == 1);
   CHECK(r.out.find("no-such-pod") != std::string::npos);
 
   // One command= per word, stdin only when there is input to send.
@@ -162,20 +162,20 @@ TEST_CASE("kube exec: falls back to v4.channel.k8s.io, and sends the bearer toke
   options.token = "s3cr3t-exec-token";
   lane::test::FakeApiServer server(options);
   server.control("/_test/settings", {{"exec_protocols", {"v4.channel.k8s.io"}}});
-  Cli cli(server, options.token);
+  Cli cli(server.url(), options.token);
   submit_job(cli);
-  auto r = cli.run("exec work -p exec-p -- echo spoken over v4");
+  auto r = cli.run_shell("exec work -p exec-p -- echo spoken over v4");
   INFO(r.out);
-  CHECK(r.rc == 0);
+  CHECK(r.code == 0);
   CHECK(r.out == "spoken over v4\n");
-  r = cli.run("exec work -p exec-p -- sh -c 'exit 7'");
-  CHECK(r.rc == 7);
+  r = cli.run_shell("exec work -p exec-p -- sh -c 'exit 7'");
+  CHECK(r.code == 7);
   CHECK(r.out.find(options.token) == std::string::npos);
 
   server.control("/_test/settings", {{"exec_protocols", {"v3.channel.k8s.io"}}});
-  r = cli.run("exec work -p exec-p -- echo x");
+  r = cli.run_shell("exec work -p exec-p -- echo x");
   INFO(r.out);
-  CHECK(r.rc == 1);
+  CHECK(r.code == 1);
   CHECK(r.out.find("subprotocols") != std::string::npos);
   CHECK(r.out.find(options.token) == std::string::npos);
 }

@@ -9,7 +9,7 @@
 
 #include "common/error.h"
 #include "fake_server.h"
-#include "lanectl_runner.h"
+#include "support/lanectl_runner.h"
 #include "kube/api_error.h"
 #include "kube/kube_client.h"
 #include "kube/kubeconfig.h"
@@ -38,24 +38,24 @@ int count_requests(const Json& requests, const std::string& method, const std::s
 
 TEST_CASE("kube safety: secret -e values are masked in annotations and output, the pod gets them") {
   lane::test::FakeApiServer server;
-  lane::test::LanectlRunner cli(server);
-  REQUIRE(cli.run("project create team --gpu-quota 2").rc == 0);
+  lane::test::Lanectl cli(server.url());
+  REQUIRE(cli.run_shell("project create team --gpu-quota 2").code == 0);
   const std::string submit =
       "submit --name secretive -p team --image busybox -e API_TOKEN=s3cr3t-api-token "
       "-e AZURE_CLIENT_SECRET=az-client-s3cr3t --environment=DB_PASSWORD=db-pa55word -e PLAIN=visible-value "
       "-e HF_TOKEN=SECRET:hf,token";
   const std::string command = " --command -- sh -c 'echo $API_TOKEN'";
-  auto dry = cli.run(submit + " --dry-run -o yaml" + command);
+  auto dry = cli.run_shell(submit + " --dry-run -o yaml" + command);
   INFO(dry.out);
-  REQUIRE(dry.rc == 0);
+  REQUIRE(dry.code == 0);
   check_no_secret(dry.out, "--dry-run -o yaml");
   CHECK(dry.out.find("****") != std::string::npos);
   CHECK(dry.out.find("visible-value") != std::string::npos);
   CHECK(dry.out.find("SECRET:<secret-name>,<key>") != std::string::npos);  // the advice (stderr)
 
-  auto r = cli.run(submit + command);
+  auto r = cli.run_shell(submit + command);
   INFO(r.out);
-  REQUIRE(r.rc == 0);
+  REQUIRE(r.code == 0);
   lane::kube::KubeClient client(server.connection());
   Json job = client.get(res::kJob, "runai-team", "secretive");
   const Json& annotations = job["metadata"]["annotations"];
@@ -70,31 +70,31 @@ TEST_CASE("kube safety: secret -e values are masked in annotations and output, t
   CHECK(env["HF_TOKEN"]["valueFrom"]["secretKeyRef"] == Json{{"name", "hf"}, {"key", "token"}});
 
   for (const char* out : {"", " -o json", " -o yaml"}) {
-    auto d = cli.run(std::string("describe job secretive -p team") + out);
-    REQUIRE(d.rc == 0);
+    auto d = cli.run_shell(std::string("describe job secretive -p team") + out);
+    REQUIRE(d.code == 0);
     check_no_secret(d.out, std::string("describe") + out);
   }
 }
 
 TEST_CASE("kube safety: snapshot create --pvc X -p other uses the namespace of project other") {
   lane::test::FakeApiServer server;
-  lane::test::LanectlRunner cli(server);
-  REQUIRE(cli.run("project create home --gpu-quota 1").rc == 0);
-  REQUIRE(cli.run("project create other --gpu-quota 1").rc == 0);
-  REQUIRE(cli.run("config project home").rc == 0);
+  lane::test::Lanectl cli(server.url());
+  REQUIRE(cli.run_shell("project create home --gpu-quota 1").code == 0);
+  REQUIRE(cli.run_shell("project create other --gpu-quota 1").code == 0);
+  REQUIRE(cli.run_shell("config project home").code == 0);
   lane::kube::KubeClient client(server.connection());
   client.create(res::kPvc, "runai-other",
                 {{"apiVersion", "v1"},
                  {"kind", "PersistentVolumeClaim"},
                  {"metadata", {{"name", "pvc-data"}}},
                  {"spec", {{"accessModes", {"ReadWriteMany"}}, {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}});
-  auto r = cli.run("snapshot create --pvc pvc-data -p other --name snap-other");
+  auto r = cli.run_shell("snapshot create --pvc pvc-data -p other --name snap-other");
   INFO(r.out);
-  REQUIRE(r.rc == 0);
+  REQUIRE(r.code == 0);
   CHECK(r.out.find("runai-other") != std::string::npos);
   CHECK(client.try_get(res::kVolumeSnapshot, "runai-other", "snap-other"));
   CHECK_FALSE(client.try_get(res::kVolumeSnapshot, "runai-home", "snap-other"));
-  auto list = cli.run("snapshot list -p other");
+  auto list = cli.run_shell("snapshot list -p other");
   CHECK(list.out.find("snap-other") != std::string::npos);
 }
 

@@ -12,7 +12,7 @@
 #include <chrono>
 #include <thread>
 
-#include "cli/lanectl_runner.h"
+#include "support/lanectl_runner.h"
 #include "local_backend/state_db_util.h"
 #include "support/skip_case.h"
 

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <thread>
 
-#include "cli/lanectl_runner.h"
+#include "support/lanectl_runner.h"
 
 using lane::test::Lanectl;
 

@@ -1,7 +1,7 @@
 // submit → list → logs → describe → delete with a real command.
 #include <catch2/catch.hpp>
 
-#include "cli/lanectl_runner.h"
+#include "support/lanectl_runner.h"
 
 using lane::test::Lanectl;
 

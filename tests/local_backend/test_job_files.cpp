@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cli/lanectl_runner.h"
+#include "support/lanectl_runner.h"
 #include "submit/local/local_backend.h"
 #include "support/job_files_contract.h"
 

@@ -3,7 +3,7 @@
 
 #include <set>
 
-#include "cli/lanectl_runner.h"
+#include "support/lanectl_runner.h"
 
 using lane::test::Lanectl;
 

@@ -3,7 +3,7 @@
 // nothing locally (docs/cli.md, "Run:AI flags and their local meaning").
 #include <catch2/catch.hpp>
 
-#include "cli/lanectl_runner.h"
+#include "support/lanectl_runner.h"
 #include "local_backend/state_db_util.h"
 
 using lane::test::Lanectl;

@@ -4,7 +4,7 @@
 
 #include <unistd.h>
 
-#include "cli/lanectl_runner.h"
+#include "support/lanectl_runner.h"
 #include "support/skip_case.h"
 
 using lane::test::Lanectl;

@@ -1,7 +1,7 @@
 // The local backend drives the fair-share scheduler: quotas, preemption/resume, fractions.
 #include <catch2/catch.hpp>
 
-#include "cli/lanectl_runner.h"
+#include "support/lanectl_runner.h"
 
 using lane::test::Lanectl;
 

@@ -269,3 +269,14 @@ TEST_CASE("net redact: every occurrence of each secret becomes ****") {
   CHECK(net::redact("nothing here", {"", "zzz"}) == "nothing here");
   CHECK(net::redact("tok and key", {"tok", "key"}) == "**** and ****");
 }
+
+TEST_CASE("net redact: a URL's user information becomes ***, the rest stays") {
+  CHECK(net::redact_url("https://user:secret@mirror.example/x/y.zip") == "https://***@mirror.example/x/y.zip");
+  CHECK(net::redact_url("https://mirror.example/a@b.zip") == "https://mirror.example/a@b.zip");
+  CHECK(net::redact_url("http://127.0.0.1:8080/data") == "http://127.0.0.1:8080/data");
+}
+
+TEST_CASE("net url_escape: unreserved characters stay, everything else is percent-encoded") {
+  CHECK(net::url_escape("Az09-._~") == "Az09-._~");
+  CHECK(net::url_escape("a b&c=d/é") == "a%20b%26c%3Dd%2F%C3%A9");
+}

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/lanectl_runner.h"
+#include "support/lanectl_runner.h"
 #include "crash_util.h"
 #include "storage/tree_util.h"
 

@@ -10,28 +10,28 @@
 #include <fstream>
 
 #include "fake_server.h"
-#include "lanectl_runner.h"
+#include "support/lanectl_runner.h"
 #include "kube/kube_client.h"
 #include "test_paths.h"
 
 namespace {
 
-using Cli = lane::test::LanectlRunner;
+using Cli = lane::test::Lanectl;
 
 }  // namespace
 
 TEST_CASE("kube cli: the seed workflow with lanectl in place of runai") {
   lane::test::FakeApiServer server;
-  Cli cli(server);
-  auto r = cli.run("project create lane-detection --gpu-quota 3");
+  Cli cli(server.url());
+  auto r = cli.run_shell("project create lane-detection --gpu-quota 3");
   INFO(r.out);
-  REQUIRE(r.rc == 0);
-  REQUIRE(cli.run("config project lane-detection").rc == 0);
+  REQUIRE(r.code == 0);
+  REQUIRE(cli.run_shell("config project lane-detection").code == 0);
 
-  r = cli.run("submit --name download-tusimple-data --pvc azurenetappfiles:100Gi:/mnt "
+  r = cli.run_shell("submit --name download-tusimple-data --pvc azurenetappfiles:100Gi:/mnt "
               "--image muneer7589/download-tusimple:1.0");
   INFO(r.out);
-  REQUIRE(r.rc == 0);
+  REQUIRE(r.code == 0);
   CHECK(r.out.find("download-tusimple-data") != std::string::npos);
 
   const std::string mpi =
@@ -39,17 +39,17 @@ TEST_CASE("kube cli: the seed workflow with lanectl in place of runai") {
       "--pvc pvc-download-tusimple-data-0:/mnt --image muneer7589/dist-lane-detection:3.1 "
       "-e USE_WORKERS=\"true\" -e NUM_WORKERS=4 -e BATCH_SIZE=33 -e USE_VAL=\"false\" -e VAL_BATCH_SIZE=99 "
       "-e ENABLE_SNAPSHOT=\"true\" -e PVC_NAME=\"pvc-download-tusimple-data-0\"";
-  r = cli.run(mpi + " --dry-run -o yaml");
+  r = cli.run_shell(mpi + " --dry-run -o yaml");
   INFO(r.out);
-  REQUIRE(r.rc == 0);
+  REQUIRE(r.code == 0);
   CHECK(r.out.find("kind: MPIJob") != std::string::npos);
   CHECK(r.out.find("apiVersion: kubeflow.org/v2beta1") != std::string::npos);
   lane::kube::KubeClient client(server.connection());
   CHECK(client.list(lane::kube::resources::kMpiJob, "runai-lane-detection").items.empty());  // dry run
 
-  r = cli.run(mpi);
+  r = cli.run_shell(mpi);
   INFO(r.out);
-  REQUIRE(r.rc == 0);
+  REQUIRE(r.code == 0);
   auto job = client.get(lane::kube::resources::kMpiJob, "runai-lane-detection", "dist-lane-detection-training");
   CHECK(job["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"] == 3);
 
@@ -57,37 +57,37 @@ TEST_CASE("kube cli: the seed workflow with lanectl in place of runai") {
   for (const char* line : {"list jobs", "logs download-tusimple-data -t 10",
                            "describe job download-tusimple-data -p lane-detection", "logs dist-lane-detection-training",
                            "describe job dist-lane-detection-training -p lane-detection"}) {
-    r = cli.run(line);
+    r = cli.run_shell(line);
     INFO(line << "\n" << r.out);
-    CHECK(r.rc == 0);
+    CHECK(r.code == 0);
   }
-  r = cli.run("list");
+  r = cli.run_shell("list");
   INFO(r.out);
-  REQUIRE(r.rc == 0);
+  REQUIRE(r.code == 0);
   CHECK(r.out.find("dist-lane-detection-training") != std::string::npos);
   CHECK(r.out.find("download-tusimple-data") != std::string::npos);
   CHECK(r.out.find("Mpi") != std::string::npos);
 
-  r = cli.run("logs dist-lane-detection-training --tail 1");
+  r = cli.run_shell("logs dist-lane-detection-training --tail 1");
   INFO(r.out);
-  REQUIRE(r.rc == 0);
+  REQUIRE(r.code == 0);
   CHECK(r.out == "[1,0]<stdout>:epoch 10\n");
 
-  r = cli.run("describe job dist-lane-detection-training");
+  r = cli.run_shell("describe job dist-lane-detection-training");
   INFO(r.out);
-  CHECK(r.rc == 0);
+  CHECK(r.code == 0);
   CHECK(r.out.find("dist-lane-detection-training-worker-2") != std::string::npos);
 
   // snapshot and restore through lanectl, and the seed's own `kubectl create -f
   // restore-snapshot-pvc.yaml`, are in tests/kube/kubectl_e2e.py.
 
-  r = cli.run("submit --name x --gpu 1.5 --image busybox");
-  CHECK(r.rc == 2);  // usage error names the flag
+  r = cli.run_shell("submit --name x --gpu 1.5 --image busybox");
+  CHECK(r.code == 2);  // usage error names the flag
   CHECK(r.out.find("--gpu") != std::string::npos);
 
-  r = cli.run("delete job dist-lane-detection-training");
+  r = cli.run_shell("delete job dist-lane-detection-training");
   INFO(r.out);
-  CHECK(r.rc == 0);
+  CHECK(r.code == 0);
   CHECK_FALSE(client.try_get(lane::kube::resources::kMpiJob, "runai-lane-detection", "dist-lane-detection-training"));
 
   // The seed's retraining line on the restored claim (the claim made here as the seed's
@@ -97,26 +97,26 @@ TEST_CASE("kube cli: the seed workflow with lanectl in place of runai") {
                  {"metadata", {{"name", "restored-tusimple"}}},
                  {"spec", {{"storageClassName", "azurenetappfiles"}, {"accessModes", {"ReadWriteMany"}},
                            {"resources", {{"requests", {{"storage", "100Gi"}}}}}}}});
-  r = cli.run("submit-mpi --name dist-lane-detection-training --large-shm --processes=3 --gpu 1 "
+  r = cli.run_shell("submit-mpi --name dist-lane-detection-training --large-shm --processes=3 --gpu 1 "
               "--pvc restored-tusimple:/mnt --image muneer7589/dist-lane-detection:3.1 "
               "-e USE_WORKERS=\"true\" -e NUM_WORKERS=4 -e BATCH_SIZE=33 -e USE_VAL=\"false\" -e VAL_BATCH_SIZE=99 "
               "-e ENABLE_SNAPSHOT=\"true\" -e PVC_NAME=\"restored-tusimple\"");
   INFO(r.out);
-  REQUIRE(r.rc == 0);
+  REQUIRE(r.code == 0);
   auto again = client.get(lane::kube::resources::kMpiJob, "runai-lane-detection", "dist-lane-detection-training");
   CHECK(again.dump().find("restored-tusimple") != std::string::npos);
 
   // The Run:AI documentation's MPI example, verbatim.
-  r = cli.run("submit-mpi --name dist1 --processes=2 -g 1 -i gcr.io/run-ai-demo/quickstart-distributed:v0.3.0");
+  r = cli.run_shell("submit-mpi --name dist1 --processes=2 -g 1 -i gcr.io/run-ai-demo/quickstart-distributed:v0.3.0");
   INFO(r.out);
-  REQUIRE(r.rc == 0);
+  REQUIRE(r.code == 0);
   auto dist1 = client.get(lane::kube::resources::kMpiJob, "runai-lane-detection", "dist1");
   CHECK(dist1["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"] == 2);
 }
 
 TEST_CASE("kube cli: --kubeconfig and --context choose the cluster, before or after the verb") {
   lane::test::FakeApiServer server;
-  Cli cli(server);  // KUBECONFIG points to a kubeconfig whose only context is the test server
+  Cli cli(server.url());  // KUBECONFIG points to a kubeconfig whose only context is the test server
   // A second kubeconfig: its current context is a cluster nobody listens on; context "test" is
   // the test server.
   lane::test::TempDir dir;
@@ -128,32 +128,32 @@ TEST_CASE("kube cli: --kubeconfig and --context choose the cluster, before or af
                           "- name: down\n  context: {cluster: down, user: u}\n"
                           "- name: test\n  context: {cluster: test, user: u}\n";
   // --kubeconfig replaces $KUBECONFIG: its current context is the unreachable one.
-  auto r = cli.run("--kubeconfig " + other + " project create via-other --gpu-quota 1");
+  auto r = cli.run_shell("--kubeconfig " + other + " project create via-other --gpu-quota 1");
   INFO(r.out);
-  CHECK(r.rc == 1);
+  CHECK(r.code == 1);
   CHECK(r.out.find("127.0.0.1:1") != std::string::npos);
   // --context picks the test server's context in that file, as a global flag before the verb...
-  r = cli.run("--kubeconfig " + other + " --context test project create via-other --gpu-quota 1");
+  r = cli.run_shell("--kubeconfig " + other + " --context test project create via-other --gpu-quota 1");
   INFO(r.out);
-  CHECK(r.rc == 0);
+  CHECK(r.code == 0);
   lane::kube::KubeClient client(server.connection());
   CHECK(client.try_get(lane::kube::resources::kNamespace, "", "runai-via-other"));
   // ... or after it, in the --flag=value form too.
-  r = cli.run("project list --kubeconfig=" + other + " --context=test");
+  r = cli.run_shell("project list --kubeconfig=" + other + " --context=test");
   INFO(r.out);
-  CHECK(r.rc == 0);
+  CHECK(r.code == 0);
   CHECK(r.out.find("via-other") != std::string::npos);
   // KAI divides the cluster in the cluster: the fair share is unknown here, not 0.
-  r = cli.run("project list -o json --kubeconfig=" + other + " --context=test");
+  r = cli.run_shell("project list -o json --kubeconfig=" + other + " --context=test");
   INFO(r.out);
   CHECK(r.out.find("\"fairShare\": null") != std::string::npos);
   CHECK(r.out.find("\"fairShare\": 0") == std::string::npos);
   // A context the kubeconfig does not define, and a file that does not exist, are named.
-  r = cli.run("project list --context nosuch");
-  CHECK(r.rc != 0);
+  r = cli.run_shell("project list --context nosuch");
+  CHECK(r.code != 0);
   CHECK(r.out.find("context 'nosuch' is not defined in the kubeconfig") != std::string::npos);
-  r = cli.run("project list --kubeconfig " + (dir.path / "missing").string());
-  CHECK(r.rc == 2);
+  r = cli.run_shell("project list --kubeconfig " + (dir.path / "missing").string());
+  CHECK(r.code == 2);
   CHECK(r.out.find("--kubeconfig '" + (dir.path / "missing").string() + "': no such file") != std::string::npos);
 }
 
@@ -161,23 +161,23 @@ TEST_CASE("kube cli: --kubeconfig and --context choose the cluster, before or af
 // schema-checking test server received, the --dry-run rendering, describe, and the usage errors.
 TEST_CASE("kube cli: Run:AI flags become the Job's and MPIJob's fields") {
   lane::test::FakeApiServer server;
-  Cli cli(server);
-  REQUIRE(cli.run("project create team --gpu-quota 2").rc == 0);
+  Cli cli(server.url());
+  REQUIRE(cli.run_shell("project create team --gpu-quota 2").code == 0);
   lane::kube::KubeClient client(server.connection());
   const std::string flags =
       "submit --name shell -p team -i busybox --interactive --preemptible -t --stdin "
       "--image-pull-policy IfNotPresent --cpu 500m --cpu-limit 2 --memory 1Gi --memory-limit 2Gi --gpu-memory 4G "
       "--node-pool a100 --toleration nvidia.com/gpu:NoSchedule --toleration pool=a100:NoExecute "
       "--run-as-user --host-ipc --host-network --ttl-after-finish 1h30m";
-  auto r = cli.run(flags + " --dry-run -o json");
+  auto r = cli.run_shell(flags + " --dry-run -o json");
   INFO(r.out);
-  REQUIRE(r.rc == 0);
+  REQUIRE(r.code == 0);
   CHECK(r.out.find("\"ttlSecondsAfterFinished\": 5400") != std::string::npos);
   CHECK(r.out.find("\"imagePullPolicy\": \"IfNotPresent\"") != std::string::npos);
   CHECK_FALSE(client.try_get(lane::kube::resources::kJob, "runai-team", "shell"));  // dry run
-  r = cli.run(flags);
+  r = cli.run_shell(flags);
   INFO(r.out);
-  REQUIRE(r.rc == 0);
+  REQUIRE(r.code == 0);
   CHECK(r.out.find("note:") == std::string::npos);  // every flag has its effect on Kubernetes
   auto job = client.get(lane::kube::resources::kJob, "runai-team", "shell");
   const auto& labels = job["metadata"]["labels"];
@@ -207,21 +207,21 @@ TEST_CASE("kube cli: Run:AI flags become the Job's and MPIJob's fields") {
   CHECK_FALSE(c["resources"]["limits"].contains("nvidia.com/gpu"));
 
   // describe and list show what was recorded.
-  r = cli.run("describe job shell -p team -o json");
+  r = cli.run_shell("describe job shell -p team -o json");
   INFO(r.out);
-  REQUIRE(r.rc == 0);
+  REQUIRE(r.code == 0);
   auto doc = nlohmann::json::parse(r.out);
   CHECK(doc["spec"]["preemptibility"] == "preemptible");
   CHECK(doc["spec"]["nodePool"] == "a100");
   CHECK(doc["spec"]["gpuMemory"] == "4G");
-  r = cli.run("list -p team");
+  r = cli.run_shell("list -p team");
   CHECK(r.out.find("Interactive-Preemptible") != std::string::npos);
 
   // Training: --backoff-limit (and its old spelling), completions/parallelism, --local-image.
-  r = cli.run("submit --name hpo -p team -i busybox --local-image --backoffLimit 2 --completions 4 --parallelism 2 "
+  r = cli.run_shell("submit --name hpo -p team -i busybox --local-image --backoffLimit 2 --completions 4 --parallelism 2 "
               "--non-preemptible");
   INFO(r.out);
-  REQUIRE(r.rc == 0);
+  REQUIRE(r.code == 0);
   job = client.get(lane::kube::resources::kJob, "runai-team", "hpo");
   CHECK(job["spec"]["backoffLimit"] == 2);
   CHECK(job["spec"]["completions"] == 4);
@@ -232,10 +232,10 @@ TEST_CASE("kube cli: Run:AI flags become the Job's and MPIJob's fields") {
   CHECK_FALSE(job["spec"]["template"]["spec"]["containers"][0].contains("tty"));
 
   // MPI: --clean-pod-policy, --backoff-limit and the TTL in runPolicy; --always-pull-image.
-  r = cli.run("submit-mpi --name dist -p team -i mpi-image --processes 2 -g 1 --clean-pod-policy All "
+  r = cli.run_shell("submit-mpi --name dist -p team -i mpi-image --processes 2 -g 1 --clean-pod-policy All "
               "--backoff-limit 1 --ttl-after-finish 10m --always-pull-image --non-preemptible");
   INFO(r.out);
-  REQUIRE(r.rc == 0);
+  REQUIRE(r.code == 0);
   auto mpi = client.get(lane::kube::resources::kMpiJob, "runai-team", "dist");
   CHECK(mpi["spec"]["runPolicy"] ==
         nlohmann::json{{"cleanPodPolicy", "All"}, {"backoffLimit", 1}, {"ttlSecondsAfterFinished", 600}});
@@ -243,7 +243,7 @@ TEST_CASE("kube cli: Run:AI flags become the Job's and MPIJob's fields") {
   const auto& specs = mpi["spec"]["mpiReplicaSpecs"];
   CHECK(specs["Worker"]["template"]["spec"]["containers"][0]["imagePullPolicy"] == "Always");
   CHECK(specs["Launcher"]["template"]["spec"]["containers"][0]["imagePullPolicy"] == "Always");
-  r = cli.run("submit-mpi --help");
+  r = cli.run_shell("submit-mpi --help");
   CHECK(r.out.find("--clean-pod-policy") != std::string::npos);
   CHECK(r.out.find("--non-preemptible") != std::string::npos);
   CHECK(r.out.find("--preemptible ") == std::string::npos);  // refused there: not listed
@@ -276,19 +276,19 @@ TEST_CASE("kube cli: Run:AI flags become the Job's and MPIJob's fields") {
            {"submit --name b1 -i x --create-home-dir -v /tmp:/home/runai-home",
             "-v #1 and --create-home-dir both mount at '/home/runai-home'"},
        }) {
-    r = cli.run(b.args + " -p team");
+    r = cli.run_shell(b.args + " -p team");
     INFO(b.args << "\n" << r.out);
-    CHECK(r.rc == 2);
+    CHECK(r.code == 2);
     CHECK(r.out.find(b.message) != std::string::npos);
   }
   CHECK_FALSE(client.try_get(lane::kube::resources::kJob, "runai-team", "b1"));
 
   // The 2.x documentation's flags: --mig (--mig-profile), --elastic, --prevent-privilege-escalation,
   // --create-home-dir, as the chart rendered them; accepted by the schema-checking server.
-  r = cli.run("submit --name sliced -p team -i busybox --mig-profile 3g.20gb --elastic "
+  r = cli.run_shell("submit --name sliced -p team -i busybox --mig-profile 3g.20gb --elastic "
               "--prevent-privilege-escalation --create-home-dir --run-as-user");
   INFO(r.out);
-  REQUIRE(r.rc == 0);
+  REQUIRE(r.code == 0);
   CHECK(r.out.find("note:") == std::string::npos);
   job = client.get(lane::kube::resources::kJob, "runai-team", "sliced");
   CHECK(job["metadata"]["annotations"]["elastic"] == "true");
@@ -306,7 +306,7 @@ TEST_CASE("kube cli: Run:AI flags become the Job's and MPIJob's fields") {
   CHECK(home_env);
   CHECK(home_mount);
   CHECK(home_volume);
-  r = cli.run("describe job sliced -p team");
+  r = cli.run_shell("describe job sliced -p team");
   CHECK(r.out.find("MIG PROFILE:") != std::string::npos);
   CHECK(r.out.find("3g.20gb") != std::string::npos);
 }

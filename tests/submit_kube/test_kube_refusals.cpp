@@ -5,7 +5,7 @@
 #include <string>
 
 #include "fake_server.h"
-#include "lanectl_runner.h"
+#include "support/lanectl_runner.h"
 
 namespace {
 
@@ -25,9 +25,9 @@ struct Case {
 
 TEST_CASE("kube cli: bad quantities, names, node ports and mount paths are refused before any request") {
   lane::test::FakeApiServer server;
-  lane::test::LanectlRunner cli(server);
-  REQUIRE(cli.run("project create lane-detection --gpu-quota 3").rc == 0);
-  REQUIRE(cli.run("config project lane-detection").rc == 0);
+  lane::test::Lanectl cli(server.url());
+  REQUIRE(cli.run_shell("project create lane-detection --gpu-quota 3").code == 0);
+  REQUIRE(cli.run_shell("config project lane-detection").code == 0);
   auto c = GENERATE(values<Case>({
       {"submit --name q -i busybox --cpu lots", "--cpu 'lots': not a Kubernetes quantity"},
       {"submit --name q -i busybox --memory 2GB", "--memory '2GB': not a Kubernetes quantity; use e.g. 2G (10^N bytes) or 2Gi"},
@@ -42,9 +42,9 @@ TEST_CASE("kube cli: bad quantities, names, node ports and mount paths are refus
   }));
   INFO(c.args);
   const int before = writes(server);
-  auto r = cli.run(c.args);
+  auto r = cli.run_shell(c.args);
   INFO(r.out);
-  CHECK(r.rc == 2);
+  CHECK(r.code == 2);
   CHECK(r.out.find(c.message) != std::string::npos);
   CHECK(writes(server) == before);  // nothing was sent
 }

@@ -5,7 +5,7 @@
 
 #include "fake_server.h"
 #include "kube_backend_fixture.h"
-#include "lanectl_runner.h"
+#include "support/lanectl_runner.h"
 #include "submit/kube/kube_backend.h"
 #include "submit/kube/mapping.h"
 #include "submit/kube/service_urls.h"
@@ -141,22 +141,22 @@ TEST_CASE("service_urls and node_address read only what the status says") {
 
 TEST_CASE("kube cli: list and describe print SERVICE URL(S)") {
   lane::test::FakeApiServer server;
-  lane::test::LanectlRunner cli(server);
-  REQUIRE(cli.run("project create lane-detection --gpu-quota 3").rc == 0);
-  auto r = cli.run("submit --name notebook -p lane-detection -i jupyter/scipy-notebook --port 8080:8888 "
+  lane::test::Lanectl cli(server.url());
+  REQUIRE(cli.run_shell("project create lane-detection --gpu-quota 3").code == 0);
+  auto r = cli.run_shell("submit --name notebook -p lane-detection -i jupyter/scipy-notebook --port 8080:8888 "
                    "--service-type loadbalancer");
   INFO(r.out);
-  REQUIRE(r.rc == 0);
+  REQUIRE(r.code == 0);
   lane::kube::KubeClient client(server.connection());
   Json svc = client.get(res::kService, kNs, "notebook");
   svc["status"] = {{"loadBalancer", {{"ingress", Json::array({{{"ip", "52.1.1.1"}}})}}}};
   server.control("/_test/object", svc);
-  r = cli.run("list -p lane-detection");
+  r = cli.run_shell("list -p lane-detection");
   INFO(r.out);
-  CHECK(r.rc == 0);
+  CHECK(r.code == 0);
   CHECK(r.out.find("SERVICE URL(S)") != std::string::npos);
   CHECK(r.out.find("52.1.1.1:8080") != std::string::npos);
-  r = cli.run("describe job notebook -p lane-detection");
+  r = cli.run_shell("describe job notebook -p lane-detection");
   INFO(r.out);
   CHECK(r.out.find("SERVICE URL(S):") != std::string::npos);
   CHECK(r.out.find("52.1.1.1:8080") != std::string::npos);

@@ -50,9 +50,9 @@ HttpTestServer::~HttpTestServer() {
   ::close(listen_fd_);
 }
 
-void HttpTestServer::serve(const std::string& path, std::string body) {
+void HttpTestServer::serve(const std::string& path, std::string body, ServeOptions options) {
   std::lock_guard<std::mutex> lock(mu_);
-  files_[path] = std::move(body);
+  files_[path] = {std::move(body), std::move(options)};
 }
 
 void HttpTestServer::cut_next_response_after(size_t bytes) {
@@ -122,7 +122,7 @@ void HttpTestServer::handle(int fd) {
     }
   }
 
-  std::string body;
+  std::pair<std::string, ServeOptions> file;
   bool found = false;
   long cut = -1;
   std::optional<ScriptedResponse> scripted;
@@ -144,7 +144,7 @@ void HttpTestServer::handle(int fd) {
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = files_.find(req.path); it != files_.end()) body = it->second, found = true;
+    if (auto it = files_.find(req.path); it != files_.end()) file = it->second, found = true;
     if (found) cut = cut_after_, cut_after_ = -1;
   }
   if (!found) {
@@ -154,11 +154,20 @@ void HttpTestServer::handle(int fd) {
     send_all(fd, resp.data(), resp.size());
     return;
   }
+  send_file(fd, req, file.first, file.second, cut);
+}
+
+void HttpTestServer::send_file(int fd, const RecordedRequest& req, const std::string& body,
+                               const ServeOptions& options, long cut) {
   size_t from = 0;
-  std::string status = "200 OK", extra;
-  if (auto it = req.headers.find("range"); it != req.headers.end()) {
+  std::string status = "200 OK", extra = options.etag.empty() ? "" : "ETag: " + options.etag + "\r\n";
+  auto range = req.headers.find("range");
+  const auto if_range = req.headers.find("if-range");
+  const bool changed = options.if_range && if_range != req.headers.end() && if_range->second != options.etag;
+  if (!options.ranges || changed) range = req.headers.end();  // the whole body
+  if (range != req.headers.end()) {
     unsigned long long start = 0;
-    if (std::sscanf(it->second.c_str(), "bytes=%llu-", &start) == 1) {
+    if (std::sscanf(range->second.c_str(), "bytes=%llu-", &start) == 1) {
       if (start >= body.size()) {
         const std::string resp = "HTTP/1.1 416 Range Not Satisfiable\r\nContent-Range: bytes */" +
                                  std::to_string(body.size()) + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
@@ -167,7 +176,7 @@ void HttpTestServer::handle(int fd) {
       }
       from = start;
       status = "206 Partial Content";
-      extra = "Content-Range: bytes " + std::to_string(from) + "-" + std::to_string(body.size() - 1) + "/" +
+      extra += "Content-Range: bytes " + std::to_string(from) + "-" + std::to_string(body.size() - 1) + "/" +
               std::to_string(body.size()) + "\r\n";
     }
   }

@@ -1,12 +1,11 @@
 #include "storage/anf/arm_client.h"
 
-#include <curl/curl.h>
-
 #include <algorithm>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "net/http.h"
 #include "net/redact.h"
 
 namespace lane::storage::anf {
@@ -69,13 +68,6 @@ Json parse_or_null(const std::string& body) {
   }
 }
 
-std::string url_escape(const std::string& s) {
-  char* e = curl_easy_escape(nullptr, s.data(), static_cast<int>(s.size()));
-  std::string out = e ? e : "";
-  curl_free(e);
-  return out;
-}
-
 }  // namespace
 
 ArmClient::ArmClient(AnfOptions options, std::ostream* progress)
@@ -99,10 +91,10 @@ net::Request ArmClient::request_to(const std::string& method, const std::string&
 
 const std::string& ArmClient::token(bool force_refresh) {
   if (!force_refresh && !token_.empty() && Clock::now() < token_expiry_) return token_;
-  const std::string url = options_.authority_url + "/" + url_escape(options_.tenant_id) + "/oauth2/v2.0/token";
-  const std::string form = "grant_type=client_credentials&client_id=" + url_escape(options_.client_id) +
-                           "&client_secret=" + url_escape(options_.client_secret.reveal()) +
-                           "&scope=" + url_escape(options_.scope);
+  const std::string url = options_.authority_url + "/" + net::url_escape(options_.tenant_id) + "/oauth2/v2.0/token";
+  const std::string form = "grant_type=client_credentials&client_id=" + net::url_escape(options_.client_id) +
+                           "&client_secret=" + net::url_escape(options_.client_secret.reveal()) +
+                           "&scope=" + net::url_escape(options_.scope);
   net::Request req = request_to("POST", url, form);
   req.content_type = "application/x-www-form-urlencoded";
   // Asking for a token twice is harmless: retried as an idempotent request.

@@ -12,16 +12,9 @@
 
 #include "storage/core/volume_provider.h"
 #include "submit/core/backend.h"
+#include "submit/core/backend_config.h"
 
 namespace lane::submit {
-
-struct BackendConfig {
-  std::string kind = "local";          // local | kubernetes
-  std::filesystem::path home;          // LANECTL_HOME
-  std::string default_project;         // `lanectl config project P`; empty = "default"
-  std::string kube_context;            // kubernetes: --context (empty: the kubeconfig's current-context)
-  std::string kubeconfig;              // kubernetes: --kubeconfig FILE (empty: $KUBECONFIG, else ~/.kube/config)
-};
 
 // LANECTL_HOME resolved as described above (not created).
 std::filesystem::path lanectl_home();

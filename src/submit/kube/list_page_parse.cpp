@@ -141,7 +141,40 @@ class SummaryHandler {
     }
   }
 
+  // The role of key `k` inside a value whose role is `parent`; kSkip for what is not read.
   At child(At parent, const std::string& k) const {
+    switch (parent) {
+      case At::kRoot:
+      case At::kPageMeta:
+      case At::kItem:
+      case At::kMeta:
+      case At::kLabels:
+      case At::kAnnotations:
+      case At::kOwnerRef:
+        return metadata_child(parent, k);
+      case At::kWorkloadSpec:
+      case At::kReplicaSpecs:
+      case At::kWorker:
+      case At::kTemplate:
+      case At::kTemplateMeta:
+      case At::kTemplateAnnotations:
+      case At::kWorkloadStatus:
+      case At::kCondition:
+        return workload_child(parent, k);
+      case At::kTemplateSpec:
+      case At::kPodSpec:
+      case At::kContainer:
+      case At::kResources:
+      case At::kLimits:
+      case At::kPodStatus:
+        return pod_child(parent, k);
+      default:
+        return At::kSkip;
+    }
+  }
+
+  // Keys of the page, of an item and of its metadata.
+  At metadata_child(At parent, const std::string& k) const {
     const bool pods = pods_ != nullptr;
     switch (parent) {
       case At::kRoot:
@@ -179,6 +212,15 @@ class SummaryHandler {
       case At::kOwnerRef:
         if (k == "kind") return At::kOwnerKind;
         break;
+      default:
+        break;
+    }
+    return At::kSkip;
+  }
+
+  // Keys of a workload's spec (replica specs, pod template) and status.
+  At workload_child(At parent, const std::string& k) const {
+    switch (parent) {
       case At::kWorkloadSpec:
         if (k == kReplicaSpecs) return At::kReplicaSpecs;
         if (k == "template") return At::kTemplate;
@@ -201,6 +243,26 @@ class SummaryHandler {
       case At::kTemplateAnnotations:
         if (k == kFractionAnnotation) return At::kFraction;
         break;
+      case At::kWorkloadStatus:
+        if (k == kConditions) return At::kConditions;
+        if (k == kStartTime) return At::kStartTime;
+        if (k == kCompletionTime) return At::kCompletionTime;
+        break;
+      case At::kCondition:
+        if (k == "type") return At::kCondType;
+        if (k == "status") return At::kCondStatus;
+        if (k == "reason") return At::kCondReason;
+        if (k == "message") return At::kCondMessage;
+        break;
+      default:
+        break;
+    }
+    return At::kSkip;
+  }
+
+  // Keys of a pod's (or a pod template's) spec and of a pod's status.
+  At pod_child(At parent, const std::string& k) const {
+    switch (parent) {
       case At::kTemplateSpec:
         if (k == "containers") return At::kContainers;
         break;
@@ -217,17 +279,6 @@ class SummaryHandler {
         break;
       case At::kLimits:
         if (k == kGpuResource) return At::kGpu;
-        break;
-      case At::kWorkloadStatus:
-        if (k == kConditions) return At::kConditions;
-        if (k == kStartTime) return At::kStartTime;
-        if (k == kCompletionTime) return At::kCompletionTime;
-        break;
-      case At::kCondition:
-        if (k == "type") return At::kCondType;
-        if (k == "status") return At::kCondStatus;
-        if (k == "reason") return At::kCondReason;
-        if (k == "message") return At::kCondMessage;
         break;
       case At::kPodStatus:
         if (k == kPodPhase) return At::kPhase;

@@ -12,6 +12,7 @@
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/sha256.h"
+#include "net/redact.h"
 #include "train/download/download_extract.h"
 #include "train/download/download_http.h"
 #include "train/data/list_writer.h"
@@ -23,15 +24,6 @@ namespace {
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// "https://user:secret@host/x" -> "https://***@host/x": URLs are printed, credentials are not.
-std::string redact(const std::string& url) {
-  const auto scheme = url.find("://");
-  const auto at = url.find('@');
-  const auto slash = url.find('/', scheme == std::string::npos ? 0 : scheme + 3);
-  if (scheme == std::string::npos || at == std::string::npos || (slash != std::string::npos && at > slash)) return url;
-  return url.substr(0, scheme + 3) + "***" + url.substr(at);
 }
 
 std::string local_name(const std::string& archive) { return fs::path(archive).filename().string(); }
@@ -66,7 +58,7 @@ bool ensure_archive(const DownloadOptions& o, const std::string& archive,
   fetch.retries = o.retries;
   fetch.retry_delay_ms = o.retry_delay_ms;
   fetch.progress = o.progress;
-  std::cerr << fmt::format("{}: downloading {}\n", name, redact(url));
+  std::cerr << fmt::format("{}: downloading {}\n", name, net::redact_url(url));
   const FetchResult got = fetch_resumable(url, partial, fetch);
 
   if (auto it = checksums.find(name); it != checksums.end()) {
@@ -75,7 +67,7 @@ bool ensure_archive(const DownloadOptions& o, const std::string& archive,
       fs::remove(partial);  // a wrong byte cannot be fixed by resuming: start over next time
       throw Error(fmt::format("SHA-256 mismatch for {}: expected {}, got {} ({} bytes from {}); the download was "
                               "deleted, check the mirror and --checksums, then run the command again",
-                              name, it->second, actual, got.bytes, redact(url)));
+                              name, it->second, actual, got.bytes, net::redact_url(url)));
     }
     std::cerr << fmt::format("{}: SHA-256 verified\n", name);
   }
@@ -207,7 +199,7 @@ DownloadReport download_tusimple(const DownloadOptions& options) {
   nlohmann::json marker = {{"archives", o.archives},
                            {"label_lines", report.label_lines},
                            {"missing_images", report.missing_images},
-                           {"base_url", redact(o.base_url)}};
+                           {"base_url", net::redact_url(o.base_url)}};
   if (o.remove_archives) fs::remove_all(o.out / "archives");
   fs::remove_all(o.out / ".staging");
   write_file_atomic(o.out / kCompleteMarker, marker.dump(2) + "\n");

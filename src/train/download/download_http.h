@@ -1,6 +1,7 @@
 #pragma once
-// Resumable HTTP(S) download with libcurl: bytes go to a ".part" file; a later attempt (or a
-// later run) continues from its size with an HTTP Range request. Progress goes to stderr.
+// `scnn-train download`'s transfer of one archive: lane_net's resumable GET (net/file_get.h)
+// into a ".part" file, which a later attempt (or a later run) continues; progress and retries
+// are reported on stderr.
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -10,7 +11,7 @@ namespace lane::data {
 struct FetchOptions {
   std::string label;          // shown in progress lines, e.g. "train_set.zip"
   int retries = 3;            // extra attempts after an interrupted transfer
-  int retry_delay_ms = 2000;  // wait before each retry (multiplied by the attempt number)
+  int retry_delay_ms = 2000;  // wait before the first retry; doubled each time, with jitter
   bool progress = true;       // bytes, %, rate on stderr
   long connect_timeout_s = 30;
   long stall_timeout_s = 120;  // abort (and retry) when under 1 byte/s for this long
