@@ -2,8 +2,8 @@
 
 #include "common/error.h"
 #include "common/names.h"
-#include "submit/local/job_view.h"
-#include "submit/local/scheduling_pass.h"
+#include "submit/local/runtime/job_view.h"
+#include "submit/local/state/scheduling_pass.h"
 
 namespace lane::submit::local {
 

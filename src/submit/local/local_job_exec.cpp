@@ -13,10 +13,10 @@
 
 #include "common/error.h"
 #include "submit/core/workload_json.h"
-#include "submit/local/job_launch.h"
-#include "submit/local/job_user.h"
-#include "submit/local/process_identity.h"
-#include "submit/local/sandbox.h"
+#include "submit/local/runtime/job_launch.h"
+#include "submit/local/state/project_users.h"
+#include "submit/local/runtime/process_identity.h"
+#include "submit/local/runtime/sandbox.h"
 
 namespace lane::submit::local {
 using nlohmann::json;

@@ -4,7 +4,7 @@
 
 #include "common/error.h"
 #include "submit/core/errors.h"
-#include "submit/local/log_files.h"
+#include "submit/local/runtime/log_files.h"
 
 namespace lane::submit::local {
 namespace fs = std::filesystem;

@@ -7,8 +7,8 @@
 #include <signal.h>
 
 #include "common/error.h"
-#include "submit/local/process_identity.h"
-#include "submit/local/scheduling_pass.h"
+#include "submit/local/runtime/process_identity.h"
+#include "submit/local/state/scheduling_pass.h"
 
 namespace lane::submit::local {
 

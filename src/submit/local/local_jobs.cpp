@@ -10,10 +10,10 @@
 #include "submit/core/errors.h"
 #include "submit/core/validate.h"
 #include "submit/core/workload_json.h"
-#include "submit/local/job_launch.h"
-#include "submit/local/process_identity.h"
-#include "submit/local/sandbox.h"
-#include "submit/local/scheduling_pass.h"
+#include "submit/local/runtime/job_launch.h"
+#include "submit/local/runtime/process_identity.h"
+#include "submit/local/runtime/sandbox.h"
+#include "submit/local/state/scheduling_pass.h"
 
 namespace lane::submit::local {
 namespace fs = std::filesystem;

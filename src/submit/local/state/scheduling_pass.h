@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "submit/local/state_store.h"
+#include "submit/local/state/state_store.h"
 #include "submit/scheduler/scheduler.h"
 
 namespace lane::submit::local {

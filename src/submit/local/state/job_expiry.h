@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "submit/local/state_store.h"
+#include "submit/local/state/state_store.h"
 
 namespace lane::submit::local {
 

@@ -1,6 +1,5 @@
-#include "submit/local/job_user.h"
+#include "submit/local/runtime/job_user.h"
 
-#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,27 +12,6 @@
 
 namespace lane::submit::local {
 namespace fs = std::filesystem;
-
-JobUser job_user_for_project(Database& db, const std::string& project) {
-  if (geteuid() != 0) {
-    JobUser self{geteuid(), getegid(), "user"};
-    if (const passwd* pw = getpwuid(self.uid)) self.name = pw->pw_name;
-    return self;
-  }
-  auto find = db.prepare("SELECT uid FROM project_uids WHERE project = ?1");
-  find.bind(1, project);
-  int64_t uid = 0;
-  if (find.step()) {
-    uid = find.integer(0);
-  } else {
-    auto next = db.prepare("SELECT COALESCE(MAX(uid) + 1, ?1) FROM project_uids");
-    next.bind(1, static_cast<int64_t>(kJobUidBase));
-    next.step();
-    uid = next.integer(0);
-    db.prepare("INSERT INTO project_uids(project, uid) VALUES(?1, ?2)").bind(1, project).bind(2, uid).run();
-  }
-  return JobUser{static_cast<uid_t>(uid), static_cast<gid_t>(uid), ("job-" + project).substr(0, 32)};
-}
 
 void write_account_files(const fs::path& dir, const JobUser& user) {
   fs::create_directories(dir);

@@ -1,4 +1,4 @@
-#include "submit/local/images.h"
+#include "submit/local/runtime/images.h"
 
 #include <unistd.h>
 
@@ -8,7 +8,7 @@
 
 #include "common/atomic_file.h"
 #include "common/error.h"
-#include "submit/local/process_identity.h"
+#include "submit/local/runtime/process_identity.h"
 
 namespace lane::submit::local {
 namespace fs = std::filesystem;

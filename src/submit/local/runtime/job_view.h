@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "submit/local/job_launch.h"
+#include "submit/local/runtime/job_launch.h"
 
 namespace lane::submit::local {
 

@@ -1,4 +1,4 @@
-#include "submit/local/job_api_snapshot.h"
+#include "submit/local/supervisor/job_api_snapshot.h"
 
 #include <sstream>
 
@@ -8,7 +8,7 @@
 #include "common/names.h"
 #include "submit/training/training_snapshot.h"
 #include "submit/core/workload_json.h"
-#include "submit/local/job_launch.h"
+#include "submit/local/runtime/job_launch.h"
 #include "submit/local/local_backend.h"
 
 namespace lane::submit::local {

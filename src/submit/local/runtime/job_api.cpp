@@ -1,4 +1,4 @@
-#include "submit/local/job_api.h"
+#include "submit/local/runtime/job_api.h"
 
 #include <sys/socket.h>
 #include <sys/stat.h>

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "submit/core/backend.h"
-#include "submit/local/sqlite_db.h"
+#include "submit/local/state/sqlite_db.h"
 
 namespace lane::submit::local {
 

@@ -1,4 +1,4 @@
-#include "submit/local/process_identity.h"
+#include "submit/local/runtime/process_identity.h"
 
 #include <fcntl.h>
 #include <sys/wait.h>

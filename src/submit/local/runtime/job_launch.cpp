@@ -1,4 +1,4 @@
-#include "submit/local/job_launch.h"
+#include "submit/local/runtime/job_launch.h"
 
 #include <unistd.h>
 
@@ -10,7 +10,7 @@
 
 #include "common/error.h"
 #include "common/quantity.h"
-#include "submit/local/images.h"
+#include "submit/local/runtime/images.h"
 
 namespace lane::submit::local {
 

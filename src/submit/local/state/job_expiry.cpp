@@ -1,4 +1,4 @@
-#include "submit/local/job_expiry.h"
+#include "submit/local/state/job_expiry.h"
 
 #include <system_error>
 

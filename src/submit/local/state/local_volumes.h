@@ -14,7 +14,7 @@
 #include <functional>
 
 #include "storage/core/volumes.h"
-#include "submit/local/state_store.h"
+#include "submit/local/state/state_store.h"
 
 namespace lane::submit::local {
 

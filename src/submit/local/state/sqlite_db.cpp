@@ -1,4 +1,4 @@
-#include "submit/local/sqlite_db.h"
+#include "submit/local/state/sqlite_db.h"
 
 #include <sqlite3.h>
 

@@ -1,4 +1,4 @@
-#include "submit/local/scheduling_pass.h"
+#include "submit/local/state/scheduling_pass.h"
 
 #include <signal.h>
 
@@ -9,7 +9,7 @@
 
 #include "common/clock.h"
 #include "submit/core/workload_json.h"
-#include "submit/local/process_identity.h"
+#include "submit/local/runtime/process_identity.h"
 
 namespace lane::submit::local {
 using nlohmann::json;

@@ -1,4 +1,4 @@
-#include "submit/local/sandbox_root.h"
+#include "submit/local/runtime/sandbox_root.h"
 
 #include <fcntl.h>
 #include <sys/mount.h>
@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "submit/local/job_view.h"
+#include "submit/local/runtime/job_view.h"
 
 namespace lane::submit::local {
 namespace fs = std::filesystem;

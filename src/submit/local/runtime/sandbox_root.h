@@ -2,7 +2,7 @@
 // Builds the job's root file system from job_view() with mount(2) and moves into it
 // (pivot_root): called by the job's init process, already in its own mount and PID namespaces,
 // as root. Throws std::runtime_error naming the step that failed.
-#include "submit/local/job_launch.h"
+#include "submit/local/runtime/job_launch.h"
 
 namespace lane::submit::local {
 

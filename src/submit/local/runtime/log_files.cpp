@@ -1,4 +1,4 @@
-#include "submit/local/log_files.h"
+#include "submit/local/runtime/log_files.h"
 
 #include <fcntl.h>
 #include <unistd.h>

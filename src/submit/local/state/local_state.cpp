@@ -1,11 +1,11 @@
-#include "submit/local/local_state.h"
+#include "submit/local/state/local_state.h"
 
 #include <system_error>
 
 #include "common/clock.h"
 #include "common/error.h"
-#include "submit/local/job_expiry.h"
-#include "submit/local/scheduling_pass.h"
+#include "submit/local/state/job_expiry.h"
+#include "submit/local/state/scheduling_pass.h"
 
 namespace lane::submit::local {
 namespace fs = std::filesystem;

@@ -1,16 +1,14 @@
 #pragma once
-// Which user a local job runs as. When lanectl runs as root, each project gets its own
-// unprivileged uid = gid (kJobUidBase + n, n given out in the order projects first start a
-// job, recorded in the state's project_uids table), so that a job is never root and jobs of
-// different projects cannot touch each other's files; the project's volumes are handed to that
-// uid before each start. Otherwise a job runs as the submitting user (bubblewrap).
+// The user a local job runs as, and what the sandbox needs of it: the job's passwd and group
+// files, and its volumes handed to it. Which uid a project gets is the state's
+// (state/project_users.h): under root an unprivileged uid = gid of its own (kJobUidBase + n), so
+// that a job is never root and jobs of different projects cannot touch each other's files;
+// otherwise the submitting user (bubblewrap).
 #include <sys/types.h>
 
 #include <filesystem>
 #include <string>
 #include <vector>
-
-#include "submit/local/state_store.h"
 
 namespace lane::submit::local {
 
@@ -21,10 +19,6 @@ struct JobUser {
   gid_t gid = 0;
   std::string name;
 };
-
-// Inside a WriteTransaction: the project's uid, allocated on first use. For a non-root caller:
-// the caller itself.
-JobUser job_user_for_project(Database& db, const std::string& project);
 
 // Writes minimal passwd and group files (root, nobody, the job's user) into `dir`.
 void write_account_files(const std::filesystem::path& dir, const JobUser& user);

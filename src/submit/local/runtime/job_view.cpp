@@ -1,4 +1,4 @@
-#include "submit/local/job_view.h"
+#include "submit/local/runtime/job_view.h"
 
 #include <glob.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "submit/local/supervisor.h"
+#include "submit/local/supervisor/supervisor.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -17,15 +17,15 @@
 #include "common/clock.h"
 #include "common/error.h"
 #include "submit/core/workload_json.h"
-#include "submit/local/job_api.h"
-#include "submit/local/job_api_snapshot.h"
-#include "submit/local/job_expiry.h"
-#include "submit/local/job_launch.h"
-#include "submit/local/job_user.h"
-#include "submit/local/log_files.h"
-#include "submit/local/process_identity.h"
-#include "submit/local/sandbox.h"
-#include "submit/local/scheduling_pass.h"
+#include "submit/local/runtime/job_api.h"
+#include "submit/local/supervisor/job_api_snapshot.h"
+#include "submit/local/state/job_expiry.h"
+#include "submit/local/runtime/job_launch.h"
+#include "submit/local/state/project_users.h"
+#include "submit/local/runtime/log_files.h"
+#include "submit/local/runtime/process_identity.h"
+#include "submit/local/runtime/sandbox.h"
+#include "submit/local/state/scheduling_pass.h"
 
 namespace lane::submit::local {
 namespace fs = std::filesystem;

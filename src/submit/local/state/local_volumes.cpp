@@ -1,4 +1,4 @@
-#include "submit/local/local_volumes.h"
+#include "submit/local/state/local_volumes.h"
 
 #include <sys/statvfs.h>
 

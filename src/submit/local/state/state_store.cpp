@@ -1,4 +1,4 @@
-#include "submit/local/state_store.h"
+#include "submit/local/state/state_store.h"
 
 #include <unistd.h>
 

@@ -3,8 +3,8 @@
 // volumes, and the scheduling pass that follows a change.
 #include <filesystem>
 
-#include "submit/local/local_volumes.h"
-#include "submit/local/state_store.h"
+#include "submit/local/state/local_volumes.h"
+#include "submit/local/state/state_store.h"
 
 namespace lane::submit::local {
 

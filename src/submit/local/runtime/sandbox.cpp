@@ -1,4 +1,4 @@
-#include "submit/local/sandbox.h"
+#include "submit/local/runtime/sandbox.h"
 
 #include <fcntl.h>
 #include <grp.h>
@@ -23,8 +23,8 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
-#include "submit/local/job_view.h"
-#include "submit/local/sandbox_root.h"
+#include "submit/local/runtime/job_view.h"
+#include "submit/local/runtime/sandbox_root.h"
 
 namespace lane::submit::local {
 
