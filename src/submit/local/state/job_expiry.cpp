@@ -2,6 +2,8 @@
 
 #include <system_error>
 
+#include "submit/local/state/job_table.h"
+
 namespace lane::submit::local {
 
 namespace {

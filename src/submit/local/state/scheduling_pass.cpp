@@ -10,6 +10,7 @@
 #include "common/clock.h"
 #include "submit/core/workload_json.h"
 #include "submit/local/runtime/process_identity.h"
+#include "submit/local/state/job_table.h"
 
 namespace lane::submit::local {
 using nlohmann::json;
@@ -18,13 +19,6 @@ namespace {
 
 std::string workload_id(const std::string& project, const std::string& name) {
   return project + "/" + name;
-}
-
-json placement_to_json(const std::vector<sched::PodPlacement>& placement) {
-  json out = json::array();
-  for (const auto& p : placement)
-    out.push_back({{"node", p.node}, {"gpus", p.gpu_indices}, {"share", p.share_per_gpu}});
-  return out;
 }
 
 std::string describe_placement(const std::vector<sched::PodPlacement>& placement) {
@@ -48,8 +42,7 @@ void spawn_supervisor(Database& db, const Paths& paths, const JobRow& row, int a
   SpawnedProcess sup = spawn_detached(
       {self_executable(), "__supervise", paths.home.string(), std::to_string(row.id), std::to_string(attempt)},
       (paths.job_dir(row.id) / "supervisor.log").string());
-  db.prepare("UPDATE jobs SET sup_pid = ?1, sup_start = ?2, child_pgid = 0, child_start = 0 WHERE id = ?3")
-      .bind(1, static_cast<int64_t>(sup.pid)).bind(2, static_cast<int64_t>(sup.start_time)).bind(3, row.id).run();
+  record_supervisor(db, row.id, attempt, sup.pid, sup.start_time);
 }
 
 }  // namespace
@@ -62,7 +55,7 @@ sched::Workload workload_from_row(const JobRow& row) {
   w.gpu_per_pod = row.gpu;
   w.pods = row.type == "Mpi" ? row.pods : 1;
   w.queue_order = row.id;
-  w.running = row.status == "Running";
+  w.running = row.status == JobStatus::kRunning;
   w.preemptible = row.preemptible;
   if (w.running)
     for (const auto& p : row.placement)
@@ -94,8 +87,7 @@ PassEffects run_scheduling_pass(Database& db, const Paths& paths) {
     auto it = rows.find(p.id);
     if (it == rows.end()) continue;
     JobRow& row = it->second;
-    release_job(db, row.id, "Pending", p.reason, /*new_attempt=*/true);
-    db.prepare("UPDATE jobs SET preemptions = preemptions + 1 WHERE id = ?1").bind(1, row.id).run();
+    preempt_job(db, row.id, p.reason);
     add_event(db, row.id, "job/" + row.name, "Warning", "Preempted", p.reason);
     if (row.sup_pid > 0) effects.terminate.emplace_back(row.sup_pid, row.sup_start);
     row.preemptions += 1;
@@ -105,19 +97,7 @@ PassEffects run_scheduling_pass(Database& db, const Paths& paths) {
     auto it = rows.find(s.id);
     if (it == rows.end()) continue;
     JobRow& row = it->second;
-    int attempt = row.attempt + 1;
-    int64_t now = now_unix_ms();
-    double alloc = 0;
-    std::string nodes;
-    for (const auto& p : s.placement) {
-      alloc += p.share_per_gpu * static_cast<double>(p.gpu_indices.size());
-      if (("," + nodes + ",").find("," + p.node + ",") == std::string::npos) nodes += (nodes.empty() ? "" : ",") + p.node;
-    }
-    db.prepare("UPDATE jobs SET status = 'Running', reason = '', placement = ?1, attempt = ?2, "
-               "started_ms = CASE WHEN started_ms = 0 THEN ?3 ELSE started_ms END, alloc = ?5, nodes = ?6 "
-               "WHERE id = ?4")
-        .bind(1, placement_to_json(s.placement).dump()).bind(2, static_cast<int64_t>(attempt))
-        .bind(3, now).bind(4, row.id).bind(5, alloc).bind(6, nodes).run();
+    const int attempt = start_job(db, row.id, s.placement, now_unix_ms());
     add_event(db, row.id, "job/" + row.name, "Normal", "Scheduled",
               "Successfully assigned to " + describe_placement(s.placement));
     if (row.preemptions > 0)
@@ -131,8 +111,7 @@ PassEffects run_scheduling_pass(Database& db, const Paths& paths) {
     // A preempted job keeps the preemption as its reason until it resumes (describe's events
     // keep the full history either way).
     if (it->second.reason.rfind("preempted", 0) == 0) continue;
-    db.prepare("UPDATE jobs SET reason = ?1 WHERE id = ?2 AND status = 'Pending'")
-        .bind(1, reason).bind(2, it->second.id).run();
+    set_pending_reason(db, it->second.id, reason);
   }
   return effects;
 }
@@ -147,14 +126,13 @@ bool any_lost_supervisor(Database& db) {
 bool fail_jobs_with_lost_supervisors(Database& db) {
   bool changed = false;
   for (const auto& row : load_job_rows(db, std::nullopt, false, true)) {
-    if (row.status != "Running" || process_alive(row.sup_pid, row.sup_start)) continue;
+    if (row.status != JobStatus::kRunning || process_alive(row.sup_pid, row.sup_start)) continue;
     // The job's own processes may have outlived the supervisor: stop them, they hold GPUs.
     if (row.child_pgid > 0 && process_alive(row.child_pgid, row.child_start)) kill(-row.child_pgid, SIGKILL);
     std::string reason = fmt::format(
         "supervisor process {} is gone (killed, e.g. with SIGKILL, or the machine restarted); "
         "the job's processes were stopped", row.sup_pid);
-    db.prepare("UPDATE jobs SET status = 'Failed', reason = ?1, finished_ms = ?2, sup_pid = 0 WHERE id = ?3")
-        .bind(1, reason).bind(2, now_unix_ms()).bind(3, row.id).run();
+    fail_lost_supervisor(db, row.id, reason, now_unix_ms());
     add_event(db, row.id, "job/" + row.name, "Warning", "SupervisorLost", reason);
     changed = true;
   }

@@ -79,6 +79,7 @@ void Database::exec(const std::string& sql) {
   }
 }
 int64_t Database::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
+int64_t Database::changes() const { return sqlite3_changes(db_); }
 
 WriteTransaction::WriteTransaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
 WriteTransaction::~WriteTransaction() {

@@ -46,6 +46,7 @@ class Database {
   void exec(const std::string& sql);
   Statement prepare(const std::string& sql) { return Statement(db_, sql); }
   int64_t last_insert_id() const;
+  int64_t changes() const;  // rows the last INSERT, UPDATE or DELETE changed
   sqlite3* handle() { return db_; }
 
  private:

@@ -105,11 +105,11 @@ JobRow read_row(Statement& st, bool with_spec) {
   r.user = st.text(5);
   r.gpu = st.real(6);
   r.pods = static_cast<int>(st.integer(7));
-  r.status = st.text(8);
+  r.status = job_status_from_string(st.text(8));
   r.reason = st.text(9);
   // The placement JSON is only parsed where it matters (running jobs, describe); `list` over
   // thousands of finished jobs reads the denormalised alloc/nodes columns instead.
-  if (with_spec || r.status == "Running" || r.status == "Pending") {
+  if (with_spec || r.status == JobStatus::kRunning || r.status == JobStatus::kPending) {
     std::string placement = st.text(10);
     r.placement = placement == "[]" ? json::array() : json::parse(placement);
   }
@@ -166,19 +166,6 @@ std::optional<JobRow> load_job_row_by_id(Database& db, int64_t id, bool with_spe
   st.bind(1, id);
   if (!st.step()) return std::nullopt;
   return read_row(st, with_spec);
-}
-
-void erase_job(Database& db, int64_t job_id) {
-  db.prepare("DELETE FROM events WHERE job_id = ?1").bind(1, job_id).run();
-  db.prepare("DELETE FROM jobs WHERE id = ?1").bind(1, job_id).run();
-}
-
-void release_job(Database& db, int64_t job_id, const std::string& status, const std::string& reason,
-                 bool new_attempt) {
-  db.prepare(std::string("UPDATE jobs SET status = ?1, reason = ?2, placement = '[]', alloc = 0, nodes = '', "
-                         "sup_pid = 0, sup_start = 0") +
-             (new_attempt ? ", attempt = attempt + 1" : "") + " WHERE id = ?3")
-      .bind(1, status).bind(2, reason).bind(3, job_id).run();
 }
 
 void add_event(Database& db, int64_t job_id, const std::string& source, const std::string& type,
@@ -258,7 +245,7 @@ std::optional<ProjectSpec> find_project(Database& db, const std::string& name) {
   return std::nullopt;
 }
 
-bool is_terminal(const std::string& status) { return status == "Succeeded" || status == "Failed"; }
+bool is_terminal(JobStatus status) { return status == JobStatus::kSucceeded || status == JobStatus::kFailed; }
 
 JobInfo job_info_from_row(const JobRow& row, bool with_pods) {
   JobInfo info;
@@ -272,15 +259,15 @@ JobInfo job_info_from_row(const JobRow& row, bool with_pods) {
   info.spec.processes = row.type == "Mpi" ? row.pods : 1;
   if (row.preemptible)
     info.spec.preemptibility = *row.preemptible ? Preemptibility::kPreemptible : Preemptibility::kNonPreemptible;
-  info.status = job_status_from_string(row.status);
+  info.status = row.status;
   info.status_reason = row.reason;
   info.exit_code = row.exit_code;
   info.created_unix_ms = row.created_ms;
   info.started_unix_ms = row.started_ms;
   info.finished_unix_ms = row.finished_ms;
 
-  bool running = row.status == "Running";
-  std::string pod_status = row.status;
+  bool running = row.status == JobStatus::kRunning;
+  std::string pod_status = to_string(row.status);
   for (size_t start = 0; !row.nodes.empty() && start <= row.nodes.size();) {
     size_t comma = row.nodes.find(',', start);
     info.nodes.push_back(row.nodes.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
@@ -290,7 +277,7 @@ JobInfo job_info_from_row(const JobRow& row, bool with_pods) {
   info.gpus_allocated = running ? row.alloc : 0;
   int pod_count = row.type == "Mpi" ? row.pods + 1 : 1;  // MPI: launcher + workers
   info.pods_running = running ? pod_count : 0;
-  info.pods_pending = row.status == "Pending" ? pod_count : 0;
+  info.pods_pending = row.status == JobStatus::kPending ? pod_count : 0;
   if (!with_pods) return info;
 
   auto pod_from = [&](const std::string& name, const std::string& role, size_t index, bool gpu_pod) {
@@ -299,7 +286,8 @@ JobInfo job_info_from_row(const JobRow& row, bool with_pods) {
     pod.role = role;
     pod.status = pod_status;
     pod.created_unix_ms = row.created_ms;
-    pod.started_unix_ms = row.status == "Pending" || row.status == "Suspended" ? 0 : row.started_ms;
+    pod.started_unix_ms =
+        row.status == JobStatus::kPending || row.status == JobStatus::kSuspended ? 0 : row.started_ms;
     if (index < row.placement.size()) {
       const auto& p = row.placement[index];
       pod.node = p.value("node", "");

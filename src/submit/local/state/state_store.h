@@ -1,7 +1,7 @@
 #pragma once
 // The local backend's state: one SQLite file, $LANECTL_HOME/state.db, shared by every lanectl
-// process and every job supervisor. Schema and row mapping live here; the rules (scheduling,
-// supervision) live in scheduling_pass.cpp and supervisor.cpp.
+// process and every job supervisor. Schema and row reading live here; a job row's changes in
+// job_table.h; the rules (scheduling, supervision) in scheduling_pass.cpp and the supervisor.
 #include <sys/types.h>
 
 #include <cstdint>
@@ -27,10 +27,12 @@ struct Paths {
   std::vector<std::string> claim_dirs(const JobSpec& spec) const;
 };
 
-// A job as stored. `placement` is a JSON array of {node, gpus:[..], share} (one per pod).
+// A job as stored (its changes: job_table.h). `placement` is a JSON array of {node, gpus:[..], share} (one per pod).
 struct JobRow {
   int64_t id = 0;
-  std::string project, name, type, image, user, status, reason;
+  std::string project, name, type, image, user;
+  JobStatus status = JobStatus::kPending;
+  std::string reason;
   double gpu = 0;
   int pods = 1;
   std::string spec_json;            // full JobSpec (only loaded by load_job_row(.., true))
@@ -70,15 +72,6 @@ std::optional<JobRow> load_job_row(Database& db, const std::string& project,
                                    const std::string& name, bool with_spec);
 std::optional<JobRow> load_job_row_by_id(Database& db, int64_t id, bool with_spec);
 
-// Removes a job's row and its events (the caller removes its directory after the commit).
-void erase_job(Database& db, int64_t job_id);
-
-// Takes a job off its nodes (no placement, GPUs or supervisor) and sets `status` and `reason`.
-// new_attempt: the attempt that ran ends here, so its supervisor records nothing when it exits
-// (preemption, suspend); without it the attempt has already ended (a retry after its end).
-void release_job(Database& db, int64_t job_id, const std::string& status, const std::string& reason,
-                 bool new_attempt);
-
 void add_event(Database& db, int64_t job_id, const std::string& source, const std::string& type,
                const std::string& reason, const std::string& message);
 std::vector<JobEvent> load_events(Database& db, int64_t job_id);
@@ -96,6 +89,6 @@ std::optional<ProjectSpec> find_project(Database& db, const std::string& name);
 // JobInfo for list/describe from a row (pods derived from type + placement; list skips them).
 JobInfo job_info_from_row(const JobRow& row, bool with_pods = true);
 
-bool is_terminal(const std::string& status);  // Succeeded | Failed
+bool is_terminal(JobStatus status);  // Succeeded | Failed
 
 }  // namespace lane::submit::local

@@ -25,6 +25,7 @@
 #include "submit/local/runtime/log_files.h"
 #include "submit/local/runtime/process_identity.h"
 #include "submit/local/runtime/sandbox.h"
+#include "submit/local/state/job_table.h"
 #include "submit/local/state/scheduling_pass.h"
 
 namespace lane::submit::local {
@@ -60,7 +61,7 @@ int64_t count_events(Database& db, int64_t job_id, const char* reason) {
 
 // The job runs again: back to Pending (the pass that follows starts it), with an event.
 void run_again(Database& db, const JobRow& row, const char* type, const char* event, const std::string& reason) {
-  release_job(db, row.id, "Pending", reason, /*new_attempt=*/false);
+  run_job_again(db, row.id, row.attempt, reason);
   add_event(db, row.id, "job/" + row.name, type, event, reason);
 }
 
@@ -99,7 +100,7 @@ void finish_attempt(Database& db, const Paths& paths, int64_t id, int attempt, c
   {
     WriteTransaction tx(db);
     auto row = load_job_row_by_id(db, id, true);
-    if (!row || row->attempt != attempt || row->status != "Running") return;
+    if (!row || row->attempt != attempt || row->status != JobStatus::kRunning) return;
     bool ok = out.exit_code == 0 && out.reason.empty();
     if (run_again_after(db, *row, out, ok)) {
       effects = run_scheduling_pass(db, paths);
@@ -107,9 +108,7 @@ void finish_attempt(Database& db, const Paths& paths, int64_t id, int attempt, c
       terminate_supervisors(effects);
       return;
     }
-    db.prepare("UPDATE jobs SET status = ?1, reason = ?2, exit_code = ?3, finished_ms = ?4, sup_pid = 0 WHERE id = ?5")
-        .bind(1, std::string(ok ? "Succeeded" : "Failed")).bind(2, out.reason)
-        .bind(3, static_cast<int64_t>(out.exit_code)).bind(4, now_unix_ms()).bind(5, id).run();
+    finish_job(db, id, attempt, ok, out.reason, out.exit_code, now_unix_ms());
     add_event(db, id, "job/" + row->name, ok ? "Normal" : "Warning", ok ? "Completed" : "Failed",
               ok ? "the command exited with code 0" : out.reason);
     effects = run_scheduling_pass(db, paths);
@@ -139,7 +138,7 @@ int supervise_job(const fs::path& home, int64_t id, int attempt) {
   {
     WriteTransaction tx(db);  // waits until the pass that started us has committed
     auto r = load_job_row_by_id(db, id, true);
-    if (!r || r->attempt != attempt || r->status != "Running") return 0;
+    if (!r || r->attempt != attempt || r->status != JobStatus::kRunning) return 0;
     row = *r;
     user = job_user_for_project(db, row.project);
     tx.commit();
@@ -187,12 +186,11 @@ int supervise_job(const fs::path& home, int64_t id, int attempt) {
   bool stop_requested = false;
   {
     WriteTransaction tx(db);
-    auto r = load_job_row_by_id(db, id, false);
-    stop_requested = !r || r->attempt != attempt;
-    if (!stop_requested)
-      db.prepare("UPDATE jobs SET child_pgid = ?1, child_start = ?2 WHERE id = ?3")
-          .bind(1, static_cast<int64_t>(child)).bind(2, static_cast<int64_t>(process_start_time(child)))
-          .bind(3, id).run();
+    try {
+      record_job_processes(db, id, attempt, child, process_start_time(child));
+    } catch (const JobTransitionRefused&) {
+      stop_requested = true;  // preempted, suspended or deleted meanwhile: this attempt is over
+    }
     tx.commit();
   }
 
