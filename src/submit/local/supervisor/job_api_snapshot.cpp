@@ -9,7 +9,7 @@
 #include "submit/training/training_snapshot.h"
 #include "submit/core/workload_json.h"
 #include "submit/local/runtime/job_launch.h"
-#include "submit/local/local_backend.h"
+#include "submit/local/local_storage.h"
 
 namespace lane::submit::local {
 namespace fs = std::filesystem;
@@ -37,22 +37,21 @@ fs::path host_path(const JobSpec& spec, const Paths& paths, const fs::path& in_j
 json answer_job_api(const fs::path& home, int64_t job_id, const json& request, pid_t peer) {
   if (request.value("op", "") != "snapshot")
     throw UsageError("job API: unknown op '" + request.value("op", "") + "' (known: snapshot)");
-  Paths paths{home};
-  std::optional<JobRow> row;
-  {
-    Database db(paths.db());
-    row = load_job_row_by_id(db, job_id, true);
-  }
+  // The state and the Storage role over it: what a snapshot needs, and no more (no other role,
+  // no supervisor check or TTL expiry on the way).
+  LocalState state(home);
+  const Paths& paths = state.paths;
+  std::optional<JobRow> row = load_job_row_by_id(state.db, job_id, true);
   if (!row) throw Error("job API: the job no longer exists");
   JobSpec spec = spec_from_json(json::parse(row->spec_json));
-  LocalBackend backend(home);
+  LocalStorage storage(state);
 
   TrainingSnapshotRequest req;
   req.pvc = request.value("pvc", "");
   require_dns1123_label(req.pvc, "PVC_NAME");
-  if (!backend.storage().local_volumes().find(req.pvc))
+  if (!storage.local_volumes().find(req.pvc))
     throw Error(fmt::format("PVC_NAME '{}' is not a volume of this backend; cannot snapshot it", req.pvc));
-  std::string owner = backend.storage().local_volumes().owner(req.pvc);
+  std::string owner = storage.local_volumes().owner(req.pvc);
   if (owner != spec.project)
     throw Error(fmt::format("PVC_NAME '{}' belongs to project '{}'; a job of project '{}' can snapshot only "
                             "its own project's claims", req.pvc, owner.empty() ? "<none>" : owner, spec.project));
@@ -63,7 +62,7 @@ json answer_job_api(const fs::path& home, int64_t job_id, const json& request, p
   req.project = spec.project;
   req.code_version = request.value("codeVersion", "");
   std::ostringstream log;
-  auto result = snapshot_after_training(backend.storage().snapshots(), backend.storage().volumes(), req, spec, log);
+  auto result = snapshot_after_training(storage.snapshots(), storage.volumes(), req, spec, log);
   return {{"snapshot", result.snapshot}, {"log", log.str()}};
 }
 
