@@ -11,7 +11,7 @@
 #include "storage/anf/anf_provider.h"
 #include "submit/kube/kube_backend.h"
 #include "submit/local/local_backend.h"
-#include "submit/local/supervisor.h"
+#include "submit/local/supervisor/supervisor.h"
 
 namespace lane::submit {
 namespace fs = std::filesystem;

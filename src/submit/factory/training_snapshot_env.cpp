@@ -6,7 +6,7 @@
 
 #include "common/error.h"
 #include "submit/factory/factory.h"
-#include "submit/local/job_api.h"
+#include "submit/local/runtime/job_api.h"
 #include "submit/training/training_snapshot.h"
 
 namespace lane::submit {
@@ -18,7 +18,7 @@ std::optional<std::string> snapshot_after_training_from_env(const std::filesyste
   if (!request) return std::nullopt;
   if (const char* api = std::getenv("LANECTL_JOB_API"); api && *api) {
     // Inside a local job, which does not see the backend's state: its supervisor takes the
-    // snapshot for it (submit/local/job_api.h).
+    // snapshot for it (submit/local/runtime/job_api.h).
     auto reply = local::job_api_call(
         api, {{"op", "snapshot"}, {"pvc", request->pvc},
               {"outputDir", std::filesystem::absolute(output_dir).lexically_normal().string()},

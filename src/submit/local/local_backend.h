@@ -9,7 +9,7 @@
 #include "submit/local/local_cluster.h"
 #include "submit/local/local_jobs.h"
 #include "submit/local/local_projects.h"
-#include "submit/local/local_state.h"
+#include "submit/local/state/local_state.h"
 #include "submit/local/local_storage.h"
 
 namespace lane::submit::local {

@@ -2,8 +2,8 @@
 
 #include "common/error.h"
 #include "common/names.h"
-#include "submit/local/job_view.h"
-#include "submit/local/scheduling_pass.h"
+#include "submit/local/runtime/job_view.h"
+#include "submit/local/state/scheduling_pass.h"
 
 namespace lane::submit::local {
 
@@ -26,7 +26,7 @@ void LocalCluster::set_nodes(const std::vector<NodeSpec>& nodes) {
   {
     WriteTransaction tx(st_.db);
     for (const auto& row : load_job_rows(st_.db, std::nullopt, false, true)) {
-      if (row.status != "Running") continue;
+      if (row.status != JobStatus::kRunning) continue;
       for (const auto& p : row.placement) {
         bool ok = false;
         for (const auto& n : nodes)
@@ -53,7 +53,7 @@ std::vector<NodeStatus> LocalCluster::list_nodes() {
   std::vector<NodeStatus> out;
   for (const auto& n : effective_nodes(st_.db, &declared)) out.push_back({n, 0, {}, declared});
   for (const auto& row : load_job_rows(st_.db, std::nullopt, false, true)) {
-    if (row.status != "Running") continue;
+    if (row.status != JobStatus::kRunning) continue;
     for (size_t i = 0; i < row.placement.size(); ++i) {
       const auto& p = row.placement[i];
       for (auto& n : out)

@@ -2,7 +2,7 @@
 // The Cluster role of the local backend: the declared nodes (`cluster set-nodes`), else one
 // node with the GPUs detected on this machine, and what the running jobs hold of them.
 #include "submit/core/cluster.h"
-#include "submit/local/local_state.h"
+#include "submit/local/state/local_state.h"
 
 namespace lane::submit::local {
 

@@ -23,9 +23,9 @@ int LocalJobs::attach(const std::string& name, const std::string& project, const
            "attach shows its output only\n";
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(opts.wait_seconds);
   bool told = false;
-  while (row->status == "Pending" || row->status == "Suspended") {
+  while (row->status == JobStatus::kPending || row->status == JobStatus::kSuspended) {
     if (!told) {
-      err << "Waiting for job " << name << " to start (" << row->status << ": " << row->reason << ")\n";
+      err << "Waiting for job " << name << " to start (" << to_string(row->status) << ": " << row->reason << ")\n";
       told = true;
     }
     if (std::chrono::steady_clock::now() >= deadline)
@@ -42,7 +42,7 @@ int LocalJobs::attach(const std::string& name, const std::string& project, const
   row = load_job_row(st_.db, project, name, false);
   if (!row) throw job_deleted(name, project);
   if (row->exit_code) return *row->exit_code;
-  return row->status == "Succeeded" ? 0 : 1;
+  return row->status == JobStatus::kSucceeded ? 0 : 1;
 }
 
 }  // namespace lane::submit::local

@@ -13,10 +13,10 @@
 
 #include "common/error.h"
 #include "submit/core/workload_json.h"
-#include "submit/local/job_launch.h"
-#include "submit/local/job_user.h"
-#include "submit/local/process_identity.h"
-#include "submit/local/sandbox.h"
+#include "submit/local/runtime/job_launch.h"
+#include "submit/local/state/project_users.h"
+#include "submit/local/runtime/process_identity.h"
+#include "submit/local/runtime/sandbox.h"
 
 namespace lane::submit::local {
 using nlohmann::json;
@@ -27,8 +27,8 @@ int LocalJobs::exec(const std::string& name, const std::string& project, const s
   if (argv.empty()) throw UsageError("exec needs a command: lanectl exec JOB -- CMD ARGS...");
   auto row = load_job_row(st_.db, project, name, true);
   if (!row) throw Error("job '" + name + "' does not exist in project '" + project + "'");
-  if (row->status != "Running" || !process_alive(row->child_pgid, row->child_start))
-    throw Error("job '" + name + "' is " + row->status + ", not running; exec needs a running job");
+  if (row->status != JobStatus::kRunning || !process_alive(row->child_pgid, row->child_start))
+    throw Error("job '" + name + "' is " + to_string(row->status) + ", not running; exec needs a running job");
   JobSpec spec = spec_from_json(json::parse(row->spec_json));
   // The job's environment and user, as its own processes have them (no LANECTL_HOME).
   LaunchPlan plan =

@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include "common/error.h"
-#include "submit/local/images.h"
+#include "submit/local/runtime/images.h"
 #include "submit/local/local_jobs.h"
 
 namespace lane::submit::local {

@@ -4,7 +4,7 @@
 
 #include "common/error.h"
 #include "submit/core/errors.h"
-#include "submit/local/log_files.h"
+#include "submit/local/runtime/log_files.h"
 
 namespace lane::submit::local {
 namespace fs = std::filesystem;
@@ -52,7 +52,7 @@ void LocalJobs::stream_logs(const std::string& name, const std::string& project,
     }
   }
   fs::path path = st_.paths.job_dir(row->id) / "output.log";
-  if (!opts.follow && !fs::exists(path) && row->status == "Pending")
+  if (!opts.follow && !fs::exists(path) && row->status == JobStatus::kPending)
     throw Error("job '" + name + "' has not started yet (" + row->reason + "); see `lanectl describe job " +
                 name + " -p " + project + "`");
   int64_t id = row->id;

@@ -10,10 +10,11 @@
 #include "submit/core/errors.h"
 #include "submit/core/validate.h"
 #include "submit/core/workload_json.h"
-#include "submit/local/job_launch.h"
-#include "submit/local/process_identity.h"
-#include "submit/local/sandbox.h"
-#include "submit/local/scheduling_pass.h"
+#include "submit/local/runtime/job_launch.h"
+#include "submit/local/runtime/process_identity.h"
+#include "submit/local/runtime/sandbox.h"
+#include "submit/local/state/job_table.h"
+#include "submit/local/state/scheduling_pass.h"
 
 namespace lane::submit::local {
 namespace fs = std::filesystem;
@@ -162,20 +163,7 @@ JobInfo LocalJobs::submit(const JobSpec& input) {
         st_.volumes.adopt(p.claim, spec.project);
         adopted.push_back(p.claim);
       }
-    int64_t now = now_unix_ms();
-    auto insert = st_.db.prepare(
-        "INSERT INTO jobs(project, name, type, image, user, gpu, pods, spec, status, reason, created_ms, "
-        "preemptible, ttl_seconds) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,'Pending','waiting for the scheduler',?9,?10,?11)");
-    insert.bind(1, spec.project).bind(2, spec.name).bind(3, std::string(to_string(spec.type)))
-        .bind(4, spec.image).bind(5, spec.user).bind(6, spec.gpu)
-        .bind(7, static_cast<int64_t>(spec.type == JobType::kMpi ? spec.processes : 1))
-        .bind(8, spec_to_json(spec).dump()).bind(9, now);
-    if (auto p = preemptible_column(spec)) insert.bind(10, static_cast<int64_t>(*p));
-    else insert.bind_null(10);
-    if (spec.ttl_after_finish_seconds) insert.bind(11, *spec.ttl_after_finish_seconds);
-    else insert.bind_null(11);
-    insert.run();
-    const int64_t job_id = st_.db.last_insert_id();
+    const int64_t job_id = insert_job(st_.db, spec, now_unix_ms());
     add_event(st_.db, job_id, "job/" + spec.name, "Normal", "Submitted",
               fmt::format("job submitted by {}", spec.user.empty() ? "unknown user" : spec.user));
     for (const auto& [claim, warning] : thin)
@@ -210,7 +198,7 @@ bool LocalJobs::delete_job(const std::string& name, const std::string& project) 
     effects = run_scheduling_pass(st_.db, st_.paths);
     tx.commit();
   }
-  if (row->status == "Running") {
+  if (row->status == JobStatus::kRunning) {
     if (process_alive(row->sup_pid, row->sup_start)) {
       effects.terminate.emplace_back(row->sup_pid, row->sup_start);
     } else if (row->child_pgid > 0 && process_alive(row->child_pgid, row->child_start)) {

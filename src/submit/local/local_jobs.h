@@ -6,7 +6,7 @@
 // (local_job_files.cpp): a job's files read through its --pvc/-v mounts on this machine.
 #include "submit/core/job_files.h"
 #include "submit/core/jobs.h"
-#include "submit/local/local_state.h"
+#include "submit/local/state/local_state.h"
 
 namespace lane::submit::local {
 

@@ -8,8 +8,8 @@
 #include "common/error.h"
 #include "common/names.h"
 #include "submit/core/validate.h"
-#include "submit/local/job_view.h"
-#include "submit/local/scheduling_pass.h"
+#include "submit/local/runtime/job_view.h"
+#include "submit/local/state/scheduling_pass.h"
 
 namespace lane::submit::local {
 
@@ -57,7 +57,7 @@ std::vector<ProjectStatus> LocalProjects::list_projects() {
   for (auto& s : out) {
     allocated_now = 0;
     for (const auto& row : load_job_rows(st_.db, s.spec.name, false, true))
-      if (row.status == "Running") allocated_now += job_info_from_row(row).gpus_allocated;
+      if (row.status == JobStatus::kRunning) allocated_now += job_info_from_row(row).gpus_allocated;
     s.gpus_allocated = allocated_now;
   }
   return out;

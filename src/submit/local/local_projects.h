@@ -2,7 +2,7 @@
 // The Projects role of the local backend: projects and their GPU quotas in the state
 // database; `project list` shows the scheduler's fair shares and reasons.
 #include "submit/core/projects.h"
-#include "submit/local/local_state.h"
+#include "submit/local/state/local_state.h"
 
 namespace lane::submit::local {
 

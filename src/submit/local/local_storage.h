@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "submit/core/storage.h"
-#include "submit/local/local_state.h"
+#include "submit/local/state/local_state.h"
 
 namespace lane::storage::local {
 class LocalSnapshotStore;

@@ -1,0 +1,302 @@
+#include "submit/local/runtime/sandbox.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "submit/local/runtime/job_view.h"
+#include "submit/local/runtime/sandbox_root.h"
+
+namespace lane::submit::local {
+
+std::string sandbox_mode() {
+  const char* forced = std::getenv("LANECTL_SANDBOX");
+  if (forced && std::string(forced) == "bwrap") return "bwrap";
+  if (forced && std::string(forced) == "unshare") return "unshare";
+  return geteuid() == 0 ? "unshare" : "bwrap";
+}
+
+namespace {
+
+[[noreturn]] void die(const std::string& what) {
+  std::string msg = "lanectl: cannot start the job: " + what + "\n";
+  ssize_t ignored = write(2, msg.data(), msg.size());
+  (void)ignored;
+  _exit(127);
+}
+
+// Only the plan's variables: never the submitter's or the supervisor's environment.
+void use_plan_environment(const LaunchPlan& plan) {
+  clearenv();
+  for (const auto& [name, value] : plan.env) setenv(name.c_str(), value.c_str(), 1);
+}
+
+bool drops_to_job_user(const LaunchPlan& plan) { return geteuid() == 0 && plan.uid != 0; }
+
+[[noreturn]] void exec_argv(const std::vector<std::string>& argv) {
+  std::vector<char*> cargv;
+  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  execvp(cargv[0], cargv.data());
+  die("exec " + argv[0] + ": " + std::strerror(errno));
+}
+
+// The job's command, inside the finished root: environment, working directory, the job's user.
+[[noreturn]] void exec_job(const LaunchPlan& plan) {
+  use_plan_environment(plan);
+  if (chdir(plan.working_dir.c_str()) != 0) die("working directory " + plan.working_dir + ": " + std::strerror(errno));
+  if (drops_to_job_user(plan)) {
+    gid_t gid = plan.gid;
+    if (setgroups(1, &gid) != 0 || setresgid(gid, gid, gid) != 0 || setresuid(plan.uid, plan.uid, plan.uid) != 0)
+      die(std::string("cannot switch to the job's user ") + std::to_string(plan.uid) + ": " + std::strerror(errno));
+  }
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die(std::string("no_new_privs: ") + std::strerror(errno));
+  exec_argv(plan.argv);
+}
+
+void on_signal(int) {}
+
+// The init is a fork of the supervisor, whose command line names LANECTL_HOME: overwrite it in
+// place (/proc/1/cmdline reads this memory) so that the job sees "lanectl-job-init" instead.
+void hide_command_line() {
+  std::ifstream in("/proc/self/stat");
+  std::string stat;
+  std::getline(in, stat);
+  auto close = stat.rfind(')');
+  if (close == std::string::npos) return;
+  std::istringstream fields(stat.substr(close + 2));  // field 3 onwards
+  std::string f;
+  unsigned long long arg_start = 0, arg_end = 0;
+  for (int i = 3; i <= 49 && fields >> f; ++i) {
+    if (i == 48) arg_start = std::strtoull(f.c_str(), nullptr, 10);
+    if (i == 49) arg_end = std::strtoull(f.c_str(), nullptr, 10);
+  }
+  if (arg_start == 0 || arg_end <= arg_start) return;
+  char* args = reinterpret_cast<char*>(arg_start);
+  const size_t size = arg_end - arg_start;
+  std::memset(args, 0, size);
+  std::strncpy(args, "lanectl-job-init", size - 1);
+  prctl(PR_SET_NAME, "job-init");
+}
+
+// PID 1 of the job's namespace: builds the root, runs the command as PID 2, reaps orphans,
+// passes SIGTERM on to every process of the job (also those that left the session), and exits
+// when the command ends, which makes the kernel kill whatever is left in the namespace.
+[[noreturn]] void run_init(const LaunchPlan& plan, int status_fd, const sigset_t& child_mask) {
+  hide_command_line();
+  umask(022);  // the mount points must be enterable by the job's user
+  try {
+    enter_job_root(plan);
+  } catch (const std::exception& e) {
+    die(e.what());
+  }
+  sigset_t waited;
+  sigemptyset(&waited);
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;  // PID 1 gets no signal it has no handler for
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGCHLD}) {
+    sigaction(sig, &sa, nullptr);
+    sigaddset(&waited, sig);
+  }
+  sigprocmask(SIG_BLOCK, &waited, nullptr);
+  pid_t command = fork();
+  if (command == 0) {
+    sigprocmask(SIG_SETMASK, &child_mask, nullptr);
+    exec_job(plan);
+  }
+  if (command < 0) die(std::string("fork: ") + std::strerror(errno));
+  for (;;) {
+    siginfo_t info;
+    int sig = sigwaitinfo(&waited, &info);
+    if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) kill(-1, SIGTERM);
+    int status = 0;
+    for (pid_t p; (p = waitpid(-1, &status, WNOHANG)) > 0;)
+      if (p == command) {
+        ssize_t ignored = write(status_fd, &status, sizeof status);
+        (void)ignored;
+        _exit(0);
+      }
+  }
+}
+
+bool bwrap_installed() {
+  const char* path = std::getenv("PATH");
+  std::string dirs = std::string(path ? path : "") + ":/usr/bin:/bin";
+  for (size_t start = 0; start <= dirs.size();) {
+    size_t colon = dirs.find(':', start);
+    std::string dir = dirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    if (!dir.empty() && access((dir + "/bwrap").c_str(), X_OK) == 0) return true;
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  return false;
+}
+
+bool is_standard_dev(const ViewEntry& e) {
+  static const std::set<std::string> bwrap_dev = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+                                                   "/dev/urandom", "/dev/tty", "/dev/fd", "/dev/stdin",
+                                                   "/dev/stdout", "/dev/stderr"};
+  return bwrap_dev.count(e.target) > 0;
+}
+
+}  // namespace
+
+std::vector<std::string> bwrap_argv(const LaunchPlan& plan) {
+  std::vector<std::string> argv = {"bwrap", "--unshare-pid", "--unshare-ipc", "--die-with-parent"};
+  auto add = [&argv](std::initializer_list<std::string> words) { argv.insert(argv.end(), words); };
+  // bubblewrap creates missing parents with mode 0700, which the job's user could not enter:
+  // create them first, 0755, unless they lie on something mounted before.
+  std::set<std::string> made, mounted;
+  auto below_mount = [&mounted](const std::string& dir) {
+    for (const auto& m : mounted)
+      if (dir == m || dir.rfind(m + "/", 0) == 0) return true;
+    return false;
+  };
+  for (const auto& e : job_view(plan)) {
+    std::vector<std::string> parents;  // outermost first
+    for (auto d = std::filesystem::path(e.target).parent_path(); d != d.root_path() && !d.empty(); d = d.parent_path())
+      parents.insert(parents.begin(), d.string());
+    for (const auto& d : parents)
+      if (!made.count(d) && !below_mount(d)) {
+        add({"--perms", "0755", "--dir", d});
+        made.insert(d);
+      }
+    if (e.kind != ViewEntry::kSymlink) mounted.insert(e.target);
+    switch (e.kind) {
+      case ViewEntry::kRoBind: add({"--ro-bind", e.source, e.target}); break;
+      case ViewEntry::kBind: add({"--bind", e.source, e.target}); break;
+      case ViewEntry::kDevBind:
+        if (!is_standard_dev(e)) add({"--dev-bind", e.source, e.target});
+        break;
+      case ViewEntry::kSymlink:
+        if (!is_standard_dev(e)) add({"--symlink", e.source, e.target});
+        break;
+      case ViewEntry::kTmpfs:
+        if (e.size) add({"--size", std::to_string(e.size)});
+        add({"--perms", e.mode == 01777 ? "1777" : "0755", "--tmpfs", e.target});
+        break;
+      case ViewEntry::kMask: add({"--perms", "0555", "--size", "4096", "--tmpfs", e.target, "--remount-ro", e.target}); break;
+      case ViewEntry::kProc: add({"--proc", e.target}); break;
+      case ViewEntry::kDevDir: add({"--dev", e.target}); break;
+    }
+  }
+  add({"--remount-ro", "/", "--chdir", plan.working_dir, "--"});
+  if (drops_to_job_user(plan))  // bubblewrap run by root keeps root; setpriv drops to the job's user
+    add({"setpriv", "--reuid=" + std::to_string(plan.uid), "--regid=" + std::to_string(plan.gid),
+         "--clear-groups", "--no-new-privs", "--"});
+  argv.insert(argv.end(), plan.argv.begin(), plan.argv.end());
+  return argv;
+}
+
+SandboxedJob start_sandboxed(const LaunchPlan& plan, int out_fd, const sigset_t& child_mask) {
+  if (plan.argv.empty()) throw Error("cannot start the job: empty command");
+  const bool bwrap = sandbox_mode() == "bwrap";
+  if (bwrap && !bwrap_installed())
+    throw Error(std::string("cannot start the job: bubblewrap (bwrap) is needed to isolate jobs") +
+                (geteuid() == 0 ? " with LANECTL_SANDBOX=bwrap" : " of a non-root user") +
+                " and was not found in PATH; install the Debian package bubblewrap (jobs never run unconfined)");
+  int status_pipe[2] = {-1, -1};
+  if (!bwrap && pipe2(status_pipe, O_CLOEXEC) != 0) throw Error("cannot start the job: pipe() failed");
+  pid_t pid = bwrap ? fork()
+                    : static_cast<pid_t>(syscall(SYS_clone, CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | SIGCHLD,
+                                                 nullptr, nullptr, nullptr, nullptr));
+  if (pid == 0) {
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // the supervisor's death ends the job
+    int null_fd = open("/dev/null", O_RDONLY);
+    dup2(null_fd, 0);
+    dup2(out_fd, 1);
+    dup2(out_fd, 2);
+    // No other descriptor of the supervisor (its log in LANECTL_HOME, the state database, the
+    // job API socket, whatever the submitter left open) reaches the job.
+    int status_fd = -1;
+    if (!bwrap) {
+      status_fd = status_pipe[1] == 3 ? 3 : dup3(status_pipe[1], 3, O_CLOEXEC);
+      if (status_fd < 0) die(std::string("dup3: ") + std::strerror(errno));
+    }
+    close_range(bwrap ? 3 : 4, ~0U, 0);
+    signal(SIGPIPE, SIG_DFL);
+    if (bwrap) {
+      sigprocmask(SIG_SETMASK, &child_mask, nullptr);
+      use_plan_environment(plan);
+      // The options go through a memfd (--args) so that the job's /proc/1/cmdline does not
+      // list the host paths they name.
+      std::vector<std::string> argv = bwrap_argv(plan);
+      auto command = std::find(argv.begin(), argv.end(), std::string("--"));
+      std::string packed;
+      for (auto it = argv.begin() + 1; it != command; ++it) packed.append(*it).push_back('\0');
+      int args_fd = memfd_create("bwrap-args", 0);
+      if (args_fd < 0 || write(args_fd, packed.data(), packed.size()) != static_cast<ssize_t>(packed.size()) ||
+          lseek(args_fd, 0, SEEK_SET) != 0)
+        die(std::string("memfd for bubblewrap's options: ") + std::strerror(errno));
+      std::vector<std::string> short_argv = {"bwrap", "--args", std::to_string(args_fd)};
+      short_argv.insert(short_argv.end(), command, argv.end());
+      exec_argv(short_argv);
+    }
+    run_init(plan, status_fd, child_mask);
+  }
+  int saved = errno;
+  if (status_pipe[1] >= 0) close(status_pipe[1]);
+  if (pid < 0) {
+    if (status_pipe[0] >= 0) close(status_pipe[0]);
+    throw Error(std::string("cannot start the job: ") +
+                (bwrap ? "fork" : "clone(CLONE_NEWNS|CLONE_NEWPID|CLONE_NEWIPC)") + ": " + std::strerror(saved));
+  }
+  setpgid(pid, pid);
+  return SandboxedJob{pid, status_pipe[0]};
+}
+
+pid_t job_namespace_process(pid_t sandbox_pid) {
+  auto ns_of = [](const std::string& pid) {
+    std::error_code ec;
+    return std::filesystem::read_symlink("/proc/" + pid + "/ns/mnt", ec).string();
+  };
+  if (ns_of(std::to_string(sandbox_pid)) != ns_of("self")) return sandbox_pid;
+  std::ifstream children(fmt::format("/proc/{}/task/{}/children", sandbox_pid, sandbox_pid));
+  pid_t first = 0;
+  return children >> first && first > 0 ? first : sandbox_pid;
+}
+
+void exec_in_job(const LaunchPlan& plan, const std::vector<std::string>& argv) {
+  close_range(3, ~0U, 0);
+  pid_t child = fork();  // the first child after setns(CLONE_NEWPID) is inside the namespace
+  if (child == 0) {
+    LaunchPlan command = plan;
+    command.argv = argv;
+    exec_job(command);
+  }
+  if (child < 0) die(std::string("fork: ") + std::strerror(errno));
+  int status = 0;
+  waitpid(child, &status, 0);
+  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
+int sandboxed_wait_status(SandboxedJob& job, int init_status) {
+  if (job.status_fd < 0) return init_status;
+  int status = 0;
+  ssize_t n = read(job.status_fd, &status, sizeof status);
+  close(job.status_fd);
+  job.status_fd = -1;
+  return n == static_cast<ssize_t>(sizeof status) ? status : init_status;
+}
+
+}  // namespace lane::submit::local

@@ -1,0 +1,168 @@
+#include "submit/local/state/local_volumes.h"
+
+#include <sys/statvfs.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "common/atomic_file.h"
+#include "common/clock.h"
+#include "common/debris.h"
+#include "common/error.h"
+#include "common/names.h"
+#include "common/quantity.h"
+
+namespace lane::submit::local {
+namespace fs = std::filesystem;
+
+namespace {
+
+storage::VolumeInfo read_volume(Statement& st, const Paths& paths) {
+  storage::VolumeInfo v;
+  v.name = st.text(0);
+  v.size = st.text(1);
+  v.storage_class = st.text(2);
+  v.created_by = st.text(3);
+  v.created_unix_ms = st.integer(4);
+  v.local_path = paths.volumes_dir() / v.name;
+  return v;
+}
+
+// "" when the file system has room for the whole request, else what the user should know.
+std::string thin_provisioning_warning(const std::string& name, const std::string& size, uint64_t bytes,
+                                      const fs::path& dir) {
+  struct statvfs sv {};
+  if (statvfs(dir.c_str(), &sv) != 0) return "";
+  uint64_t free_bytes = static_cast<uint64_t>(sv.f_bavail) * sv.f_frsize;
+  if (bytes <= free_bytes) return "";
+  return fmt::format("volume '{}' asks for {} but only {} are free under {}; it is provisioned thin "
+                     "(nothing is reserved) and writes fail once the disk is full",
+                     name, size, fmt::format("{:.1f}Gi", static_cast<double>(free_bytes) / (1ull << 30)), dir.string());
+}
+
+const char* kSelect = "SELECT name, size, storage_class, created_by, created_ms FROM volumes ";
+
+}  // namespace
+
+std::optional<storage::VolumeInfo> LocalVolumes::find(const std::string& name) {
+  auto st = db_.prepare(std::string(kSelect) + "WHERE name = ?1");
+  st.bind(1, name);
+  if (!st.step()) return std::nullopt;
+  return read_volume(st, paths_);
+}
+
+std::vector<storage::VolumeInfo> LocalVolumes::list() {
+  auto st = db_.prepare(std::string(kSelect) + "ORDER BY name");
+  std::vector<storage::VolumeInfo> out;
+  while (st.step()) out.push_back(read_volume(st, paths_));
+  return out;
+}
+
+storage::VolumeInfo LocalVolumes::create_in_transaction(const std::string& name, const std::string& size,
+                                                        const std::string& storage_class,
+                                                        const std::string& created_by) {
+  require_dns1123_label(name, "volume name");
+  auto bytes = parse_quantity_bytes(size);
+  if (!bytes || *bytes == 0)
+    throw UsageError("invalid volume size '" + size + "'; use a quantity such as 10Gi or 500Mi");
+  if (find(name)) throw Error("volume '" + name + "' already exists; choose another name or mount it with --pvc " + name + ":PATH");
+  fs::create_directories(paths_.volumes_dir());
+  db_.prepare("INSERT INTO volumes(name, size, size_bytes, storage_class, created_by, created_ms, project) "
+              "VALUES(?1,?2,?3,?4,?5,?6,?7)")
+      .bind(1, name).bind(2, size).bind(3, static_cast<int64_t>(*bytes)).bind(4, storage_class)
+      .bind(5, created_by).bind(6, now_unix_ms()).bind(7, project_of_creator(created_by)).run();
+  // A directory without a row is debris of an interrupted create, restore or delete: never reuse its data.
+  remove_tree(paths_.volumes_dir() / name);
+  fs::create_directories(paths_.volumes_dir() / name);
+  auto info = *find(name);
+  info.warning = thin_provisioning_warning(name, size, *bytes, paths_.volumes_dir());
+  return info;
+}
+
+storage::VolumeInfo LocalVolumes::create(const std::string& name, const std::string& size,
+                                         const std::string& storage_class, const std::string& created_by) {
+  WriteTransaction tx(db_);
+  auto info = create_in_transaction(name, size, storage_class, created_by);
+  tx.commit();
+  return info;
+}
+
+std::string LocalVolumes::project_of_creator(const std::string& created_by) {
+  if (created_by.rfind("job/", 0) == 0) {
+    auto slash = created_by.find('/', 4);
+    if (slash != std::string::npos) return created_by.substr(4, slash - 4);
+  }
+  if (!resolver_ || resolving_ > 8) return "";
+  ++resolving_;
+  std::string project;
+  try {
+    project = resolver_(created_by);
+  } catch (...) {
+  }
+  --resolving_;
+  return project;
+}
+
+std::string LocalVolumes::owner(const std::string& name) {
+  auto st = db_.prepare("SELECT project, created_by FROM volumes WHERE name = ?1");
+  st.bind(1, name);
+  if (!st.step()) return "";
+  std::string project = st.text(0), created_by = st.text(1);
+  return project.empty() ? project_of_creator(created_by) : project;
+}
+
+void LocalVolumes::adopt(const std::string& name, const std::string& project) {
+  db_.prepare("UPDATE volumes SET project = ?1 WHERE name = ?2 AND project = ''").bind(1, project).bind(2, name).run();
+}
+
+void LocalVolumes::remove(const std::string& name) {
+  require_dns1123_label(name, "volume name");
+  WriteTransaction tx(db_);
+  if (!find(name)) throw Error("volume '" + name + "' does not exist");
+  db_.prepare("DELETE FROM volumes WHERE name = ?1").bind(1, name).run();
+  tx.commit();
+  std::error_code ec;
+  fs::remove_all(paths_.volumes_dir() / name, ec);
+}
+
+// --- publishing prepared data (restore) ------------------------------------------------------
+
+fs::path LocalVolumes::staging_dir() { return paths_.volumes_dir() / ".staging"; }
+
+// The row and the rename commit together: a crash before the commit leaves an unregistered
+// directory (never listed, removed by remove_debris or by the next create of the name).
+storage::VolumeInfo LocalVolumes::create_from(const std::string& name, const std::string& size,
+                                              const std::string& storage_class, const std::string& created_by,
+                                              const fs::path& prepared) {
+  WriteTransaction tx(db_);
+  auto info = create_in_transaction(name, size, storage_class, created_by);  // row + empty directory
+  if (::rename(prepared.c_str(), info.local_path.c_str()) != 0)  // replaces the empty directory
+    throw Error(fmt::format("cannot move '{}' into place as volume '{}': {}", prepared.string(), name,
+                            std::strerror(errno)));
+  fsync_directory(paths_.volumes_dir());
+  tx.commit();
+  return info;
+}
+
+void LocalVolumes::remove_debris() {
+  // Staging entries are named "<pid>-<what>-<volume>"; pre-staging reverts left ".<vol>.revert-<pid>".
+  remove_dead_staging(staging_dir());
+  std::error_code ec;
+  if (!fs::is_directory(paths_.volumes_dir())) return;
+  WriteTransaction tx(db_);  // no create_from can be between its rename and its commit meanwhile
+  for (const auto& e : fs::directory_iterator(paths_.volumes_dir(), ec)) {
+    const std::string file = e.path().filename().string();
+    if (file.empty()) continue;
+    if (file[0] == '.') {
+      auto pid = pid_after(file, ".revert-");
+      if (pid && !process_alive(*pid)) remove_tree(e.path());
+      continue;
+    }
+    if (e.is_directory(ec) && !find(file)) remove_tree(e.path());
+  }
+  tx.commit();
+}
+
+}  // namespace lane::submit::local

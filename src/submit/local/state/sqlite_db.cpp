@@ -1,0 +1,96 @@
+#include "submit/local/state/sqlite_db.h"
+
+#include <sqlite3.h>
+
+#include "common/error.h"
+
+namespace lane::submit::local {
+
+namespace {
+[[noreturn]] void fail(sqlite3* db, const std::string& what) {
+  throw Error("local state database: " + what + ": " + sqlite3_errmsg(db));
+}
+}  // namespace
+
+Statement::Statement(sqlite3* db, const std::string& sql) : db_(db) {
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK)
+    fail(db, "prepare '" + sql + "'");
+}
+Statement::~Statement() { sqlite3_finalize(stmt_); }
+
+Statement& Statement::bind(int i, const std::string& v) {
+  sqlite3_bind_text(stmt_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+Statement& Statement::bind(int i, int64_t v) {
+  sqlite3_bind_int64(stmt_, i, v);
+  return *this;
+}
+Statement& Statement::bind(int i, double v) {
+  sqlite3_bind_double(stmt_, i, v);
+  return *this;
+}
+Statement& Statement::bind_null(int i) {
+  sqlite3_bind_null(stmt_, i);
+  return *this;
+}
+
+bool Statement::step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  fail(db_, "step");
+}
+void Statement::run() {
+  while (step()) {
+  }
+}
+
+std::string Statement::text(int c) const {
+  const unsigned char* p = sqlite3_column_text(stmt_, c);
+  return p ? std::string(reinterpret_cast<const char*>(p), sqlite3_column_bytes(stmt_, c)) : "";
+}
+int64_t Statement::integer(int c) const { return sqlite3_column_int64(stmt_, c); }
+double Statement::real(int c) const { return sqlite3_column_double(stmt_, c); }
+bool Statement::is_null(int c) const { return sqlite3_column_type(stmt_, c) == SQLITE_NULL; }
+
+Database::Database(const std::filesystem::path& path) {
+  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                      SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+    std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    throw Error("cannot open the local state database " + path.string() + ": " + msg +
+                "; check LANECTL_HOME");
+  }
+  // Many lanectl processes and supervisors share the file: wait for the lock, never fail on it.
+  sqlite3_busy_timeout(db_, 120000);
+  exec("PRAGMA journal_mode=WAL");
+  exec("PRAGMA synchronous=NORMAL");
+  exec("PRAGMA foreign_keys=ON");
+}
+Database::~Database() { sqlite3_close(db_); }
+
+void Database::exec(const std::string& sql) {
+  char* msg = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &msg) != SQLITE_OK) {
+    std::string m = msg ? msg : "unknown error";
+    sqlite3_free(msg);
+    throw Error("local state database: '" + sql.substr(0, 60) + "': " + m);
+  }
+}
+int64_t Database::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
+int64_t Database::changes() const { return sqlite3_changes(db_); }
+
+WriteTransaction::WriteTransaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+WriteTransaction::~WriteTransaction() {
+  if (!done_) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+}
+void WriteTransaction::commit() {
+  db_.exec("COMMIT");
+  done_ = true;
+}
+
+ReadTransaction::ReadTransaction(Database& db) : db_(db) { db_.exec("BEGIN"); }
+ReadTransaction::~ReadTransaction() { sqlite3_exec(db_.handle(), "COMMIT", nullptr, nullptr, nullptr); }
+
+}  // namespace lane::submit::local

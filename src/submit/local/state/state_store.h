@@ -1,0 +1,94 @@
+#pragma once
+// The local backend's state: one SQLite file, $LANECTL_HOME/state.db, shared by every lanectl
+// process and every job supervisor. Schema and row reading live here; a job row's changes in
+// job_table.h; the rules (scheduling, supervision) in scheduling_pass.cpp and the supervisor.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "submit/core/backend.h"
+#include "submit/local/state/sqlite_db.h"
+
+namespace lane::submit::local {
+
+// Layout of LANECTL_HOME.
+struct Paths {
+  std::filesystem::path home;
+  std::filesystem::path db() const { return home / "state.db"; }
+  std::filesystem::path job_dir(int64_t id) const { return home / "jobs" / std::to_string(id); }
+  std::filesystem::path volumes_dir() const { return home / "volumes"; }
+  // The host directory of each of the job's claims, in spec.pvcs order.
+  std::vector<std::string> claim_dirs(const JobSpec& spec) const;
+};
+
+// A job as stored (its changes: job_table.h). `placement` is a JSON array of {node, gpus:[..], share} (one per pod).
+struct JobRow {
+  int64_t id = 0;
+  std::string project, name, type, image, user;
+  JobStatus status = JobStatus::kPending;
+  std::string reason;
+  double gpu = 0;
+  int pods = 1;
+  std::string spec_json;            // full JobSpec (only loaded by load_job_row(.., true))
+  nlohmann::json placement = nlohmann::json::array();
+  int attempt = 0;
+  int preemptions = 0;
+  pid_t sup_pid = 0;
+  long long sup_start = 0;
+  pid_t child_pgid = 0;
+  long long child_start = 0;
+  std::optional<int> exit_code;
+  int64_t created_ms = 0, started_ms = 0, finished_ms = 0;
+  double alloc = 0;                 // GPUs of the placement (denormalised for list)
+  std::string nodes;                // distinct placement nodes, comma separated
+  std::optional<bool> preemptible;  // --preemptible / --non-preemptible; unset: by type
+  std::optional<int64_t> ttl_seconds;  // --ttl-after-finish: deleted this long after it finished
+};
+
+// Creates the schema when missing (idempotent, safe under concurrency), and migrates a state
+// database written by an earlier version (see migrate_volume_projects).
+void ensure_schema(Database& db);
+
+// Earlier versions kept no project per claim: adds volumes.project and fills it from
+// created_by ("job/<project>/<job>"). Idempotent; takes the write lock only when needed.
+void migrate_volume_projects(Database& db);
+
+// Earlier versions had no jobs.preemptible and jobs.ttl_seconds columns: adds them (NULL: the
+// default by type, and no TTL). Idempotent; takes the write lock only when needed.
+void migrate_job_columns(Database& db);
+
+// The row's columns that follow from the spec (preemptible, ttl_seconds), for an INSERT.
+std::optional<bool> preemptible_column(const JobSpec& spec);
+
+std::vector<JobRow> load_job_rows(Database& db, const std::optional<std::string>& project,
+                                  bool with_spec, bool active_only = false);
+std::optional<JobRow> load_job_row(Database& db, const std::string& project,
+                                   const std::string& name, bool with_spec);
+std::optional<JobRow> load_job_row_by_id(Database& db, int64_t id, bool with_spec);
+
+void add_event(Database& db, int64_t job_id, const std::string& source, const std::string& type,
+               const std::string& reason, const std::string& message);
+std::vector<JobEvent> load_events(Database& db, int64_t job_id);
+
+// Declared nodes, or the default node (hostname, GPUs from `nvidia-smi -L`) when none are.
+std::vector<NodeSpec> effective_nodes(Database& db, bool* declared = nullptr);
+
+struct ProjectRow {
+  ProjectSpec spec;
+};
+// Projects from the table plus the implicit "default" (quota 0, over quota allowed).
+std::vector<ProjectSpec> load_projects(Database& db);
+std::optional<ProjectSpec> find_project(Database& db, const std::string& name);
+
+// JobInfo for list/describe from a row (pods derived from type + placement; list skips them).
+JobInfo job_info_from_row(const JobRow& row, bool with_pods = true);
+
+bool is_terminal(JobStatus status);  // Succeeded | Failed
+
+}  // namespace lane::submit::local
