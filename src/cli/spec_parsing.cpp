@@ -92,11 +92,6 @@ submit::EnvVar parse_env(const std::string& value) {
   return {name, value.substr(eq + 1)};
 }
 
-std::string parse_port(const std::string& value) {
-  if (!submit::parse_port_mapping(value)) throw UsageError("--port '" + value + "': use CONTAINER or EXTERNAL:CONTAINER with ports 1-65535");
-  return value;
-}
-
 double parse_gpu(const std::string& value) {
   const char* begin = value.c_str();
   char* end = nullptr;

@@ -1,6 +1,6 @@
 #pragma once
-// Parsers for the submit flags whose syntax is richer than a type: --pvc, -v, -e, --port, --gpu,
-// --ttl-after-finish, --toleration.
+// Parsers for the submit flags whose syntax is richer than a type: --pvc, -v, -e, --gpu,
+// --ttl-after-finish, --toleration (--port: submit::parse_port, which reads stored specs too).
 // Each throws UsageError naming the flag, the bad value and the accepted forms.
 #include <cstdint>
 #include <string>

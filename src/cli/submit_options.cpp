@@ -20,63 +20,61 @@ namespace {
 
 // The Run:AI flags of issue 17; their meaning on each backend: docs/cli.md.
 void add_run_ai_flags(CLI::App* cmd, SubmitOptions& o) {
+  submit::JobSpec& s = o.spec;
   cmd->add_flag("--preemptible", o.preemptible, "Interactive job that may be preempted (with --interactive)");
   cmd->add_flag("--non-preemptible", o.non_preemptible, "Never preempted; runs only within the project's quota");
-  cmd->add_option("--image-pull-policy", o.image_pull_policy, "Always | IfNotPresent | Never (Kubernetes)");
+  cmd->add_option("--image-pull-policy", s.image_pull_policy, "Always | IfNotPresent | Never (Kubernetes)");
   cmd->add_flag("--local-image", o.local_image, "Use the image present on the node (= --image-pull-policy Never)");
   cmd->add_flag("--always-pull-image", o.always_pull_image, "Always pull the image (= --image-pull-policy Always)");
-  cmd->add_flag("-t,--tty", o.tty, "Allocate a TTY (needs --stdin)");
-  cmd->add_flag("--stdin", o.stdin_open, "Keep stdin open");
-  cmd->add_flag("--attach", o.attach, "Wait for the job to start, then follow its output (implies -t --stdin)");
-  cmd->add_option("--backoff-limit,--backoffLimit", o.backoff_limit,
+  cmd->add_flag("-t,--tty", s.tty, "Allocate a TTY (needs --stdin)");
+  cmd->add_flag("--stdin", s.stdin_open, "Keep stdin open");
+  cmd->add_flag("--attach", s.attach, "Wait for the job to start, then follow its output (implies -t --stdin)");
+  cmd->add_option("--backoff-limit,--backoffLimit", s.backoff_limit,
                   "Retries of a failed training job (Kubernetes default 6; local default 0)");
-  cmd->add_option("--completions", o.completions, "Successful runs needed (batch Job)");
-  cmd->add_option("--parallelism", o.parallelism, "Runs at once (batch Job; > 1 needs --completions)");
+  cmd->add_option("--completions", s.completions, "Successful runs needed (batch Job)");
+  cmd->add_option("--parallelism", s.parallelism, "Runs at once (batch Job; > 1 needs --completions)");
   cmd->add_option("--ttl-after-finish", o.ttl_after_finish, "Delete the job this long after it ends (e.g. 1h, 30m, 0s)");
-  cmd->add_option("--cpu-limit", o.cpu_limit, "CPU limit (e.g. 4 or 500m)");
-  cmd->add_option("--memory-limit", o.memory_limit, "Memory limit (e.g. 8Gi)");
-  cmd->add_option("--gpu-memory", o.gpu_memory, "GPU memory instead of -g (e.g. 4G; at least 100M)");
-  cmd->add_option("--node-pool", o.node_pool, "Run on nodes labelled kai.scheduler/node-pool=<value>");
+  cmd->add_option("--cpu-limit", s.cpu_limit, "CPU limit (e.g. 4 or 500m)");
+  cmd->add_option("--memory-limit", s.memory_limit, "Memory limit (e.g. 8Gi)");
+  cmd->add_option("--gpu-memory", s.gpu_memory, "GPU memory instead of -g (e.g. 4G; at least 100M)");
+  cmd->add_option("--node-pool", s.node_pool, "Run on nodes labelled kai.scheduler/node-pool=<value>");
   cmd->add_option("--toleration", o.tolerations, "Tolerate a node taint: KEY[=VALUE][:EFFECT] (repeatable)");
   cmd->add_flag("--run-as-user", o.run_as_user, "Run as your own uid/gid (securityContext runAsUser/runAsGroup)");
-  cmd->add_flag("--host-ipc", o.host_ipc, "Use the node's IPC namespace");
-  cmd->add_flag("--host-network", o.host_network, "Use the node's network");
-  cmd->add_option("--mig,--mig-profile", o.mig_profile, "A MIG slice instead of -g (e.g. 1g.5gb, 3g.20gb)");
-  cmd->add_flag("--elastic", o.elastic, "Mark the job elastic (annotation elastic; Kubernetes)");
-  cmd->add_flag("--prevent-privilege-escalation", o.prevent_privilege_escalation,
+  cmd->add_flag("--host-ipc", s.host_ipc, "Use the node's IPC namespace");
+  cmd->add_flag("--host-network", s.host_network, "Use the node's network");
+  cmd->add_option("--mig,--mig-profile", s.mig_profile, "A MIG slice instead of -g (e.g. 1g.5gb, 3g.20gb)");
+  cmd->add_flag("--elastic", s.elastic, "Mark the job elastic (annotation elastic; Kubernetes)");
+  cmd->add_flag("--prevent-privilege-escalation", s.prevent_privilege_escalation,
                 "The job's processes cannot gain privileges (setuid binaries, file capabilities)");
-  cmd->add_flag("--create-home-dir", o.create_home_dir, "Give the job a writable HOME (" + std::string(submit::kRunAiHomeDir) + ")");
+  cmd->add_flag("--create-home-dir", s.create_home_dir, "Give the job a writable HOME (" + std::string(submit::kRunAiHomeDir) + ")");
 }
 
 }  // namespace
 
 void add_submit_flags(CLI::App* cmd, SubmitOptions& o) {
+  submit::JobSpec& s = o.spec;
   cmd->add_option("NAME", o.positional_name, "Job name (same as --name)");
-  cmd->add_option("--name", o.name, "Job name (DNS-1123 label: lowercase letters, digits, '-')");
+  cmd->add_option("--name", s.name, "Job name (DNS-1123 label: lowercase letters, digits, '-')");
   cmd->add_option("--job-name-prefix", o.name_prefix, "Name the job <prefix>-<N> with the smallest free N");
-  cmd->add_option("-p,--project", o.project, "Project (default: `lanectl config project`, else 'default')");
-  cmd->add_option("-i,--image", o.image, "Container image (the local backend runs the project's own images)");
+  cmd->add_option("-p,--project", s.project, "Project (default: `lanectl config project`, else 'default')");
+  cmd->add_option("-i,--image", s.image, "Container image (the local backend runs the project's own images)");
   cmd->add_option_function<std::string>(
-         "-g,--gpu",
-         [&o](const std::string& v) {
-           o.gpu = v;
-           o.gpu_given = true;
-         },
+         "-g,--gpu", [&o](const std::string& v) { o.gpu = v; },
          "GPUs per process: a whole number, or a fraction below 1 (e.g. 0.5)")
       ->type_name("FLOAT");
   cmd->add_option("-e,--environment", o.env, "Environment variable NAME=VALUE (repeatable)");
   cmd->add_option("--pvc", o.pvcs, "[StorageClass]:Size:MountPath[:ro] or ExistingClaim:MountPath[:ro] (repeatable)");
   cmd->add_option("-v,--volume", o.volumes, "HOST:CONTAINER[:ro] (repeatable)");
-  cmd->add_option("--args", o.args, "Argument appended to the command (repeatable; older form of `-- ARGS`)");
-  cmd->add_flag("--large-shm", o.large_shm, "Mount a large memory-backed /dev/shm");
-  cmd->add_option("--shm-size", o.shm_size, "Local backend: size of /dev/shm with --large-shm (e.g. 8Gi)");
+  cmd->add_option("--args", s.args, "Argument appended to the command (repeatable; older form of `-- ARGS`)");
+  cmd->add_flag("--large-shm", s.large_shm, "Mount a large memory-backed /dev/shm");
+  cmd->add_option("--shm-size", s.shm_size, "Local backend: size of /dev/shm with --large-shm (e.g. 8Gi)");
   cmd->add_flag("--interactive", o.interactive, "Interactive job: never preempted, limited to the project quota");
-  cmd->add_option("--cpu", o.cpu, "CPU request (e.g. 4 or 500m)");
-  cmd->add_option("--memory", o.memory, "Memory request (e.g. 8Gi)");
+  cmd->add_option("--cpu", s.cpu, "CPU request (e.g. 4 or 500m)");
+  cmd->add_option("--memory", s.memory, "Memory request (e.g. 8Gi)");
   cmd->add_option("--port", o.ports, "[EXTERNAL:]CONTAINER port to expose (repeatable)");
-  cmd->add_option("-s,--service-type", o.service_type, "portforward | loadbalancer | nodeport | ingress");
-  cmd->add_option("--node-type", o.node_type, "Run on nodes labelled run.ai/type=<value>");
-  cmd->add_option("--working-dir", o.working_dir, "Working directory of the command");
+  cmd->add_option("-s,--service-type", s.service_type, "portforward | loadbalancer | nodeport | ingress");
+  cmd->add_option("--node-type", s.node_type, "Run on nodes labelled run.ai/type=<value>");
+  cmd->add_option("--working-dir", s.working_dir, "Working directory of the command");
   cmd->add_flag("--dry-run", o.dry_run, "Print what would be created (-o yaml|json) and change nothing");
   cmd->add_option("-o,--output", o.output, "With --dry-run: yaml (default) or json");
   add_run_ai_flags(cmd, o);
@@ -89,76 +87,37 @@ namespace {
 
 std::string pull_policy(const SubmitOptions& o) {
   std::vector<std::string> given;
-  if (!o.image_pull_policy.empty()) given.push_back("--image-pull-policy " + o.image_pull_policy);
+  if (!o.spec.image_pull_policy.empty()) given.push_back("--image-pull-policy " + o.spec.image_pull_policy);
   if (o.local_image) given.push_back("--local-image");
   if (o.always_pull_image) given.push_back("--always-pull-image");
   if (given.size() > 1)
     throw UsageError(fmt::format("{} and {} both set the image pull policy; give one", given[0], given[1]));
   if (o.local_image) return "Never";
   if (o.always_pull_image) return "Always";
-  return o.image_pull_policy;
+  return o.spec.image_pull_policy;
 }
 
+// The Run:AI flags that are not fields of the spec as given (docs/cli.md).
 void apply_run_ai_flags(const SubmitOptions& o, submit::JobSpec& spec) {
   if (o.preemptible && o.non_preemptible) throw UsageError("--preemptible and --non-preemptible contradict; give one");
   spec.preemptibility = o.preemptible       ? submit::Preemptibility::kPreemptible
                         : o.non_preemptible ? submit::Preemptibility::kNonPreemptible
                                             : submit::Preemptibility::kDefault;
   spec.image_pull_policy = pull_policy(o);
-  spec.attach = o.attach;
-  spec.tty = o.tty || o.attach;
-  spec.stdin_open = o.stdin_open || o.attach;
-  spec.backoff_limit = o.backoff_limit;
-  spec.completions = o.completions;
-  spec.parallelism = o.parallelism;
+  spec.tty = spec.tty || spec.attach;
+  spec.stdin_open = spec.stdin_open || spec.attach;
   if (!o.ttl_after_finish.empty()) spec.ttl_after_finish_seconds = parse_ttl(o.ttl_after_finish);
-  spec.cpu_limit = o.cpu_limit;
-  spec.memory_limit = o.memory_limit;
-  spec.gpu_memory = o.gpu_memory;
-  spec.node_pool = o.node_pool;
   for (const auto& t : o.tolerations) spec.tolerations.push_back(parse_toleration(t));
   if (o.run_as_user) {
     spec.run_as_uid = static_cast<int64_t>(getuid());
     spec.run_as_gid = static_cast<int64_t>(getgid());
   }
-  spec.host_ipc = o.host_ipc;
-  spec.host_network = o.host_network;
-  spec.clean_pod_policy = o.clean_pod_policy;
-  spec.mig_profile = o.mig_profile;
-  spec.elastic = o.elastic;
-  spec.prevent_privilege_escalation = o.prevent_privilege_escalation;
-  spec.create_home_dir = o.create_home_dir;
 }
 
-}  // namespace
-
-submit::JobSpec build_job_spec(const SubmitOptions& o, CliContext& ctx, submit::JobType type) {
-  submit::JobSpec spec;
-  if (!o.positional_name.empty() && !o.name.empty() && o.positional_name != o.name)
-    throw UsageError("two job names given ('" + o.positional_name + "' and --name " + o.name + "); give one");
-  spec.name = o.name.empty() ? o.positional_name : o.name;
-  if (!spec.name.empty() && !o.name_prefix.empty())
-    throw UsageError("--job-name-prefix cannot be combined with a job name; drop one of them");
-  spec.project = ctx.project(o.project);
-  spec.type = o.interactive ? submit::JobType::kInteractive : type;
-  if (type == submit::JobType::kMpi && o.interactive)
-    throw UsageError("--interactive is not available for submit-mpi; MPI jobs are training jobs");
-  spec.image = o.image;
-  spec.gpu = o.gpu_given ? parse_gpu(o.gpu) : 0;
-  spec.processes = type == submit::JobType::kMpi ? o.processes : 1;
-  spec.slots_per_worker = o.slots_per_worker;
-  // The single-valued flags first, so that a missing --image is reported before the syntax of
-  // the repeatable ones; the whole spec is checked again once they are in.
-  submit::validate_unnamed(spec);
-
-  for (const auto& e : o.env) spec.env.push_back(parse_env(e));
-  for (const auto& p : o.pvcs) spec.pvcs.push_back(parse_pvc(p));
-  for (const auto& v : o.volumes) spec.volumes.push_back(parse_host_mount(v));
-  for (const auto& p : o.ports) spec.ports.push_back(parse_port(p));
-  spec.service_type = o.service_type;
-
-  // Command: `--command -- CMD ARGS` replaces the entrypoint; plain `-- ARGS` are appended to it;
-  // the older `--command CMD --args A` form splits CMD on whitespace (never through a shell).
+// Command: `--command -- CMD ARGS` replaces the entrypoint; plain `-- ARGS` go before any --args
+// and are appended to it; the older `--command CMD --args A` form splits CMD on whitespace (never
+// through a shell).
+void apply_command(const CliContext& ctx, submit::JobSpec& spec) {
   if (ctx.old_command) {
     if (ctx.has_dash)
       throw UsageError("--command CMD cannot be combined with `-- ...`; use either --command -- CMD ARGS or --command CMD --args ARG");
@@ -168,16 +127,33 @@ submit::JobSpec build_job_spec(const SubmitOptions& o, CliContext& ctx, submit::
     if (ctx.after_dash.empty()) throw UsageError("--command needs the command after --, e.g. --command -- python train.py");
     spec.command = ctx.after_dash;
   } else {
-    spec.args = ctx.after_dash;
+    spec.args.insert(spec.args.begin(), ctx.after_dash.begin(), ctx.after_dash.end());
   }
-  spec.args.insert(spec.args.end(), o.args.begin(), o.args.end());
+}
 
-  spec.large_shm = o.large_shm;
-  spec.shm_size = o.shm_size;
-  spec.cpu = o.cpu;
-  spec.memory = o.memory;
-  spec.node_type = o.node_type;
-  spec.working_dir = o.working_dir;
+}  // namespace
+
+submit::JobSpec build_job_spec(const SubmitOptions& o, CliContext& ctx, submit::JobType type) {
+  submit::JobSpec spec = o.spec;
+  if (!o.positional_name.empty() && !spec.name.empty() && o.positional_name != spec.name)
+    throw UsageError("two job names given ('" + o.positional_name + "' and --name " + spec.name + "); give one");
+  if (spec.name.empty()) spec.name = o.positional_name;
+  if (!spec.name.empty() && !o.name_prefix.empty())
+    throw UsageError("--job-name-prefix cannot be combined with a job name; drop one of them");
+  spec.project = ctx.project(spec.project);
+  spec.type = o.interactive ? submit::JobType::kInteractive : type;
+  if (type == submit::JobType::kMpi && o.interactive)
+    throw UsageError("--interactive is not available for submit-mpi; MPI jobs are training jobs");
+  spec.gpu = o.gpu ? parse_gpu(*o.gpu) : 0;
+  // The job's name, project, image and size first, so that a missing --image is reported before
+  // the syntax of the repeatable flags; the whole spec is checked once they are in.
+  submit::validate_basics(spec);
+
+  for (const auto& e : o.env) spec.env.push_back(parse_env(e));
+  for (const auto& p : o.pvcs) spec.pvcs.push_back(parse_pvc(p));
+  for (const auto& v : o.volumes) spec.volumes.push_back(parse_host_mount(v));
+  for (const auto& p : o.ports) spec.ports.push_back(submit::parse_port(p));
+  apply_command(ctx, spec);
   spec.cli_argv = ctx.argv;
   spec.user = job_user_name();
   apply_run_ai_flags(o, spec);

@@ -8,28 +8,22 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.h"
+#include "submit/core/workload.h"
 
 namespace lane::cli {
 
 struct SubmitOptions {
-  std::string positional_name, name, name_prefix, project, image, output;
-  std::string gpu;         // parsed by parse_gpu when given (an empty value is an error, not 0)
-  bool gpu_given = false;
-  std::vector<std::string> env, pvcs, volumes, args, ports;
-  bool large_shm = false, interactive = false, dry_run = false;
-  std::string shm_size, cpu, memory, service_type, node_type, working_dir;
-  int processes = 1, slots_per_worker = 1;
-  // Run:AI flags (docs/cli.md, "Run:AI flags and their local meaning").
-  bool preemptible = false, non_preemptible = false;
-  bool local_image = false, always_pull_image = false;
-  std::string image_pull_policy;
-  bool tty = false, stdin_open = false, attach = false;
-  std::optional<int> backoff_limit, completions, parallelism;
-  std::string ttl_after_finish, cpu_limit, memory_limit, gpu_memory, node_pool, clean_pod_policy;
-  std::vector<std::string> tolerations;
-  bool run_as_user = false, host_ipc = false, host_network = false;
-  std::string mig_profile;
-  bool elastic = false, prevent_privilege_escalation = false, create_home_dir = false;
+  submit::JobSpec spec;  // the flags that are fields of the spec bind here; build_job_spec completes it
+  std::string positional_name, name_prefix, output;
+  bool interactive = false, dry_run = false;
+  bool preemptible = false, non_preemptible = false;            // -> spec.preemptibility
+  bool local_image = false, always_pull_image = false;          // -> spec.image_pull_policy
+  bool run_as_user = false;                                     // -> spec.run_as_uid / run_as_gid
+  // Parsed by build_job_spec once the job's name, project, image and size are checked, so that a
+  // missing --image is reported before their syntax (cli/spec_parsing.h, submit::parse_port).
+  std::optional<std::string> gpu;  // an empty value is an error, not 0
+  std::vector<std::string> env, pvcs, volumes, ports, tolerations;
+  std::string ttl_after_finish;
 };
 
 void add_submit_flags(CLI::App* cmd, SubmitOptions& o);

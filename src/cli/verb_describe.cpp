@@ -6,14 +6,15 @@
 
 #include "cli/context.h"
 #include "cli/duration_format.h"
+#include "cli/job_description.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
 #include "common/clock.h"
 #include "common/error.h"
 #include "common/secrets.h"
-#include "submit/core/workload.h"
+#include "submit/core/spec_fields.h"
 #include "submit/core/status_json.h"
-#include "submit/core/validate.h"
+#include "submit/core/workload.h"
 #include "submit/core/workload_json.h"
 
 namespace lane::cli {
@@ -42,42 +43,9 @@ std::string shell_quoted(const std::vector<std::string>& words) {
   return out;
 }
 
-// The Run:AI flags of the submit command line, those that were given (docs/cli.md).
-std::vector<std::pair<const char*, std::string>> run_ai_flag_lines(const submit::JobSpec& s) {
-  std::vector<std::pair<const char*, std::string>> lines;
-  auto add = [&lines](bool given, const char* label, const std::string& value) {
-    if (given) lines.emplace_back(label, value);
-  };
-  add(s.preemptibility != submit::Preemptibility::kDefault, "PREEMPTIBLE:", submit::is_preemptible(s) ? "true" : "false");
-  add(!s.image_pull_policy.empty(), "IMAGE PULL POLICY:", s.image_pull_policy);
-  add(s.tty || s.stdin_open, "TTY / STDIN:",
-      fmt::format("{} / {}{}", s.tty, s.stdin_open, s.attach ? " (--attach)" : ""));
-  add(s.backoff_limit.has_value(), "BACKOFF LIMIT:", std::to_string(s.backoff_limit.value_or(0)));
-  add(s.completions.has_value(), "COMPLETIONS:", std::to_string(s.completions.value_or(0)));
-  add(s.parallelism.has_value(), "PARALLELISM:", std::to_string(s.parallelism.value_or(0)));
-  add(s.ttl_after_finish_seconds.has_value(), "TTL AFTER FINISH:",
-      fmt::format("{}s", s.ttl_after_finish_seconds.value_or(0)));
-  add(!s.cpu_limit.empty(), "CPU LIMIT:", s.cpu_limit);
-  add(!s.memory_limit.empty(), "MEMORY LIMIT:", s.memory_limit);
-  add(!s.gpu_memory.empty(), "GPU MEMORY:", s.gpu_memory);
-  add(!s.node_pool.empty(), "NODE POOL:", s.node_pool);
-  std::vector<std::string> tolerations;
-  for (const auto& t : s.tolerations)
-    tolerations.push_back(t.key + (t.value.empty() ? "" : "=" + t.value) + (t.effect.empty() ? "" : ":" + t.effect));
-  add(!tolerations.empty(), "TOLERATIONS:", join(tolerations, ","));
-  add(s.run_as_uid.has_value(), "RUN AS USER:",
-      fmt::format("{}:{}", s.run_as_uid.value_or(0), s.run_as_gid.value_or(0)));
-  add(s.host_ipc, "HOST IPC:", "true");
-  add(s.host_network, "HOST NETWORK:", "true");
-  add(!s.clean_pod_policy.empty(), "CLEAN POD POLICY:", s.clean_pod_policy);
-  add(!s.mig_profile.empty(), "MIG PROFILE:", s.mig_profile);
-  add(s.elastic, "ELASTIC:", "true");
-  add(s.prevent_privilege_escalation, "NO PRIVILEGE ESCALATION:", "true");
-  add(s.create_home_dir, "HOME DIR:", submit::kRunAiHomeDir);
-  return lines;
-}
+}  // namespace
 
-void print_text(const submit::JobInfo& j, bool wide, std::ostream& out) {
+void print_job_description(const submit::JobInfo& j, bool wide, std::ostream& out) {
   int64_t now = now_unix_ms();
   const auto& s = j.spec;
   int64_t end = j.finished_unix_ms ? j.finished_unix_ms : now;
@@ -106,7 +74,7 @@ void print_text(const submit::JobInfo& j, bool wide, std::ostream& out) {
   line("FAILED PODS:", std::to_string(failed));
   line("IS DISTRIBUTED WORKLOAD:", mpi ? "true" : "false");
   if (j.exit_code) line("EXIT CODE:", std::to_string(*j.exit_code));
-  for (const auto& [label, value] : run_ai_flag_lines(s)) line(label, value);
+  for (const auto& [label, value] : submit::describe_flag_lines(s)) line(label.c_str(), value);
   line("NODES:", join(j.nodes, ","));
   line("CREATED BY CLI:", s.cli_argv.empty() ? "false" : "true");
   line("SERVICE URL(S):", join(j.service_urls, ","));
@@ -138,6 +106,8 @@ void print_text(const submit::JobInfo& j, bool wide, std::ostream& out) {
     events.add({e.source, e.type, short_duration(now - e.time_unix_ms), "[" + e.reason + "] " + e.message});
   events.print(out);
 }
+
+namespace {
 
 struct DescribeOptions {
   std::vector<std::string> words;
@@ -184,7 +154,7 @@ void run_describe(const DescribeOptions& o, CliContext& ctx) {
     print_document(ctx.out, submit::job_to_json(*job, true), format);
     return;
   }
-  print_text(*job, format == OutputFormat::kWide, ctx.out);
+  print_job_description(*job, format == OutputFormat::kWide, ctx.out);
 }
 
 }  // namespace

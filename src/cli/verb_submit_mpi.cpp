@@ -15,11 +15,11 @@ void add_submit_mpi_command(CLI::App& app, CliContext& ctx) {
   // preemptible training jobs with --processes workers), but are not listed; workers take whole GPUs.
   cmd->get_option("--interactive")->group("");
   for (const char* hidden : {"--preemptible", "--completions", "--parallelism", "--mig"}) cmd->get_option(hidden)->group("");
-  cmd->add_option("--clean-pod-policy", opts->clean_pod_policy,
+  cmd->add_option("--clean-pod-policy", opts->spec.clean_pod_policy,
                   "Worker pods to delete when the job ends: Running (default) | All | None");
   cmd->get_option("--gpu")->description("GPUs per worker process: a whole number (each MPI worker needs whole GPUs)");
-  cmd->add_option("--processes", opts->processes, "Number of MPI worker processes (each gets --gpu GPUs)");
-  cmd->add_option("--slots-per-worker", opts->slots_per_worker, "MPI slots per worker (recorded; Kubernetes backend)");
+  cmd->add_option("--processes", opts->spec.processes, "Number of MPI worker processes (each gets --gpu GPUs)");
+  cmd->add_option("--slots-per-worker", opts->spec.slots_per_worker, "MPI slots per worker (recorded; Kubernetes backend)");
   cmd->callback([opts, &ctx] { run_submit(*opts, ctx, submit::JobType::kMpi); });
 }
 

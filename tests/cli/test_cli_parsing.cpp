@@ -58,8 +58,8 @@ TEST_CASE("volume, env and port flags parsing") {
   CHECK(parse_env("A=b=c").value == "b=c");
   CHECK_THROWS_AS(parse_env("NOVALUE"), lane::UsageError);
   CHECK_THROWS_AS(parse_env("1A=x"), lane::UsageError);
-  CHECK(parse_port("8080:80") == "8080:80");
-  CHECK_THROWS_AS(parse_port("70000"), lane::UsageError);
+  CHECK(to_string(lane::submit::parse_port("8080:80")) == "8080:80");
+  CHECK_THROWS_AS(lane::submit::parse_port("70000"), lane::UsageError);
 }
 
 TEST_CASE("since durations") {

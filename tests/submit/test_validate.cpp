@@ -27,7 +27,7 @@ JobSpec valid_spec() {
   s.pvcs.push_back({false, "pvc-download-tusimple-data-0", "", "", "/mnt", true});
   s.volumes.push_back({"/host", "/in", true});
   s.env.push_back({"BATCH_SIZE", "33"});
-  s.ports.push_back("30080:80");
+  s.ports.push_back(lane::submit::parse_port("30080:80"));
   s.service_type = "nodeport";
   s.cpu = "500m";
   s.memory = "2Gi";
@@ -125,17 +125,13 @@ TEST_CASE("validate: each rule has one message naming the flag and the fix") {
       {"env name", [](JobSpec& s) { s.env.push_back({"1PASSWORD", "hunter2"}); },
        "-e #2: '1PASSWORD' is not a variable name; use NAME=VALUE with NAME made of letters, digits and '_' (e.g. "
        "-e BATCH_SIZE=33)"},
-      {"port range", [](JobSpec& s) { s.ports.push_back("70000"); },
-       "--port '70000': use CONTAINER or EXTERNAL:CONTAINER with ports 1-65535"},
-      {"port form", [](JobSpec& s) { s.ports.push_back("1:2:3"); },
-       "--port '1:2:3': use CONTAINER or EXTERNAL:CONTAINER with ports 1-65535"},
       {"service type", [](JobSpec& s) { s.service_type = "magic"; },
        "--service-type 'magic': use portforward, loadbalancer, nodeport or ingress"},
       {"service without port", [](JobSpec& s) { s.ports.clear(); }, "--service-type needs at least one --port"},
-      {"node port below the range", [](JobSpec& s) { s.ports = {"8080:80"}; },
+      {"node port below the range", [](JobSpec& s) { s.ports = {lane::submit::parse_port("8080:80")}; },
        "--port '8080:80': with --service-type nodeport the external port is the node port, which must be "
        "30000-32767 (e.g. --port 30080:80); or give only the container port and Kubernetes picks one"},
-      {"node port above the range", [](JobSpec& s) { s.ports = {"32768:8888"}; },
+      {"node port above the range", [](JobSpec& s) { s.ports = {lane::submit::parse_port("32768:8888")}; },
        "--port '32768:8888': with --service-type nodeport the external port is the node port, which must be "
        "30000-32767 (e.g. --port 30080:8888); or give only the container port and Kubernetes picks one"},
       {"cpu not a quantity", [](JobSpec& s) { s.cpu = "lots"; },
@@ -199,7 +195,8 @@ TEST_CASE("validate: an MPI job's name leaves room for -launcher and -worker-N, 
 
 TEST_CASE("validate: what the new path and quantity rules still accept") {
   JobSpec s = valid_spec();
-  s.ports = {"30000:80", "32767:81", "8888"};  // the node port range's ends; a bare port lets Kubernetes pick
+  s.ports = {lane::submit::parse_port("30000:80"), lane::submit::parse_port("32767:81"),
+             lane::submit::parse_port("8888")};  // the node port range's ends; a bare port lets Kubernetes pick
   s.volumes[0].host_path = "/data/..hidden/x..y";  // '..' inside a name is not a backstep
   s.volumes[0].container_path = "/in/...";
   s.cpu = "1.5";
@@ -208,7 +205,7 @@ TEST_CASE("validate: what the new path and quantity rules still accept") {
   s.shm_size = "8Gi";
   CHECK_NOTHROW(lane::submit::validate(s));
   s.service_type = "loadbalancer";  // the node port range is a nodeport rule only
-  s.ports = {"8080:80"};
+  s.ports = {lane::submit::parse_port("8080:80")};
   CHECK_NOTHROW(lane::submit::validate(s));
   s.large_shm = false;
   s.volumes[0].container_path = "/dev/shm";  // without --large-shm /dev/shm is free
@@ -261,10 +258,15 @@ TEST_CASE("port mappings: [EXTERNAL:]CONTAINER with ports 1-65535") {
   auto m = parse_port_mapping(text);
   if (external == 0) {
     CHECK_FALSE(m);
+    // The port range and form rules, now the parser's (a spec holds parsed ports).
+    CHECK_THROWS_WITH(lane::submit::parse_port(text),
+                      "--port '" + text + "': use CONTAINER or EXTERNAL:CONTAINER with ports 1-65535");
   } else {
     REQUIRE(m);
     CHECK(m->external == external);
     CHECK(m->container == container);
+    CHECK(m->external_given == (text.find(':') != std::string::npos));
+    CHECK(to_string(*m) == text);  // stored specs keep the text as written
   }
 }
 

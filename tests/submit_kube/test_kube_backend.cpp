@@ -247,7 +247,7 @@ TEST_CASE("kube backend: render, services, status demotion and projects") {
   nb.type = JobType::kInteractive;
   nb.image = "jupyter/scipy-notebook";
   nb.gpu = 0.5;
-  nb.ports = {"30888:8888"};
+  nb.ports = {parse_port("30888:8888")};
   nb.service_type = "nodeport";
   nb.command = {"start-notebook.sh"};
   nb.args = {"--NotebookApp.token="};

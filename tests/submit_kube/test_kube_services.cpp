@@ -42,7 +42,7 @@ JobSpec notebook(const std::string& type, std::vector<std::string> ports) {
   s.project = "lane-detection";
   s.type = JobType::kInteractive;
   s.image = "jupyter/scipy-notebook";
-  s.ports = std::move(ports);
+  for (const auto& p : ports) s.ports.push_back(parse_port(p));
   s.service_type = type;
   return s;
 }

@@ -203,9 +203,6 @@ void check_env(const JobSpec& spec) {
 }
 
 void check_ports(const JobSpec& spec) {
-  for (const auto& p : spec.ports)
-    if (!parse_port_mapping(p))
-      throw UsageError("--port '" + p + "': use CONTAINER or EXTERNAL:CONTAINER with ports 1-65535");
   if (spec.service_type.empty()) return;
   static const char* kTypes[] = {"portforward", "loadbalancer", "nodeport", "ingress"};
   bool known = false;
@@ -215,13 +212,12 @@ void check_ports(const JobSpec& spec) {
   if (spec.ports.empty()) throw UsageError("--service-type needs at least one --port");
   if (spec.service_type != "nodeport") return;
   for (const auto& p : spec.ports) {
-    if (p.find(':') == std::string::npos) continue;  // Kubernetes picks the node port
-    const PortMapping mapping = *parse_port_mapping(p);
-    if (mapping.external < kMinNodePort || mapping.external > kMaxNodePort)
+    if (!p.external_given) continue;  // Kubernetes picks the node port
+    if (p.external < kMinNodePort || p.external > kMaxNodePort)
       throw UsageError(fmt::format(
           "--port '{}': with --service-type nodeport the external port is the node port, which must be {}-{} "
           "(e.g. --port {}:{}); or give only the container port and Kubernetes picks one",
-          p, kMinNodePort, kMaxNodePort, kMinNodePort + 80, mapping.container));
+          to_string(p), kMinNodePort, kMaxNodePort, kMinNodePort + 80, p.container));
   }
 }
 
@@ -388,12 +384,16 @@ void check_run_ai_flags(const JobSpec& spec) {
   check_placement(spec);
 }
 
-void check_all(const JobSpec& spec, bool named) {
+void check_basics(const JobSpec& spec, bool named) {
   if (named) check_name(spec);
   validate_project_name(spec.project, "project (-p)");
   if (spec.image.empty()) throw UsageError("--image (-i) is required, e.g. -i scnn-train");
   check_gpu(spec);
   check_counts(spec);
+}
+
+void check_all(const JobSpec& spec, bool named) {
+  check_basics(spec, named);
   check_pvcs(spec, named);
   check_host_mounts(spec);
   check_mount_paths(spec);
@@ -427,5 +427,7 @@ int64_t gpu_memory_mb(const std::string& quantity) {
 void validate(const JobSpec& spec) { check_all(spec, true); }
 
 void validate_unnamed(const JobSpec& spec) { check_all(spec, !spec.name.empty()); }
+
+void validate_basics(const JobSpec& spec) { check_basics(spec, !spec.name.empty()); }
 
 }  // namespace lane::submit

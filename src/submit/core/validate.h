@@ -39,6 +39,10 @@ void validate_job_name_prefix(const std::string& prefix);
 // Throws UsageError (exit code 2) for the first rule `spec` breaks; returns when it breaks none.
 void validate(const JobSpec& spec);
 
+// The first of those rules alone: the job name (when given), the project, the image, the GPU
+// request and the process counts. Submit checks them before it parses its other flags.
+void validate_basics(const JobSpec& spec);
+
 // The same rules except the job name, for a spec whose name is picked later (an empty name is
 // resolved from --job-name-prefix by the backend; a name that is given is still checked).
 void validate_unnamed(const JobSpec& spec);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "common/error.h"
 #include "common/secrets.h"
 
 namespace lane::submit {
@@ -69,7 +70,17 @@ std::optional<PortMapping> parse_port_mapping(std::string_view text) {
   auto external = number(text.substr(0, colon));
   auto container = colon == std::string_view::npos ? external : number(text.substr(colon + 1));
   if (!external || !container) return std::nullopt;
-  return PortMapping{*external, *container};
+  return PortMapping{*external, *container, colon != std::string_view::npos};
+}
+
+PortMapping parse_port(std::string_view text) {
+  if (auto port = parse_port_mapping(text)) return *port;
+  throw UsageError("--port '" + std::string(text) + "': use CONTAINER or EXTERNAL:CONTAINER with ports 1-65535");
+}
+
+std::string to_string(const PortMapping& port) {
+  if (!port.external_given) return std::to_string(port.container);
+  return fmt::format("{}:{}", port.external, port.container);
 }
 
 JobSpec masked_for_display(const JobSpec& spec) {

@@ -48,12 +48,17 @@ struct EnvVar {
 // An environment variable name: letters, digits and '_', not starting with a digit.
 bool is_env_name(std::string_view name);
 
-// --port "[EXTERNAL:]CONTAINER" with both ports in 1..65535 (EXTERNAL defaults to CONTAINER).
+// --port "[EXTERNAL:]CONTAINER" with both ports in 1..65535. A bare CONTAINER exposes the same
+// port (external_given false: with --service-type nodeport, Kubernetes picks the node port).
 struct PortMapping {
   int external = 0;
   int container = 0;
+  bool external_given = false;
 };
 std::optional<PortMapping> parse_port_mapping(std::string_view text);
+// The same for --port and for a stored spec: UsageError naming the value and the forms.
+PortMapping parse_port(std::string_view text);
+std::string to_string(const PortMapping& port);  // as written: "8080:80", or "80"
 
 // --preemptible (interactive jobs that may be preempted) and --non-preemptible (training and MPI
 // jobs that stay within the project's quota and are never preempted); kDefault: interactive jobs
@@ -94,7 +99,7 @@ struct JobSpec {
   std::string shm_size;       // local backend: size of the /dev/shm tmpfs with --large-shm
   std::string cpu;            // requests.cpu
   std::string memory;         // requests.memory
-  std::vector<std::string> ports;  // "[EXT:]CONTAINER"
+  std::vector<PortMapping> ports;
   std::string service_type;   // portforward | loadbalancer | nodeport | ingress
   std::string node_type;      // nodeSelector run.ai/type
   std::string working_dir;

@@ -7,6 +7,8 @@
 
 namespace lane::submit {
 
+// The stored spec: one key per row of spec_fields() (spec_fields.h). Fields added later are
+// written only when set and read with their defaults, so that stored specs load in both directions.
 nlohmann::json spec_to_json(const JobSpec& spec);
 JobSpec spec_from_json(const nlohmann::json& j);
 

@@ -95,9 +95,6 @@ PodParts storage_parts(const JobSpec& spec) {
   return p;
 }
 
-// "[EXT:]CONTAINER", checked by validate() before anything is rendered.
-PortMapping port_of(const std::string& text) { return parse_port_mapping(text).value(); }
-
 Json container(const JobSpec& spec, const std::string& name, bool with_gpu, const PodParts& parts,
                bool with_command) {
   Json c{{"name", name}, {"image", spec.image}};
@@ -131,7 +128,7 @@ Json container(const JobSpec& spec, const std::string& name, bool with_gpu, cons
   if (!parts.mounts.empty()) c["volumeMounts"] = parts.mounts;
   if (!spec.ports.empty()) {
     Json ports = Json::array();
-    for (const auto& p : spec.ports) ports.push_back({{"containerPort", port_of(p).container}});
+    for (const auto& p : spec.ports) ports.push_back({{"containerPort", p.container}});
     c["ports"] = ports;
   }
   return c;
@@ -183,9 +180,9 @@ Json service_object(const KubeSettings& s, const JobSpec& spec) {
   if (spec.service_type == "loadbalancer") type = "LoadBalancer";
   Json ports = Json::array();
   for (const auto& p : spec.ports) {
-    const auto [ext, in] = port_of(p);
-    Json port{{"name", fmt::format("{}-port", in)}, {"port", ext}, {"targetPort", in}, {"protocol", "TCP"}};
-    if (type == "NodePort" && p.find(':') != std::string::npos) port["nodePort"] = ext;
+    Json port{{"name", fmt::format("{}-port", p.container)}, {"port", p.external}, {"targetPort", p.container},
+              {"protocol", "TCP"}};
+    if (type == "NodePort" && p.external_given) port["nodePort"] = p.external;
     ports.push_back(port);
   }
   return Json{{"apiVersion", "v1"},
@@ -201,7 +198,7 @@ Json service_object(const KubeSettings& s, const JobSpec& spec) {
 // /<project>-<job>-<container port> for further ports.
 std::string ingress_path(const JobSpec& spec, size_t port_index) {
   std::string path = "/" + spec.project + "-" + spec.name;
-  if (port_index > 0) path += "-" + std::to_string(port_of(spec.ports[port_index]).container);
+  if (port_index > 0) path += "-" + std::to_string(spec.ports[port_index].container);
   return path;
 }
 
@@ -213,7 +210,7 @@ Json ingress_object(const KubeSettings& s, const JobSpec& spec) {
     paths.push_back({{"path", ingress_path(spec, i)},
                      {"pathType", "Prefix"},
                      {"backend",
-                      {{"service", {{"name", spec.name}, {"port", {{"number", port_of(spec.ports[i]).external}}}}}}}});
+                      {{"service", {{"name", spec.name}, {"port", {{"number", spec.ports[i].external}}}}}}}});
   }
   return Json{{"apiVersion", kIngressApiVersion},
               {"kind", kIngressKind},

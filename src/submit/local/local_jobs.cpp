@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "common/names.h"
 #include "submit/core/errors.h"
+#include "submit/core/spec_fields.h"
 #include "submit/core/validate.h"
 #include "submit/core/workload_json.h"
 #include "submit/local/runtime/job_launch.h"
@@ -76,28 +77,9 @@ void LocalJobs::validate(const JobSpec& spec) {
 
 std::vector<std::string> LocalJobs::unhonoured_flags(const JobSpec& spec) const {
   std::vector<std::string> notes;
-  auto note = [&notes](bool given, const std::string& flag, const std::string& why = "") {
-    if (given)
-      notes.push_back(flag + " has no effect on the local backend" + (why.empty() ? "" : " (" + why + ")") +
-                      "; recorded for Kubernetes");
-  };
-  note(spec.image_pull_policy == "Always" || spec.image_pull_policy == "IfNotPresent",
-       "--image-pull-policy " + spec.image_pull_policy, "it runs the project's own images, never pulls");
-  // With --attach, the attach itself says it (once) when it starts following the job.
-  note((spec.tty || spec.stdin_open) && !spec.attach, "--tty/--stdin", "a local job's stdin is /dev/null");
-  note(spec.parallelism.value_or(1) > 1, "--parallelism", "the --completions runs follow one another");
-  note(!spec.cpu_limit.empty() || !spec.memory_limit.empty(), "--cpu-limit/--memory-limit",
-       "local jobs have no CPU or memory limits");
-  note(!spec.gpu_memory.empty(), "--gpu-memory", "GPUs are shared by -g FRACTION here; this job gets no GPU");
-  note(!spec.node_pool.empty(), "--node-pool");
-  note(!spec.tolerations.empty(), "--toleration");
-  note(spec.run_as_uid.has_value(), "--run-as-user", "local jobs already run as you, or as the project's own uid under root");
-  note(spec.host_ipc, "--host-ipc", "local jobs keep their own IPC namespace");
-  note(!spec.clean_pod_policy.empty(), "--clean-pod-policy", "all ranks end with the job");
-  note(!spec.mig_profile.empty(), "--mig", "GPUs are shared by -g FRACTION here; this job gets no GPU");
-  note(spec.elastic, "--elastic", "a local job runs with the ranks it was given");
-  note(spec.create_home_dir, "--create-home-dir", "local jobs get a private /tmp; HOME is not set");
-  // --prevent-privilege-escalation needs no note: every local job runs with no_new_privs.
+  for (const auto& [flag, why] : unhonoured_locally(spec))
+    notes.push_back(flag + " has no effect on the local backend" + (why.empty() ? "" : " (" + why + ")") +
+                    "; recorded for Kubernetes");
   return notes;
 }
 
