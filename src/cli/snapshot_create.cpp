@@ -10,25 +10,26 @@
 namespace lane::cli {
 
 void create_snapshot(const SnapshotCreateOptions& o, CliContext& ctx) {
-  const bool anf = anf_backend_selected(o.anf);
-  if (o.pvc.empty() && !(anf && !o.anf.volume_id.empty()))
+  SelectedStorage selected(o.storage);
+  if (o.pvc.empty() && o.storage.volume_id.empty())  // --volume-id: only with a provider (checked above)
     throw UsageError("snapshot create needs --pvc NAME (the volume to snapshot)");
   if (!o.pvc.empty()) require_dns1123_label(o.pvc, "--pvc");
   if (!o.job.empty()) require_dns1123_label(o.job, "--job");
   const OutputFormat format = parse_output_format(o.output);
   if (!o.name.empty()) storage::require_snapshot_name(o.name, "--name");
   const std::string ns = submit::project_namespace(ctx.project(o.project));
-  SelectedSnapshotStore selected(o.anf, o.pvc, o.project, ctx);
-  const std::string base = o.pvc.empty() ? selected.anf_volume() : o.pvc;
+  auto& store = selected.open(o.pvc, o.project, ctx);
+  const std::string base = o.pvc.empty() ? selected.volume().volume : o.pvc;
   const std::string name = o.name.empty() ? storage::default_snapshot_name(base, storage::now_unix_ms()) : o.name;
   storage::require_snapshot_name(name, "--name");
-  auto info = selected.store().create(o.pvc, name, o.job, {{"namespace", ns}, {"reason", "user"}});
+  auto info = store.create(o.pvc, name, o.job, {{"namespace", ns}, {"reason", "user"}});
   if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
     print_document(ctx.out, storage::to_json(info), format);
     return;
   }
-  if (selected.is_anf()) {  // ANF reports no file counts or sizes for a snapshot
-    ctx.out << fmt::format("ANF snapshot {} created on volume {}\n", info.name, selected.anf_volume());
+  const auto& traits = selected.traits();
+  if (traits.one_volume) {  // a provider volume's snapshot: no file counts or sizes
+    ctx.out << fmt::format("{} snapshot {} created on volume {}\n", traits.label, info.name, selected.volume().volume);
     return;
   }
   ctx.out << fmt::format("Snapshot {} created in namespace {}\n", info.name, info.ns);

@@ -1,13 +1,13 @@
 // lanectl snapshot create|list|describe|delete|verify: point-in-time copies of volumes
 // (NetApp Snapshot semantics; the local backend keeps a content-addressed store).
-// create/list/delete --backend anf work on native Azure NetApp Files snapshots of the volume
+// create/list/delete --backend <the volume provider> work on its native snapshots of the volume
 // behind --pvc (or --volume-id) instead of the configured backend's store.
 #include <fmt/format.h>
 
-#include "cli/anf_flags.h"
 #include "cli/context.h"
 #include "cli/snapshot_create.h"
-#include "cli/table.h"
+#include "cli/snapshot_table.h"
+#include "cli/storage_flags.h"
 #include "common/error.h"
 #include "common/names.h"
 #include "storage/core/lineage_view.h"
@@ -17,6 +17,8 @@
 namespace lane::cli {
 
 namespace {
+
+constexpr const char* kProjectHelp = "With --backend {backend}: project of the PVC (namespace runai-<project>)";
 
 struct SnapshotOptions : SnapshotCreateOptions {
   std::string snapshot;
@@ -45,40 +47,13 @@ void run_list(const SnapshotOptions& o, CliContext& ctx) {
     require_dns1123_label(o.pvc, "--pvc");
     volume = o.pvc;
   }
-  SelectedSnapshotStore selected(o.anf, o.pvc, o.project, ctx);
-  auto snaps = selected.store().list(volume);
-  if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
-    nlohmann::json items = nlohmann::json::array();
-    for (const auto& s : snaps) items.push_back(storage::to_json(s));
-    print_document(ctx.out, {{"items", items}}, format);
-    return;
-  }
-  if (snaps.empty()) {
+  SelectedStorage selected(o.storage);
+  auto snaps = selected.open(o.pvc, o.project, ctx).list(volume);
+  if (snaps.empty() && (format == OutputFormat::kTable || format == OutputFormat::kWide)) {
     ctx.out << "No snapshots found.\n";
     return;
   }
-  if (selected.is_anf()) {  // ANF snapshots carry a state, not file counts
-    Table table({"NAME", "VOLUME", "CREATED", "STATE"});
-    for (const auto& s : snaps) {
-      auto state = s.metadata.find("anf.provisioningState");
-      table.add({s.name, s.volume, storage::format_utc(s.created_unix_ms),
-                 state == s.metadata.end() ? "-" : state->second});
-    }
-    table.print(ctx.out);
-    return;
-  }
-  const bool wide = format == OutputFormat::kWide;
-  std::vector<std::string> header = {"NAME", "VOLUME", "JOB", "CREATED", "FILES", "SIZE"};
-  if (wide) header.insert(header.end(), {"ADDED", "DIGEST"});
-  Table table(header);
-  for (const auto& s : snaps) {
-    std::vector<std::string> row = {s.name, s.volume, s.job.empty() ? "-" : s.job,
-                                    storage::format_utc(s.created_unix_ms), std::to_string(s.file_count),
-                                    storage::format_bytes(s.total_bytes)};
-    if (wide) row.insert(row.end(), {storage::format_bytes(s.new_bytes), s.content_digest.substr(0, 12)});
-    table.add(row);
-  }
-  table.print(ctx.out);
+  print_snapshots(ctx.out, snaps, selected.traits(), format);
 }
 
 void run_describe(const SnapshotOptions& o, CliContext& ctx) {
@@ -105,12 +80,13 @@ void run_describe(const SnapshotOptions& o, CliContext& ctx) {
 
 void run_delete(const SnapshotOptions& o, CliContext& ctx) {
   storage::require_snapshot_name(o.snapshot);
-  const bool anf = anf_backend_selected(o.anf);
-  if (!anf && !o.pvc.empty())
-    throw UsageError("snapshot delete takes --pvc only with --backend anf (to find the ANF volume)");
-  SelectedSnapshotStore selected(o.anf, o.pvc, o.project, ctx);
-  selected.store().remove(o.snapshot);
-  ctx.out << fmt::format("{}napshot {} deleted.\n", anf ? "ANF s" : "S", o.snapshot);
+  SelectedStorage selected(o.storage);
+  const auto& traits = selected.traits();
+  if (!traits.one_volume && !o.pvc.empty())
+    throw UsageError(provider_text("snapshot delete takes --pvc only with --backend {backend} (to find the {label} volume)"));
+  selected.open(o.pvc, o.project, ctx).remove(o.snapshot);
+  ctx.out << (traits.one_volume ? fmt::format("{} snapshot {} deleted.\n", traits.label, o.snapshot)
+                                : fmt::format("Snapshot {} deleted.\n", o.snapshot));
 }
 
 void run_verify(const SnapshotOptions& o, CliContext& ctx) {
@@ -143,14 +119,14 @@ void add_snapshot_command(CLI::App& app, CliContext& ctx) {
   create->add_option("--job", o->job, "Job this snapshot belongs to (lineage)");
   create->add_option("-p,--project", o->project, "Project");
   create->add_option("-o,--output", o->output, "json | yaml");
-  add_backend_options(create, o->anf);
+  add_backend_options(create, o->storage);
   create->callback([o, &ctx] { create_snapshot(*o, ctx); });
 
   auto* list = cmd->add_subcommand("list", "List snapshots, oldest first");
   list->add_option("--pvc", o->pvc, "Only snapshots of this volume");
   list->add_option("-o,--output", o->output, "wide | json | yaml");
-  list->add_option("-p,--project", o->project, "With --backend anf: project of the PVC (namespace runai-<project>)");
-  add_backend_options(list, o->anf);
+  list->add_option("-p,--project", o->project, provider_text(kProjectHelp));
+  add_backend_options(list, o->storage);
   list->callback([o, &ctx] { run_list(*o, ctx); });
 
   auto* describe = cmd->add_subcommand("describe", "Show one snapshot");
@@ -160,9 +136,9 @@ void add_snapshot_command(CLI::App& app, CliContext& ctx) {
 
   auto* del = cmd->add_subcommand("delete", "Delete a snapshot (frees data no other snapshot shares)");
   del->add_option("snapshot", o->snapshot, "Snapshot name")->required();
-  del->add_option("--pvc", o->pvc, "With --backend anf: the PVC whose ANF volume holds the snapshot");
-  del->add_option("-p,--project", o->project, "With --backend anf: project of the PVC (namespace runai-<project>)");
-  add_backend_options(del, o->anf);
+  del->add_option("--pvc", o->pvc, provider_text("With --backend {backend}: the PVC whose {label} volume holds the snapshot"));
+  del->add_option("-p,--project", o->project, provider_text(kProjectHelp));
+  add_backend_options(del, o->storage);
   del->callback([o, &ctx] { run_delete(*o, ctx); });
 
   auto* verify = cmd->add_subcommand("verify", "Re-hash every object of a snapshot; exit 1 if any is damaged");

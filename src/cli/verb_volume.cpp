@@ -1,18 +1,19 @@
-// lanectl volume ...: Azure NetApp Files volumes behind PVCs (via Trident's PV internalID).
-//   describe            ANF volume, pool, service level, quota, throughput
+// lanectl volume ...: the volume provider's volumes behind PVCs (Azure NetApp Files, via
+// Trident's PV internalID; submit::open_volume_provider).
+//   describe            the volume, pool, service level, quota, throughput
 //   set-service-level   move the volume to a pool of another level (no data copy)
-//   snapshot create|list|delete, revert, restore   native ANF snapshots of the volume
+//   snapshot create|list|delete, revert, restore   native snapshots of the volume
 // Credentials: --anf-config FILE (0600, Trident backend.json keys) or AZURE_* variables.
 #include <iostream>
 
 #include <fmt/format.h>
 
-#include "cli/anf_flags.h"
 #include "cli/context.h"
-#include "cli/table.h"
+#include "cli/snapshot_create.h"
+#include "cli/snapshot_table.h"
+#include "cli/storage_flags.h"
 #include "common/error.h"
 #include "common/names.h"
-#include "cli/snapshot_create.h"
 #include "storage/core/volume_provider.h"
 #include "submit/factory/factory.h"
 
@@ -21,18 +22,18 @@ namespace {
 
 struct VolumeOptions {
   std::string pvc, project, output, level, pool, snapshot, name, to_volume;
-  AnfFlags anf;  // -n, --volume-id, --anf-config, --timeout (shared with snapshot/restore)
+  submit::StorageSelection storage;  // -n, --volume-id, --anf-config, --timeout (shared with snapshot/restore)
   bool yes = false;
 };
 
 std::unique_ptr<storage::ProviderVolume> open_target(const VolumeOptions& o, CliContext& ctx) {
-  return open_anf_volume(o.anf, o.pvc, o.project, ctx);
+  return open_provider_volume(o.storage, o.pvc, o.project, ctx);
 }
 
 void add_target_options(CLI::App* cmd, VolumeOptions& o) {
-  cmd->add_option("--pvc", o.pvc, "The PVC whose ANF volume to use (via its bound PV)");
+  cmd->add_option("--pvc", o.pvc, provider_text("The PVC whose {label} volume to use (via its bound PV)"));
   cmd->add_option("-p,--project", o.project, "Project (namespace runai-<project>)");
-  add_anf_options(cmd, o.anf);
+  add_provider_options(cmd, o.storage);
 }
 
 void run_describe(const VolumeOptions& o, CliContext& ctx) {
@@ -50,7 +51,7 @@ void run_describe(const VolumeOptions& o, CliContext& ctx) {
   auto& out = ctx.out;
   if (!text("id").empty() && !where.pvc.empty())
     out << fmt::format("PVC:               {} (PV {}, resolved by {})\n", where.pvc, where.pv, where.method);
-  out << fmt::format("ANF volume:        {}\n", text("name"));
+  out << fmt::format("{:<19}{}\n", submit::volume_provider_traits().label + " volume:", text("name"));
   out << fmt::format("Resource id:       {}\n", text("id"));
   out << fmt::format("Location:          {}\n", text("location"));
   out << fmt::format("Creation token:    {}\n", text("creationToken"));
@@ -63,44 +64,37 @@ void run_describe(const VolumeOptions& o, CliContext& ctx) {
 }
 
 void run_set_service_level(const VolumeOptions& o, CliContext& ctx) {
-  const std::string level = submit::open_volume_provider("anf")->parse_service_level(o.level);  // before any network
+  const std::string level = submit::open_volume_provider()->parse_service_level(o.level);  // before any network
   auto target = open_target(o, ctx);
   auto r = target->set_service_level(level, o.pool);
   ctx.out << fmt::format("Volume {} moved from pool {} ({}) to pool {} ({}); no data was copied\n",
                          target->ref().volume, r.from_pool, r.from_level, r.to_pool, r.to_level);
 }
 
-// The same path as `lanectl snapshot create --backend anf`.
+// The same path as `lanectl snapshot create --backend <the provider>`.
 void run_snapshot_create(const VolumeOptions& o, CliContext& ctx) {
   SnapshotCreateOptions create;
   create.pvc = o.pvc;
   create.name = o.name;
   create.project = o.project;
-  create.anf = o.anf;
-  create.anf.backend = "anf";
+  create.storage = o.storage;
+  create.storage.backend = submit::volume_provider_traits().name;
   create_snapshot(create, ctx);
 }
 
+// The snapshots as `lanectl snapshot list --backend <the provider>` prints them (the table even
+// when it is empty).
 void run_snapshot_list(const VolumeOptions& o, CliContext& ctx) {
   const OutputFormat format = parse_output_format(o.output);
   auto target = open_target(o, ctx);
-  auto snaps = target->snapshots().list(std::nullopt);
-  if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
-    nlohmann::json items = nlohmann::json::array();
-    for (const auto& s : snaps) items.push_back(storage::to_json(s));
-    return print_document(ctx.out, {{"items", items}}, format);
-  }
-  Table table({"NAME", "VOLUME", "CREATED", "STATE"});
-  for (const auto& s : snaps)
-    table.add({s.name, s.volume, storage::format_utc(s.created_unix_ms), s.metadata.at("anf.provisioningState")});
-  table.print(ctx.out);
+  print_snapshots(ctx.out, target->snapshots().list(std::nullopt), submit::volume_provider_traits(), format);
 }
 
 void run_snapshot_delete(const VolumeOptions& o, CliContext& ctx) {
   storage::require_snapshot_name(o.snapshot, "snapshot");
   auto target = open_target(o, ctx);
   target->snapshots().remove(o.snapshot);
-  ctx.out << fmt::format("ANF snapshot {} deleted\n", o.snapshot);
+  ctx.out << fmt::format("{} snapshot {} deleted\n", submit::volume_provider_traits().label, o.snapshot);
 }
 
 void run_revert(const VolumeOptions& o, CliContext& ctx) {
@@ -118,7 +112,7 @@ void run_revert(const VolumeOptions& o, CliContext& ctx) {
 
 void run_restore(const VolumeOptions& o, CliContext& ctx) {
   storage::require_snapshot_name(o.snapshot, "snapshot");
-  if (o.to_volume.empty()) throw UsageError("restore needs --to-volume NEW (the new ANF volume's name)");
+  if (o.to_volume.empty()) throw UsageError(provider_text("restore needs {new_volume_flag} NEW (the new {label} volume's name)"));
   auto target = open_target(o, ctx);
   target->snapshots().restore_to_new_volume(o.snapshot, o.to_volume);
   ctx.out << fmt::format("Volume {} created from snapshot {} in pool {}\n", o.to_volume, o.snapshot,
@@ -129,10 +123,10 @@ void run_restore(const VolumeOptions& o, CliContext& ctx) {
 
 void add_volume_command(CLI::App& app, CliContext& ctx) {
   auto o = std::make_shared<VolumeOptions>();
-  auto* cmd = app.add_subcommand("volume", "Azure NetApp Files volumes behind PVCs (service level, snapshots)");
+  auto* cmd = app.add_subcommand("volume", provider_text("{title} volumes behind PVCs (service level, snapshots)"));
   cmd->require_subcommand(1);
 
-  auto* describe = cmd->add_subcommand("describe", "ANF volume, pool, service level, quota and throughput");
+  auto* describe = cmd->add_subcommand("describe", provider_text("{label} volume, pool, service level, quota and throughput"));
   add_target_options(describe, *o);
   describe->add_option("-o,--output", o->output, "json | yaml");
   describe->callback([o, &ctx] { run_describe(*o, ctx); });
@@ -143,17 +137,17 @@ void add_volume_command(CLI::App& app, CliContext& ctx) {
   level->add_option("--pool", o->pool, "Target pool (default: the first large enough pool of that level)");
   level->callback([o, &ctx] { run_set_service_level(*o, ctx); });
 
-  auto* snap = cmd->add_subcommand("snapshot", "Native ANF snapshots of the volume");
+  auto* snap = cmd->add_subcommand("snapshot", provider_text("Native {label} snapshots of the volume"));
   snap->require_subcommand(1);
-  auto* create = snap->add_subcommand("create", "Take an ANF snapshot");
+  auto* create = snap->add_subcommand("create", provider_text("Take an {label} snapshot"));
   add_target_options(create, *o);
   create->add_option("--name", o->name, "Snapshot name (default <pvc>-<YYYYMMDD-HHMMSS>)");
   create->callback([o, &ctx] { run_snapshot_create(*o, ctx); });
-  auto* list = snap->add_subcommand("list", "List the volume's ANF snapshots, oldest first");
+  auto* list = snap->add_subcommand("list", provider_text("List the volume's {label} snapshots, oldest first"));
   add_target_options(list, *o);
   list->add_option("-o,--output", o->output, "json | yaml");
   list->callback([o, &ctx] { run_snapshot_list(*o, ctx); });
-  auto* del = snap->add_subcommand("delete", "Delete an ANF snapshot");
+  auto* del = snap->add_subcommand("delete", provider_text("Delete an {label} snapshot"));
   add_target_options(del, *o);
   del->add_option("snapshot", o->snapshot, "Snapshot name")->required();
   del->callback([o, &ctx] { run_snapshot_delete(*o, ctx); });
@@ -164,10 +158,11 @@ void add_volume_command(CLI::App& app, CliContext& ctx) {
   revert->add_flag("-y,--yes", o->yes, "Confirm the destructive revert");
   revert->callback([o, &ctx] { run_revert(*o, ctx); });
 
-  auto* restore = cmd->add_subcommand("restore", "Create a new ANF volume from a snapshot (same pool)");
+  auto* restore = cmd->add_subcommand("restore", provider_text("Create a new {label} volume from a snapshot (same pool)"));
   add_target_options(restore, *o);
   restore->add_option("snapshot", o->snapshot, "Snapshot name")->required();
-  restore->add_option("--to-volume", o->to_volume, "Name of the new ANF volume (also its creation token)");
+  restore->add_option(submit::volume_provider_traits().new_volume_flag, o->to_volume,
+                      provider_text("Name of the new {label} volume (also its creation token)"));
   restore->callback([o, &ctx] { run_restore(*o, ctx); });
 }
 

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "common/secrets.h"
+#include "storage/core/lineage_view.h"
 #include "submit/core/workload.h"
 
 namespace lane::dashboard {
@@ -72,7 +73,7 @@ json lineage_graph(const std::vector<storage::SnapshotInfo>& snapshots,
       const auto& v = *it->second;
       n["meta"]["size"] = v.size;
       n["meta"]["storageClass"] = v.storage_class;
-      n["meta"]["createdBy"] = v.created_by;
+      n["meta"]["createdBy"] = v.origin.str();
       n["meta"]["created"] = v.created_unix_ms ? storage::format_utc(v.created_unix_ms) : "";
     }
     return id;
@@ -141,24 +142,17 @@ json lineage_graph(const std::vector<storage::SnapshotInfo>& snapshots,
   for (const auto& r : records)  // records of deleted snapshots
     if (!listed.count(r.snapshot)) add_snapshot(r.snapshot, nullptr, &r);
 
+  // The links `lanectl lineage` shows too (storage/core/lineage_view.h).
+  const storage::LineageLinks links(records, volumes);
+  auto add_known_snapshot = [&](const std::string& name) {
+    if (!listed.count(name) && !record_of.count(name)) g.node(snapshot_id(name), "snapshot", name)["meta"] = {{"exists", false}};
+    return snapshot_id(name);
+  };
   // Restores: snapshot -> the volume made from it (also when that volume is not otherwise used).
-  for (const auto& v : volumes)
-    if (v.created_by.rfind("restore:", 0) == 0) {
-      std::string from = v.created_by.substr(8);
-      if (!listed.count(from) && !record_of.count(from)) g.node(snapshot_id(from), "snapshot", from)["meta"] = {{"exists", false}};
-      g.edge(snapshot_id(from), add_volume(v.name), "restored");
-    }
+  for (const auto& r : links.restores()) g.edge(add_known_snapshot(r.snapshot), add_volume(r.volume), "restored");
   // A parent no restored volume links to its child (the volume was deleted): a direct edge.
-  for (const auto& r : records) {
-    if (r.parent_snapshot.empty()) continue;
-    auto it = volume_by_name.find(r.volume);
-    bool linked = it != volume_by_name.end() && it->second->created_by == "restore:" + r.parent_snapshot;
-    if (!linked) {
-      if (!listed.count(r.parent_snapshot) && !record_of.count(r.parent_snapshot))
-        g.node(snapshot_id(r.parent_snapshot), "snapshot", r.parent_snapshot)["meta"] = {{"exists", false}};
-      g.edge(snapshot_id(r.parent_snapshot), snapshot_id(r.snapshot), "derived");
-    }
-  }
+  for (const auto& d : links.derivations())
+    if (!d.through_volume) g.edge(add_known_snapshot(d.parent), snapshot_id(d.child), "derived");
   return g.document();
 }
 

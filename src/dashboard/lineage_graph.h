@@ -1,8 +1,9 @@
 #pragma once
 // The Snapshots page's lineage graph (GET /api/lineage): snapshots, the jobs that took them, the
 // volumes they were taken of and the volumes restored from them, as {nodes, edges}, from what the
-// Storage role's stores hold (the same records `lanectl lineage` reads). Secret env values of the
-// job records stay masked (masked again here, whatever a record holds).
+// Storage role's stores hold: the same records, and the same links (storage::LineageLinks),
+// that `lanectl lineage` shows. Secret env values of the job records stay masked (masked again
+// here, whatever a record holds).
 //
 // Node ids: "snapshot:NAME", "volume:NAME", "job:PROJECT/NAME". Edges (from -> to, kind):
 //   volume -> job       "mounted"      the job's claim (the snapshotted volume, the spec's --pvc claims)

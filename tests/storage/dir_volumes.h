@@ -1,16 +1,16 @@
 #pragma once
-// Test double for storage::Volumes: each claim is a directory <root>/<name>.
+// Test double for storage::local::DirectoryVolumes: each claim is a directory <root>/<name>.
 #include <filesystem>
 #include <map>
 
 #include "common/debris.h"
 #include "common/error.h"
 #include "storage/core/snapshots.h"
-#include "storage/core/volumes.h"
+#include "storage/local/directory_volumes.h"
 
 namespace lane::test {
 
-class DirVolumes : public storage::Volumes {
+class DirVolumes : public storage::local::DirectoryVolumes {
  public:
   explicit DirVolumes(std::filesystem::path root) : root_(std::move(root)) {
     std::filesystem::create_directories(root_);
@@ -26,17 +26,17 @@ class DirVolumes : public storage::Volumes {
     return out;
   }
   storage::VolumeInfo create(const std::string& name, const std::string& size,
-                             const std::string& storage_class, const std::string& created_by) override {
+                             const std::string& storage_class, const storage::VolumeOrigin& origin) override {
     if (vols_.count(name)) throw Error("volume exists: " + name);
-    storage::VolumeInfo v{name, size, storage_class, root_ / name, created_by, storage::now_unix_ms()};
+    storage::VolumeInfo v{name, size, storage_class, root_ / name, origin, storage::now_unix_ms()};
     std::filesystem::create_directories(v.local_path);
     vols_[name] = v;
     return v;
   }
   std::filesystem::path staging_dir() override { return root_ / ".staging"; }
   storage::VolumeInfo create_from(const std::string& name, const std::string& size, const std::string& storage_class,
-                                  const std::string& created_by, const std::filesystem::path& prepared) override {
-    storage::VolumeInfo v = create(name, size, storage_class, created_by);
+                                  const storage::VolumeOrigin& origin, const std::filesystem::path& prepared) override {
+    storage::VolumeInfo v = create(name, size, storage_class, origin);
     std::filesystem::rename(prepared, v.local_path);  // replaces the empty directory
     return v;
   }

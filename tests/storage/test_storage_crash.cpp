@@ -31,7 +31,7 @@ using test::wait_child;
 TEST_CASE("a snapshot killed half way leaves no snapshot, an untouched volume, and collectable orphans") {
   TempDir tmp("crash");
   test::DirVolumes volumes(tmp.path / "volumes");
-  fs::path vol = volumes.create("data", "", "", "user").local_path;
+  fs::path vol = volumes.create("data", "", "", lane::storage::VolumeOrigin::user()).local_path;
   fill(vol, 40, "x");
   auto before = test::describe_tree(vol);
 
@@ -83,7 +83,7 @@ TEST_CASE("a snapshot killed half way leaves no snapshot, an untouched volume, a
 TEST_CASE("orphans of a killed snapshot that nothing uses are removed by the next delete") {
   TempDir tmp("orphan");
   test::DirVolumes volumes(tmp.path / "volumes");
-  fs::path vol = volumes.create("data", "", "", "user").local_path;
+  fs::path vol = volumes.create("data", "", "", lane::storage::VolumeOrigin::user()).local_path;
   fill(vol, 10, "y");
   pid_t pid = ::fork();
   REQUIRE(pid >= 0);
@@ -112,7 +112,7 @@ TEST_CASE("orphans of a killed snapshot that nothing uses are removed by the nex
 TEST_CASE("a full disk fails the snapshot without leaving a partial one") {
   TempDir tmp("enospc");
   test::DirVolumes volumes(tmp.path / "volumes");
-  fs::path vol = volumes.create("data", "", "", "user").local_path;
+  fs::path vol = volumes.create("data", "", "", lane::storage::VolumeOrigin::user()).local_path;
   fill(vol, 10, "z");
   write_text(vol / "large.bin", std::string(1 << 20, 'L'));  // does not fit in 512 KiB
   auto before = test::describe_tree(vol);
@@ -163,7 +163,7 @@ TEST_CASE("concurrent create and delete from several processes never lose a shar
       int rc = 0;
       try {
         test::DirVolumes volumes(tmp.path / fmt::format("volumes-{}", p));
-        fs::path vol = volumes.create("data", "", "", "user").local_path;
+        fs::path vol = volumes.create("data", "", "", lane::storage::VolumeOrigin::user()).local_path;
         fill(vol, 30, "shared");
         local::LocalSnapshotStore store(tmp.path / "snapshots", volumes);
         for (int r = 0; r < kRounds; ++r) {

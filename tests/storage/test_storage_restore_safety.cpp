@@ -75,7 +75,7 @@ void corrupt_object_of(local::LocalSnapshotStore& store, const std::string& snap
 struct Setup {
   TempDir tmp;
   test::DirVolumes volumes{tmp.path / "volumes"};
-  fs::path vol = volumes.create("data", "1Gi", "", "user").local_path;
+  fs::path vol = volumes.create("data", "1Gi", "", lane::storage::VolumeOrigin::user()).local_path;
   fs::path store_root = tmp.path / "snapshots";
   Setup(const std::string& tag, int files) : tmp(tag) {
     fill(vol, files, "old");
@@ -170,7 +170,7 @@ class DiesOnRecordLineage : public local::LocalSnapshotStore {
 TEST_CASE("a job's snapshot and its lineage are one record: no snapshot shows a job the lineage lacks") {
   TempDir tmp("lineage-atomic");
   test::DirVolumes volumes(tmp.path / "volumes");
-  fs::path vol = volumes.create("pvc-data", "1Gi", "", "user").local_path;
+  fs::path vol = volumes.create("pvc-data", "1Gi", "", lane::storage::VolumeOrigin::user()).local_path;
   fill(vol, 5, "x");
   write_text(vol / "out/metrics.jsonl", "{\"kind\":\"val\",\"accuracy\":0.9}\n");
   pid_t pid = ::fork();

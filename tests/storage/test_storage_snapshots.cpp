@@ -26,7 +26,7 @@ struct Fixture {
   TempDir tmp{"snap"};
   test::DirVolumes volumes{tmp.path / "volumes"};
   local::LocalSnapshotStore store{tmp.path / "snapshots", volumes};
-  fs::path vol = volumes.create("data", "1Gi", "", "user").local_path;
+  fs::path vol = volumes.create("data", "1Gi", "", lane::storage::VolumeOrigin::user()).local_path;
 };
 
 void fill_sample(const fs::path& vol) {
@@ -61,7 +61,7 @@ TEST_CASE("restore to a new volume reproduces the tree byte for byte") {
   f.store.restore_to_new_volume("v1", "restored");
   auto restored = f.volumes.find("restored");
   REQUIRE(restored);
-  CHECK(restored->created_by == "restore:v1");
+  CHECK(restored->origin == lane::storage::VolumeOrigin::restore("v1"));
   CHECK(test::describe_tree(restored->local_path) == test::describe_tree(f.vol));
 
   // The restored copy is independent: writing to it leaves the snapshot intact.
@@ -225,7 +225,7 @@ TEST_CASE("revert in place lists newer snapshots and restores the old contents")
   write_text(f.vol / "extra.txt", "added later");
   f.store.create("data", "s2", "", {});
   f.store.create("data", "s3", "", {});
-  auto other = f.volumes.create("other", "", "", "user");
+  auto other = f.volumes.create("other", "", "", lane::storage::VolumeOrigin::user());
   write_text(other.local_path / "o", "o");
   f.store.create("other", "o1", "", {});
 

@@ -91,7 +91,7 @@ TEST_CASE("snapshot after training: seed name and log line, lineage with masked 
   TempDir tmp("train-snap");
   test::DirVolumes volumes(tmp.path / "volumes");
   local::LocalSnapshotStore store(tmp.path / "snapshots", volumes);
-  auto vol = volumes.create("pvc-data", "1Gi", "", "user").local_path;
+  auto vol = volumes.create("pvc-data", "1Gi", "", lane::storage::VolumeOrigin::user()).local_path;
   write_text(vol / "tusimple/clips/0001.jpg", "image-bytes");
   write_text(vol / "output/metrics.jsonl", "{\"kind\":\"train\",\"step\":2,\"loss\":0.25}\n");
   write_text(vol / "output/checkpoint_latest.pt", "weights");
@@ -133,7 +133,7 @@ TEST_CASE("OUTPUT_DIR inside the job maps into the volume through the PVC mount 
   TempDir tmp("mount-map");
   test::DirVolumes volumes(tmp.path / "volumes");
   local::LocalSnapshotStore store(tmp.path / "snapshots", volumes);
-  auto vol = volumes.create("pvc-data", "", "", "user").local_path;
+  auto vol = volumes.create("pvc-data", "", "", lane::storage::VolumeOrigin::user()).local_path;
   write_text(vol / "runs/exp1/metrics.jsonl", "{}\n");
   std::ostringstream log;
   // The job sees the claim at /mnt, so its OUTPUT_DIR is /mnt/runs/exp1 (not a host path).
@@ -151,7 +151,7 @@ TEST_CASE("lineage views: a restored volume's snapshot is derived from its paren
   TempDir tmp("lineage-view");
   test::DirVolumes volumes(tmp.path / "volumes");
   local::LocalSnapshotStore store(tmp.path / "snapshots", volumes);
-  auto vol = volumes.create("pvc-data", "", "", "user").local_path;
+  auto vol = volumes.create("pvc-data", "", "", lane::storage::VolumeOrigin::user()).local_path;
   write_text(vol / "data/x", "x");
   write_text(vol / "output/metrics.jsonl", "{\"kind\":\"train\",\"loss\":1.0}\n");
   std::ostringstream log;

@@ -28,7 +28,7 @@ TEST_CASE("kube snapshots: create waits for readyToUse, list, restore --to-pvc, 
   auto client = std::make_shared<lane::kube::KubeClient>(server.connection());
   seed_namespace(*client);
   PvcVolumes volumes(client, "runai-ld", "ReadWriteMany");
-  volumes.create("pvc-data", "100Gi", "azurenetappfiles", "download-tusimple-data");
+  volumes.create("pvc-data", "100Gi", "azurenetappfiles", VolumeOrigin::job("", "download-tusimple-data"));
   CHECK(volumes.find("pvc-data")->storage_class == "azurenetappfiles");
 
   std::vector<std::string> progress;
@@ -91,7 +91,7 @@ TEST_CASE("kube snapshots: status.error surfaces and leaves no snapshot behind")
   lane::test::FakeApiServer server;
   auto client = std::make_shared<lane::kube::KubeClient>(server.connection());
   seed_namespace(*client);
-  PvcVolumes(client, "runai-ld", "ReadWriteMany").create("pvc-data", "10Gi", "", "");
+  PvcVolumes(client, "runai-ld", "ReadWriteMany").create("pvc-data", "10Gi", "", VolumeOrigin::user());
   server.control("/_test/settings", {{"snapshot_error", "ANF: snapshot quota of the volume exceeded"}});
   CsiSnapshotStore store(client, {"runai-ld", "", "ReadWriteMany", std::chrono::seconds(10), {}});
   CHECK_THROWS_WITH(store.create("pvc-data", "snap-x", "", {}), Catch::Contains("snapshot quota of the volume exceeded"));
@@ -114,7 +114,7 @@ TEST_CASE("kube snapshots: end-of-training snapshot from a pod's service account
   unsetenv("KUBERNETES_SERVICE_PORT");
   auto client = std::make_shared<lane::kube::KubeClient>(conn);
   seed_namespace(*client);
-  PvcVolumes(client, conn.ns, "ReadWriteMany").create("pvc-download-tusimple-data-0", "100Gi", "", "");
+  PvcVolumes(client, conn.ns, "ReadWriteMany").create("pvc-download-tusimple-data-0", "100Gi", "", VolumeOrigin::user());
   // The token rotates during training; the client picks up the new file.
   server.control("/_test/settings", {{"token", "sa-token-2"}});
   std::ofstream(dir.path / "sa/token.new") << "sa-token-2";

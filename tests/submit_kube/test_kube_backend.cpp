@@ -305,7 +305,7 @@ TEST_CASE("kube backend: storage progress goes to the stream it was given, nothi
   std::ostringstream progress;
   KubeBackend backend(client, KubeSettings{}, "lane-detection", &progress);
   backend.projects().create_project({"lane-detection", 1, true});
-  backend.storage().volumes().create("pvc-data", "100Gi", "azurenetappfiles", "test");
+  backend.storage().volumes().create("pvc-data", "100Gi", "azurenetappfiles", lane::storage::VolumeOrigin::job("", "test"));
   auto info = backend.storage().snapshots().create("pvc-data", "snap-1", "", {});
   CHECK(info.ns == "runai-lane-detection");
   CHECK(progress.str().find("readyToUse=true") != std::string::npos);

@@ -28,6 +28,7 @@ class AnfVolume : public ProviderVolume {
 
 class AnfProvider : public VolumeProvider {
  public:
+  const StorageTraits& traits() const override { return anf_traits(); }
   std::string parse_service_level(const std::string& text) const override {
     return anf::parse_service_level(text);
   }
@@ -37,6 +38,22 @@ class AnfProvider : public VolumeProvider {
 };
 
 }  // namespace
+
+const StorageTraits& anf_traits() {
+  static const StorageTraits traits = [] {
+    StorageTraits t;
+    t.name = "anf";
+    t.label = "ANF";
+    t.title = "Azure NetApp Files";
+    t.one_volume = true;
+    t.new_volume_flag = "--to-volume";
+    t.new_volume_place = "same capacity pool as";
+    t.state_key = "anf.provisioningState";  // anf_snapshot_store.cpp
+    t.revert_deletes_newer = true;
+    return t;
+  }();
+  return traits;
+}
 
 std::unique_ptr<VolumeProvider> make_anf_provider() { return std::make_unique<AnfProvider>(); }
 

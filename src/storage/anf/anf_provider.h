@@ -9,4 +9,7 @@ namespace lane::storage::anf {
 
 std::unique_ptr<VolumeProvider> make_anf_provider();
 
+// The provider's traits (make_anf_provider()->traits()), without making one.
+const StorageTraits& anf_traits();
+
 }  // namespace lane::storage::anf

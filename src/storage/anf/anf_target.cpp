@@ -13,7 +13,7 @@ OpenedTarget open_anf_target(const AnfTarget& t, std::ostream* progress) {
     if (*t.timeout_s <= 0) throw UsageError("--timeout must be a positive number of seconds");
     options.operation_timeout_s = *t.timeout_s;
   }
-  options.lineage_dir = t.lineage_dir;
+  if (!t.home.empty()) options.lineage_dir = t.home / "anf-lineage";
   auto arm = std::make_unique<ArmClient>(options, progress);
   ResolvedVolume resolved;
   if (!t.volume_id.empty()) {

@@ -1,21 +1,48 @@
 #include "storage/core/lineage_view.h"
 
+#include <map>
+
 #include "common/error.h"
 
 namespace lane::storage {
 
-static LineageView build(SnapshotStore& store, Volumes& volumes, LineageRecord record,
-                         const std::vector<LineageRecord>& all) {
+LineageLinks::LineageLinks(const std::vector<LineageRecord>& records, const std::vector<VolumeInfo>& volumes) {
+  std::map<std::string, const VolumeInfo*> volume_by_name;
+  for (const auto& v : volumes) {
+    volume_by_name[v.name] = &v;
+    if (v.origin.kind() == VolumeOrigin::Kind::kRestore) restores_.push_back({v.origin.snapshot(), v.name});
+  }
+  for (const auto& r : records) {
+    if (r.parent_snapshot.empty()) continue;
+    auto it = volume_by_name.find(r.volume);
+    bool through = it != volume_by_name.end() && it->second->origin.restored_from(r.parent_snapshot);
+    derivations_.push_back({r.parent_snapshot, r.snapshot, through});
+  }
+}
+
+std::vector<std::string> LineageLinks::restored_volumes(const std::string& snapshot) const {
+  std::vector<std::string> out;
+  for (const auto& r : restores_)
+    if (r.snapshot == snapshot) out.push_back(r.volume);
+  return out;
+}
+
+std::vector<std::string> LineageLinks::derived_snapshots(const std::string& snapshot) const {
+  std::vector<std::string> out;
+  for (const auto& d : derivations_)
+    if (d.parent == snapshot) out.push_back(d.child);
+  return out;
+}
+
+static LineageView build(SnapshotStore& store, const LineageLinks& links, LineageRecord record) {
   LineageView view;
   try {
     view.snapshot = store.describe(record.snapshot);
   } catch (const Error&) {
     // Deleted snapshot: the record is still shown, without the snapshot's details.
   }
-  for (const auto& v : volumes.list())
-    if (v.created_by == "restore:" + record.snapshot) view.restored_volumes.push_back(v.name);
-  for (const auto& r : all)
-    if (r.parent_snapshot == record.snapshot) view.derived_snapshots.push_back(r.snapshot);
+  view.restored_volumes = links.restored_volumes(record.snapshot);
+  view.derived_snapshots = links.derived_snapshots(record.snapshot);
   view.record = std::move(record);
   return view;
 }
@@ -36,14 +63,15 @@ std::optional<LineageView> lineage_of_snapshot(SnapshotStore& store, Volumes& vo
       return std::nullopt;
     }
   }
-  return build(store, volumes, std::move(*record), store.all_lineage());
+  return build(store, LineageLinks(store.all_lineage(), volumes.list()), std::move(*record));
 }
 
 std::vector<LineageView> lineage_of_job(SnapshotStore& store, Volumes& volumes, const std::string& job) {
   std::vector<LineageView> out;
-  auto all = store.all_lineage();
+  const auto all = store.all_lineage();
+  const LineageLinks links(all, volumes.list());
   for (const auto& r : all)
-    if ((r.job && r.job->name == job)) out.push_back(build(store, volumes, r, all));
+    if (r.job && r.job->name == job) out.push_back(build(store, links, r));
   // Snapshots tagged with the job but without a job record (e.g. `snapshot create --job`).
   for (const auto& s : store.list(std::nullopt)) {
     if (s.job != job) continue;

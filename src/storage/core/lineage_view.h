@@ -1,7 +1,9 @@
 #pragma once
-// What `lanectl lineage SNAP|JOB` shows, assembled from a store's lineage records and the
-// volumes: for a snapshot its job, parent, dataset digest and metrics plus everything derived
-// from it (volumes restored from it and the snapshots later taken of those volumes).
+// Lineage as `lanectl lineage SNAP|JOB` and the dashboard's graph (dashboard/lineage_graph.h)
+// show it. LineageLinks is the one derivation of what links snapshots and volumes, from a
+// store's lineage records and the volumes' origins; LineageView is one snapshot's part of it:
+// its job, parent, dataset digest and metrics plus everything derived from it (volumes
+// restored from it and the snapshots later taken of those volumes).
 #include <string>
 #include <vector>
 
@@ -11,6 +13,31 @@
 #include "storage/core/volumes.h"
 
 namespace lane::storage {
+
+class LineageLinks {
+ public:
+  // A volume restored from a snapshot (VolumeOrigin kRestore).
+  struct Restore {
+    std::string snapshot, volume;
+  };
+  // A snapshot whose record names a parent: the snapshot its volume was restored from.
+  // `through_volume`: that volume still exists and still says so (a Restore links the two).
+  struct Derivation {
+    std::string parent, child;
+    bool through_volume = false;
+  };
+
+  LineageLinks(const std::vector<LineageRecord>& records, const std::vector<VolumeInfo>& volumes);
+
+  const std::vector<Restore>& restores() const { return restores_; }        // in the volumes' order
+  const std::vector<Derivation>& derivations() const { return derivations_; }  // in the records' order
+  std::vector<std::string> restored_volumes(const std::string& snapshot) const;
+  std::vector<std::string> derived_snapshots(const std::string& snapshot) const;
+
+ private:
+  std::vector<Restore> restores_;
+  std::vector<Derivation> derivations_;
+};
 
 struct LineageView {
   LineageRecord record;

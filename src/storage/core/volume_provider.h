@@ -1,8 +1,8 @@
 #pragma once
 // A volume provider: storage that is managed at the provider itself rather than through a
-// backend (Azure NetApp Files, storage/anf). The factory picks it (`--backend anf`); the CLI
-// sees only these interfaces. An opened volume gives its native snapshots (a SnapshotStore)
-// and what the provider can tell and change about it.
+// backend (Azure NetApp Files, storage/anf). The factory picks it (`--backend <its name>`); the
+// CLI sees only these interfaces and prints from StorageTraits. An opened volume gives its
+// native snapshots (a SnapshotStore) and what the provider can tell and change about it.
 #include <filesystem>
 #include <iosfwd>
 #include <memory>
@@ -15,6 +15,21 @@
 
 namespace lane::storage {
 
+// How the snapshots and restores of a storage differ, for the verbs that print them. A
+// default-constructed StorageTraits is a backend's (local or Kubernetes): its store holds the
+// snapshots of every claim, restores into a new claim (--to-pvc), reports each snapshot's files
+// and sizes and keeps the newer snapshots on a revert.
+struct StorageTraits {
+  std::string name;       // the --backend value that selects it ("" for a backend's)
+  std::string label;      // how messages name its volumes and snapshots (a volume provider's short name)
+  std::string title;      // its full name
+  bool one_volume = false;                  // its store is one volume's, opened by --pvc or --volume-id
+  std::string new_volume_flag = "--to-pvc";  // the restore option that names the new volume
+  std::string new_volume_place;             // where a restore puts the new volume, relative to the source
+  std::string state_key;                    // snapshot metadata shown as STATE ("": files and sizes instead)
+  bool revert_deletes_newer = false;        // a revert in place deletes the newer snapshots
+};
+
 // Which volume to open: a PVC (resolved through its bound PV) or the provider's own id.
 struct ProviderVolumeTarget {
   std::string pvc;                      // --pvc
@@ -22,7 +37,7 @@ struct ProviderVolumeTarget {
   std::string volume_id;                // --volume-id (wins over --pvc)
   std::optional<std::filesystem::path> config_file;  // --anf-config
   std::optional<int> timeout_s;         // --timeout for long-running operations
-  std::filesystem::path lineage_dir;    // $LANECTL_HOME/anf-lineage
+  std::filesystem::path home;           // $LANECTL_HOME: what the provider cannot keep at the provider
   std::string kube_context;             // lanectl --context: the kubeconfig context for --pvc
   std::string kubeconfig;               // lanectl --kubeconfig: the kubeconfig file for --pvc
 };
@@ -60,6 +75,7 @@ class VolumeProvider {
  public:
   virtual ~VolumeProvider() = default;
 
+  virtual const StorageTraits& traits() const = 0;
   // The canonical spelling of a service level; UsageError otherwise (before any network).
   virtual std::string parse_service_level(const std::string& text) const = 0;
   // Throws UsageError when neither or both of target.pvc and target.volume_id are given.

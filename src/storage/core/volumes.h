@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "storage/core/volume_origin.h"
+
 namespace lane::storage {
 
 struct VolumeInfo {
@@ -14,7 +16,7 @@ struct VolumeInfo {
   std::string size;                   // requested size, a Kubernetes quantity ("10Gi")
   std::string storage_class;          // empty = default
   std::filesystem::path local_path;   // local backend: the directory holding the data; empty elsewhere
-  std::string created_by;             // job that created it, or "restore:<snapshot>", or "user"
+  VolumeOrigin origin = VolumeOrigin::user();  // a user, the job that created it, or a restore
   int64_t created_unix_ms = 0;
   // Set by a create that succeeded with a caveat the user should hear once (the local backend's
   // thin provisioning beyond the free space); not stored.
@@ -30,22 +32,8 @@ class Volumes {
   // provisioner: the local backend provisions thin and says so in VolumeInfo::warning when the
   // disk is smaller than the request.
   virtual VolumeInfo create(const std::string& name, const std::string& size,
-                            const std::string& storage_class, const std::string& created_by) = 0;
+                            const std::string& storage_class, const VolumeOrigin& origin) = 0;
   virtual void remove(const std::string& name) = 0;
-
-  // --- publishing prepared data (restore) ---------------------------------------------------
-  // A hidden directory on the same file system as the claims' directories, where a restore
-  // builds a claim's data before publishing it; empty when the backend has no local directories.
-  virtual std::filesystem::path staging_dir() { return {}; }
-  // Registers the new claim `name` whose data is the directory `prepared` (under staging_dir()),
-  // moving it into place with one rename inside the registration: the claim appears complete or
-  // not at all. Throws lane::Error when the backend cannot (the default).
-  virtual VolumeInfo create_from(const std::string& name, const std::string& size,
-                                 const std::string& storage_class, const std::string& created_by,
-                                 const std::filesystem::path& prepared);
-  // Removes what interrupted operations left: staging entries of processes that are gone and
-  // claim directories that were never registered. A no-op where there is nothing local.
-  virtual void remove_debris() {}
 };
 
 }  // namespace lane::storage

@@ -278,9 +278,11 @@ VolumeInfo volume_from_pvc(const Json& pvc) {
   v.storage_class = text(pvc["spec"], "storageClassName");
   auto ann = pvc["metadata"].value("annotations", Json::object());
   auto labels = pvc["metadata"].value("labels", Json::object());
-  v.created_by = text(labels, kJobLabel);
-  if (!text(ann, "lanectl.io/restored-from").empty()) v.created_by = "restore:" + text(ann, "lanectl.io/restored-from");
-  if (v.created_by.empty()) v.created_by = "user";
+  // A restore's annotation, else the job label (VolumeOrigin's "<job>" form), else a user.
+  if (std::string from = text(ann, "lanectl.io/restored-from"); is_snapshot_name(from))
+    v.origin = VolumeOrigin::restore(from);
+  else if (auto job = VolumeOrigin::parse(text(labels, kJobLabel)))
+    v.origin = *job;
   v.created_unix_ms = time_ms(text(pvc["metadata"], "creationTimestamp"));
   return v;
 }
@@ -299,7 +301,7 @@ std::vector<VolumeInfo> PvcVolumes::list() {
 }
 
 VolumeInfo PvcVolumes::create(const std::string& name, const std::string& size, const std::string& storage_class,
-                              const std::string& created_by) {
+                              const VolumeOrigin& origin) {
   require_dns1123_label(name, "volume name");
   if (!lane::parse_quantity_bytes(size)) {
     throw UsageError(fmt::format("size '{}' is not a Kubernetes quantity such as 100Gi", size));
@@ -309,7 +311,8 @@ VolumeInfo PvcVolumes::create(const std::string& name, const std::string& size, 
            {"metadata", {{"name", name}, {"namespace", ns_}, {"labels", {{"app.kubernetes.io/managed-by", "lanectl"}}}}},
            {"spec", {{"accessModes", Json::array({access_mode_})}, {"resources", {{"requests", {{"storage", size}}}}}}}};
   if (!storage_class.empty()) pvc["spec"]["storageClassName"] = storage_class;
-  if (!created_by.empty() && lane::is_dns1123_label(created_by)) pvc["metadata"]["labels"][kJobLabel] = created_by;
+  if (origin.kind() == VolumeOrigin::Kind::kJob && lane::is_dns1123_label(origin.job()))
+    pvc["metadata"]["labels"][kJobLabel] = origin.job();
   try {
     return volume_from_pvc(client_->create_idempotent(res::kPvc, ns_, pvc));
   } catch (const lane::kube::ApiError& e) {

@@ -53,7 +53,7 @@ class PvcVolumes : public Volumes {
   std::optional<VolumeInfo> find(const std::string& name) override;
   std::vector<VolumeInfo> list() override;
   VolumeInfo create(const std::string& name, const std::string& size, const std::string& storage_class,
-                    const std::string& created_by) override;
+                    const VolumeOrigin& origin) override;
   void remove(const std::string& name) override;
 
  private:

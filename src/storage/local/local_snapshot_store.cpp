@@ -46,7 +46,7 @@ void set_times(const fs::path& p, int64_t mtime_ns) {
 
 }  // namespace
 
-LocalSnapshotStore::LocalSnapshotStore(fs::path root, Volumes& volumes, LocalStoreOptions options)
+LocalSnapshotStore::LocalSnapshotStore(fs::path root, DirectoryVolumes& volumes, LocalStoreOptions options)
     : root_(std::move(root)), volumes_(volumes), options_(std::move(options)), objects_(root_ / "objects") {
   fs::create_directories(root_ / "manifests");
   fs::create_directories(root_ / "lineage");
@@ -174,7 +174,7 @@ SnapshotInfo LocalSnapshotStore::create_impl(const std::string& volume, const st
   LineageRecord rec;
   rec.snapshot = name;
   rec.volume = volume;
-  if (vol->created_by.rfind("restore:", 0) == 0) rec.parent_snapshot = vol->created_by.substr(8);
+  if (vol->origin.kind() == VolumeOrigin::Kind::kRestore) rec.parent_snapshot = vol->origin.snapshot();
   auto out = metadata.find("outputPath");
   rec.dataset_digest = out == metadata.end() ? m.info.content_digest : content_digest(m.entries, out->second);
   if (job_lineage) merge_job_lineage(rec, *job_lineage);
@@ -343,10 +343,9 @@ void LocalSnapshotStore::materialize_tree(const Manifest& m, const fs::path& des
 }
 
 // A fresh staging directory for `what` of `volume`, named "<pid>-<what>-<volume>" so that
-// Volumes::remove_debris can tell when its maker is gone.
+// DirectoryVolumes::remove_debris can tell when its maker is gone.
 fs::path LocalSnapshotStore::make_staging(const std::string& what, const std::string& volume) {
   const fs::path root = volumes_.staging_dir();
-  if (root.empty()) throw Error("this backend's volumes have no local directory to restore into");
   fs::create_directories(root);
   const fs::path staging = root / fmt::format("{}-{}-{}", ::getpid(), what, volume);
   remove_tree(staging);
@@ -366,7 +365,7 @@ static void sync_tree(const fs::path& dir) {
 }
 
 // Built in a hidden staging directory, flushed, then published with the volume's registration
-// in one step (Volumes::create_from): a crash leaves no volume, only debris the next run removes.
+// in one step (DirectoryVolumes::create_from): a crash leaves no volume, only debris the next run removes.
 void LocalSnapshotStore::restore_to_new_volume(const std::string& name, const std::string& new_volume) {
   require_snapshot_name(name);
   StoreLock lock(root_ / "lock", StoreLock::Mode::kShared);
@@ -381,7 +380,7 @@ void LocalSnapshotStore::restore_to_new_volume(const std::string& name, const st
     materialize_tree(m, staging);
     if (::chmod(staging.c_str(), 0755) != 0) fail_errno("cannot chmod", staging);
     sync_tree(staging);
-    volumes_.create_from(new_volume, size, "", "restore:" + name, staging);
+    volumes_.create_from(new_volume, size, "", VolumeOrigin::restore(name), staging);
   } catch (...) {
     remove_tree(staging);  // all or nothing: a half-restored volume would look like valid data
     throw;

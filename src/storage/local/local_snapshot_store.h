@@ -15,7 +15,7 @@
 #include <memory>
 
 #include "storage/core/snapshots.h"
-#include "storage/core/volumes.h"
+#include "storage/local/directory_volumes.h"
 #include "storage/local/manifest.h"
 #include "storage/local/object_store.h"
 
@@ -31,7 +31,7 @@ struct LocalStoreOptions {
 
 class LocalSnapshotStore : public SnapshotStore {
  public:
-  LocalSnapshotStore(std::filesystem::path root, Volumes& volumes, LocalStoreOptions options = {});
+  LocalSnapshotStore(std::filesystem::path root, DirectoryVolumes& volumes, LocalStoreOptions options = {});
 
   SnapshotInfo create(const std::string& volume, const std::string& name, const std::string& job,
                       const std::map<std::string, std::string>& metadata) override;
@@ -70,7 +70,7 @@ class LocalSnapshotStore : public SnapshotStore {
                            const std::map<std::string, std::string>& metadata, const LineageRecord* job_lineage);
 
   std::filesystem::path root_;
-  Volumes& volumes_;
+  DirectoryVolumes& volumes_;
   LocalStoreOptions options_;
   ObjectStore objects_;
 };

@@ -79,12 +79,21 @@ std::unique_ptr<Backend> open_backend(const BackendConfig& config, std::ostream*
   return kube::open_kube_backend(config.default_project, progress, {config.kube_context, config.kubeconfig});
 }
 
-std::unique_ptr<storage::VolumeProvider> open_volume_provider(const std::string& backend) {
-  if (backend == "anf") return storage::anf::make_anf_provider();
-  if (!backend.empty() && backend != "local" && backend != "kubernetes")
-    throw UsageError("unknown --backend '" + backend + "'; use local, kubernetes or anf");
-  return nullptr;
+const storage::StorageTraits& storage_traits(const StorageSelection& s) {
+  const storage::StorageTraits& provider = volume_provider_traits();
+  if (s.backend == provider.name) return provider;
+  if (!s.backend.empty() && s.backend != "local" && s.backend != "kubernetes")
+    throw UsageError("unknown --backend '" + s.backend + "'; use local, kubernetes or " + provider.name);
+  if (!s.ns.empty() || !s.volume_id.empty() || !s.config.empty() || s.timeout_s != 0)
+    throw UsageError("-n, --volume-id, --anf-config and --timeout are for " + provider.title + "; add --backend " +
+                     provider.name);
+  static const storage::StorageTraits backend;
+  return backend;
 }
+
+std::unique_ptr<storage::VolumeProvider> open_volume_provider() { return storage::anf::make_anf_provider(); }
+
+const storage::StorageTraits& volume_provider_traits() { return storage::anf::anf_traits(); }
 
 int run_internal_verb(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "__training-snapshot") return run_training_snapshot_verb(argc, argv);

@@ -128,11 +128,11 @@ JobInfo LocalJobs::submit(const JobSpec& input) {
       auto& p = spec.pvcs[i];
       if (!p.create) continue;
       p.claim = claim_for(spec, i);
-      std::string owner = "job/" + spec.project + "/" + spec.name;
+      const auto owner = storage::VolumeOrigin::job(spec.project, spec.name);
       if (auto existing = st_.volumes.find(p.claim)) {
         // A resubmitted job (same name) gets its old claim back, as a re-created PVC would bind.
-        if (existing->created_by != owner)
-          throw Error("volume '" + p.claim + "' already exists (created by " + existing->created_by +
+        if (existing->origin != owner)
+          throw Error("volume '" + p.claim + "' already exists (created by " + existing->origin.str() +
                       "); use another job name or mount it with --pvc " + p.claim + ":" + p.mount_path);
       } else {
         auto created = st_.volumes.create_in_transaction(p.claim, p.size, p.storage_class, owner);

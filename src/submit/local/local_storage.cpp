@@ -9,9 +9,9 @@ LocalStorage::LocalStorage(LocalState& state) : st_(state) {
   // A restored claim belongs to the project of the claim its snapshot was taken of (as a
   // Kubernetes restore creates the PVC in the snapshot's namespace); "runai-<project>" of the
   // snapshot when that claim is gone.
-  st_.volumes.set_owner_resolver([this](const std::string& created_by) -> std::string {
-    if (created_by.rfind("restore:", 0) != 0) return "";
-    storage::SnapshotInfo info = snapshots().describe(created_by.substr(8));
+  st_.volumes.set_owner_resolver([this](const storage::VolumeOrigin& origin) -> std::string {
+    if (origin.kind() != storage::VolumeOrigin::Kind::kRestore) return "";
+    storage::SnapshotInfo info = snapshots().describe(origin.snapshot());
     if (st_.volumes.find(info.volume))
       if (std::string p = st_.volumes.owner(info.volume); !p.empty()) return p;
     return namespace_project(info.ns);

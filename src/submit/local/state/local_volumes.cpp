@@ -19,12 +19,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The created_by column: VolumeOrigin's stored form.
+storage::VolumeOrigin origin_of(const std::string& volume, const std::string& created_by) {
+  if (auto origin = storage::VolumeOrigin::parse(created_by)) return *origin;
+  throw Error("volume '" + volume + "' has an unreadable origin '" + created_by + "' in the state database");
+}
+
 storage::VolumeInfo read_volume(Statement& st, const Paths& paths) {
   storage::VolumeInfo v;
   v.name = st.text(0);
   v.size = st.text(1);
   v.storage_class = st.text(2);
-  v.created_by = st.text(3);
+  v.origin = origin_of(v.name, st.text(3));
   v.created_unix_ms = st.integer(4);
   v.local_path = paths.volumes_dir() / v.name;
   return v;
@@ -62,7 +68,7 @@ std::vector<storage::VolumeInfo> LocalVolumes::list() {
 
 storage::VolumeInfo LocalVolumes::create_in_transaction(const std::string& name, const std::string& size,
                                                         const std::string& storage_class,
-                                                        const std::string& created_by) {
+                                                        const storage::VolumeOrigin& origin) {
   require_dns1123_label(name, "volume name");
   auto bytes = parse_quantity_bytes(size);
   if (!bytes || *bytes == 0)
@@ -72,7 +78,7 @@ storage::VolumeInfo LocalVolumes::create_in_transaction(const std::string& name,
   db_.prepare("INSERT INTO volumes(name, size, size_bytes, storage_class, created_by, created_ms, project) "
               "VALUES(?1,?2,?3,?4,?5,?6,?7)")
       .bind(1, name).bind(2, size).bind(3, static_cast<int64_t>(*bytes)).bind(4, storage_class)
-      .bind(5, created_by).bind(6, now_unix_ms()).bind(7, project_of_creator(created_by)).run();
+      .bind(5, origin.str()).bind(6, now_unix_ms()).bind(7, project_of_creator(origin)).run();
   // A directory without a row is debris of an interrupted create, restore or delete: never reuse its data.
   remove_tree(paths_.volumes_dir() / name);
   fs::create_directories(paths_.volumes_dir() / name);
@@ -82,23 +88,20 @@ storage::VolumeInfo LocalVolumes::create_in_transaction(const std::string& name,
 }
 
 storage::VolumeInfo LocalVolumes::create(const std::string& name, const std::string& size,
-                                         const std::string& storage_class, const std::string& created_by) {
+                                         const std::string& storage_class, const storage::VolumeOrigin& origin) {
   WriteTransaction tx(db_);
-  auto info = create_in_transaction(name, size, storage_class, created_by);
+  auto info = create_in_transaction(name, size, storage_class, origin);
   tx.commit();
   return info;
 }
 
-std::string LocalVolumes::project_of_creator(const std::string& created_by) {
-  if (created_by.rfind("job/", 0) == 0) {
-    auto slash = created_by.find('/', 4);
-    if (slash != std::string::npos) return created_by.substr(4, slash - 4);
-  }
+std::string LocalVolumes::project_of_creator(const storage::VolumeOrigin& origin) {
+  if (!origin.project().empty()) return origin.project();
   if (!resolver_ || resolving_ > 8) return "";
   ++resolving_;
   std::string project;
   try {
-    project = resolver_(created_by);
+    project = resolver_(origin);
   } catch (...) {
   }
   --resolving_;
@@ -110,7 +113,7 @@ std::string LocalVolumes::owner(const std::string& name) {
   st.bind(1, name);
   if (!st.step()) return "";
   std::string project = st.text(0), created_by = st.text(1);
-  return project.empty() ? project_of_creator(created_by) : project;
+  return project.empty() ? project_of_creator(origin_of(name, created_by)) : project;
 }
 
 void LocalVolumes::adopt(const std::string& name, const std::string& project) {
@@ -134,10 +137,10 @@ fs::path LocalVolumes::staging_dir() { return paths_.volumes_dir() / ".staging";
 // The row and the rename commit together: a crash before the commit leaves an unregistered
 // directory (never listed, removed by remove_debris or by the next create of the name).
 storage::VolumeInfo LocalVolumes::create_from(const std::string& name, const std::string& size,
-                                              const std::string& storage_class, const std::string& created_by,
+                                              const std::string& storage_class, const storage::VolumeOrigin& origin,
                                               const fs::path& prepared) {
   WriteTransaction tx(db_);
-  auto info = create_in_transaction(name, size, storage_class, created_by);  // row + empty directory
+  auto info = create_in_transaction(name, size, storage_class, origin);  // row + empty directory
   if (::rename(prepared.c_str(), info.local_path.c_str()) != 0)  // replaces the empty directory
     throw Error(fmt::format("cannot move '{}' into place as volume '{}': {}", prepared.string(), name,
                             std::strerror(errno)));

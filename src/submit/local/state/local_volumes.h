@@ -13,28 +13,28 @@
 // is unknown or its snapshot is gone) is adopted by the project of the first job that mounts it.
 #include <functional>
 
-#include "storage/core/volumes.h"
+#include "storage/local/directory_volumes.h"
 #include "submit/local/state/state_store.h"
 
 namespace lane::submit::local {
 
-class LocalVolumes : public storage::Volumes {
+class LocalVolumes : public storage::local::DirectoryVolumes {
  public:
   LocalVolumes(Database& db, Paths paths) : db_(db), paths_(std::move(paths)) {}
 
   std::optional<storage::VolumeInfo> find(const std::string& name) override;
   std::vector<storage::VolumeInfo> list() override;
   storage::VolumeInfo create(const std::string& name, const std::string& size,
-                             const std::string& storage_class, const std::string& created_by) override;
+                             const std::string& storage_class, const storage::VolumeOrigin& origin) override;
   void remove(const std::string& name) override;
   std::filesystem::path staging_dir() override;
   storage::VolumeInfo create_from(const std::string& name, const std::string& size, const std::string& storage_class,
-                                  const std::string& created_by, const std::filesystem::path& prepared) override;
+                                  const storage::VolumeOrigin& origin, const std::filesystem::path& prepared) override;
   void remove_debris() override;
 
   // The same as create() but inside the caller's write transaction (used by submit).
   storage::VolumeInfo create_in_transaction(const std::string& name, const std::string& size,
-                                            const std::string& storage_class, const std::string& created_by);
+                                            const std::string& storage_class, const storage::VolumeOrigin& origin);
 
   // The project the claim belongs to: the recorded one, else the one its creator implies;
   // "" when neither is known (an unowned claim of an earlier version).
@@ -42,13 +42,13 @@ class LocalVolumes : public storage::Volumes {
   // Records `project` as the owner of an unowned claim (inside the caller's write transaction).
   void adopt(const std::string& name, const std::string& project);
 
-  // Maps a creator other than "job/<project>/<job>" (e.g. "restore:<snapshot>") to a project,
-  // "" when unknown. Set by the backend, which knows the snapshots.
-  using OwnerResolver = std::function<std::string(const std::string& created_by)>;
+  // Maps an origin other than a job of a project (a restore) to a project, "" when unknown.
+  // Set by the backend, which knows the snapshots.
+  using OwnerResolver = std::function<std::string(const storage::VolumeOrigin& origin)>;
   void set_owner_resolver(OwnerResolver resolver) { resolver_ = std::move(resolver); }
 
  private:
-  std::string project_of_creator(const std::string& created_by);
+  std::string project_of_creator(const storage::VolumeOrigin& origin);
 
   Database& db_;
   Paths paths_;

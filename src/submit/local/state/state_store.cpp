@@ -67,10 +67,7 @@ void migrate_volume_projects(Database& db) {
   WriteTransaction tx(db);
   if (has_column(db, "volumes", "project")) return;  // another process migrated meanwhile
   db.exec("ALTER TABLE volumes ADD COLUMN project TEXT NOT NULL DEFAULT ''");
-  // Claims a job created ("job/<project>/<job>") belong to that job's project; the others
-  // (restored ones, "user") are resolved on first use (LocalVolumes::owner).
-  db.exec("UPDATE volumes SET project = substr(created_by, 5, instr(substr(created_by, 5), '/') - 1) "
-          "WHERE project = '' AND created_by LIKE 'job/%/%'");
+  // The claims' projects are resolved from their origins on first use (LocalVolumes::owner).
   tx.commit();
 }
 

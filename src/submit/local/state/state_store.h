@@ -55,8 +55,8 @@ struct JobRow {
 // database written by an earlier version (see migrate_volume_projects).
 void ensure_schema(Database& db);
 
-// Earlier versions kept no project per claim: adds volumes.project and fills it from
-// created_by ("job/<project>/<job>"). Idempotent; takes the write lock only when needed.
+// Earlier versions kept no project per claim: adds volumes.project, empty until
+// LocalVolumes::owner resolves it. Idempotent; takes the write lock only when needed.
 void migrate_volume_projects(Database& db);
 
 // Earlier versions had no jobs.preemptible and jobs.ttl_seconds columns: adds them (NULL: the

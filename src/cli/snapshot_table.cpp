@@ -1,0 +1,39 @@
+#include "cli/snapshot_table.h"
+
+#include "cli/table.h"
+
+namespace lane::cli {
+
+void print_snapshots(std::ostream& out, const std::vector<storage::SnapshotInfo>& snaps,
+                     const storage::StorageTraits& traits, OutputFormat format) {
+  if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
+    nlohmann::json items = nlohmann::json::array();
+    for (const auto& s : snaps) items.push_back(storage::to_json(s));
+    print_document(out, {{"items", items}}, format);
+    return;
+  }
+  if (!traits.state_key.empty()) {
+    Table table({"NAME", "VOLUME", "CREATED", "STATE"});
+    for (const auto& s : snaps) {
+      auto state = s.metadata.find(traits.state_key);
+      table.add({s.name, s.volume, storage::format_utc(s.created_unix_ms),
+                 state == s.metadata.end() ? "-" : state->second});
+    }
+    table.print(out);
+    return;
+  }
+  const bool wide = format == OutputFormat::kWide;
+  std::vector<std::string> header = {"NAME", "VOLUME", "JOB", "CREATED", "FILES", "SIZE"};
+  if (wide) header.insert(header.end(), {"ADDED", "DIGEST"});
+  Table table(header);
+  for (const auto& s : snaps) {
+    std::vector<std::string> row = {s.name, s.volume, s.job.empty() ? "-" : s.job,
+                                    storage::format_utc(s.created_unix_ms), std::to_string(s.file_count),
+                                    storage::format_bytes(s.total_bytes)};
+    if (wide) row.insert(row.end(), {storage::format_bytes(s.new_bytes), s.content_digest.substr(0, 12)});
+    table.add(row);
+  }
+  table.print(out);
+}
+
+}  // namespace lane::cli
