@@ -20,7 +20,9 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/debris.h"
 #include "storage/core/volumes.h"
+#include "storage/local/directory_volumes.h"
 #include "storage/local/file_clone.h"
 #include "storage/local/local_snapshot_store.h"
 
@@ -29,7 +31,7 @@ using namespace lane::storage;
 
 namespace {
 
-class BenchVolumes : public Volumes {
+class BenchVolumes : public local::DirectoryVolumes {
  public:
   explicit BenchVolumes(fs::path root) : root_(std::move(root)) {}
   std::optional<VolumeInfo> find(const std::string& n) override {
@@ -42,7 +44,7 @@ class BenchVolumes : public Volumes {
     return out;
   }
   VolumeInfo create(const std::string& n, const std::string& size, const std::string& sc,
-                    const std::string& by) override {
+                    const VolumeOrigin& by) override {
     VolumeInfo v{n, size, sc, root_ / n, by, 0};
     fs::create_directories(v.local_path);
     return v_[n] = v;
@@ -52,8 +54,9 @@ class BenchVolumes : public Volumes {
     v_.erase(n);
   }
   fs::path staging_dir() override { return root_ / ".staging"; }
-  VolumeInfo create_from(const std::string& n, const std::string& size, const std::string& sc, const std::string& by,
-                         const fs::path& prepared) override {
+  void remove_debris() override { lane::remove_dead_staging(staging_dir()); }
+  VolumeInfo create_from(const std::string& n, const std::string& size, const std::string& sc,
+                         const VolumeOrigin& by, const fs::path& prepared) override {
     VolumeInfo v = create(n, size, sc, by);
     fs::rename(prepared, v.local_path);  // replaces the empty directory, as the local backend does
     return v;
@@ -114,7 +117,7 @@ int main(int argc, char** argv) {
   try {
     BenchVolumes volumes(root / "volumes");
     local::LocalSnapshotStore store(root / "snapshots", volumes);
-    const fs::path vol = volumes.create("data", "", "", "user").local_path;
+    const fs::path vol = volumes.create("data", "", "", VolumeOrigin::user()).local_path;
 
     auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < files; ++i) {

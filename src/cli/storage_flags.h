@@ -11,6 +11,7 @@
 
 #include "cli/context.h"
 #include "storage/core/volume_provider.h"
+#include "submit/factory/factory.h"
 
 namespace lane::cli {
 

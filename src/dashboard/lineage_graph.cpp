@@ -56,20 +56,32 @@ json job_meta(const storage::JobRecord& j) {
   return m;
 }
 
-}  // namespace
+// The graph of one state: nodes for volumes, snapshots and jobs, edges between them.
+class LineageGraph {
+ public:
+  LineageGraph(const std::vector<storage::SnapshotInfo>& snapshots, const std::vector<storage::LineageRecord>& records,
+               const std::vector<storage::VolumeInfo>& volumes)
+      : records_(records), volumes_(volumes) {
+    for (const auto& v : volumes) volume_by_name_[v.name] = &v;
+    for (const auto& r : records) record_of_[r.snapshot] = &r;
+    for (const auto& s : snapshots) listed_.insert(s.name);
+    for (const auto& s : snapshots) {
+      auto it = record_of_.find(s.name);
+      add_snapshot(s.name, &s, it == record_of_.end() ? nullptr : it->second);
+    }
+    for (const auto& r : records)  // records of deleted snapshots
+      if (!listed_.count(r.snapshot)) add_snapshot(r.snapshot, nullptr, &r);
+    add_links();
+  }
+  json document() const { return g_.document(); }
 
-json lineage_graph(const std::vector<storage::SnapshotInfo>& snapshots,
-                   const std::vector<storage::LineageRecord>& records,
-                   const std::vector<storage::VolumeInfo>& volumes) {
-  GraphBuilder g;
-  std::map<std::string, const storage::VolumeInfo*> volume_by_name;
-  for (const auto& v : volumes) volume_by_name[v.name] = &v;
-  auto add_volume = [&](const std::string& name) -> std::string {
+ private:
+  std::string add_volume(const std::string& name) {
     std::string id = volume_id(name);
-    json& n = g.node(id, "volume", name);
-    auto it = volume_by_name.find(name);
-    n["meta"]["exists"] = it != volume_by_name.end();
-    if (it != volume_by_name.end()) {
+    json& n = g_.node(id, "volume", name);
+    auto it = volume_by_name_.find(name);
+    n["meta"]["exists"] = it != volume_by_name_.end();
+    if (it != volume_by_name_.end()) {
       const auto& v = *it->second;
       n["meta"]["size"] = v.size;
       n["meta"]["storageClass"] = v.storage_class;
@@ -77,21 +89,10 @@ json lineage_graph(const std::vector<storage::SnapshotInfo>& snapshots,
       n["meta"]["created"] = v.created_unix_ms ? storage::format_utc(v.created_unix_ms) : "";
     }
     return id;
-  };
+  }
 
-  std::map<std::string, const storage::LineageRecord*> record_of;
-  for (const auto& r : records) record_of[r.snapshot] = &r;
-  std::set<std::string> listed;
-  for (const auto& s : snapshots) listed.insert(s.name);
-
-  auto add_snapshot = [&](const std::string& name, const storage::SnapshotInfo* info,
-                          const storage::LineageRecord* rec) {
-    std::string id = snapshot_id(name);
-    json& n = g.node(id, "snapshot", name);
-    json& m = n["meta"];
+  static void snapshot_meta(json& m, const storage::SnapshotInfo* info, const storage::LineageRecord* rec) {
     m["exists"] = info != nullptr;
-    std::string volume = info ? info->volume : rec->volume;
-    m["volume"] = volume;
     if (info) {
       m["namespace"] = info->ns;
       m["created"] = storage::format_utc(info->created_unix_ms);
@@ -107,53 +108,78 @@ json lineage_graph(const std::vector<storage::SnapshotInfo>& snapshots,
       m["datasetDigest"] = rec->dataset_digest;
       m["finalMetrics"] = rec->final_metrics;
     }
-    std::string vol = volume.empty() ? "" : add_volume(volume);
-    // The job: its lineage record, else the job name the snapshot was tagged with.
-    std::string job;
+  }
+
+  // The job of a snapshot: its lineage record, else the job name the snapshot was tagged with;
+  // "" when neither is known.
+  std::string add_job(const std::string& volume, const storage::SnapshotInfo* info, const storage::LineageRecord* rec) {
     if (rec && rec->job) {
       const auto& j = *rec->job;
-      job = job_id(project_of(j.ns), j.name);
-      json& jn = g.node(job, "job", j.name);
-      jn["meta"] = job_meta(j);
+      std::string job = job_id(project_of(j.ns), j.name);
+      g_.node(job, "job", j.name)["meta"] = job_meta(j);
       if (j.spec.is_object() && j.spec.contains("pvcs") && j.spec["pvcs"].is_array())
         for (const auto& p : j.spec["pvcs"])
-          if (p.is_object() && p.value("claim", "") != "") g.edge(add_volume(p.value("claim", "")), job, "mounted");
+          if (p.is_object() && p.value("claim", "") != "") g_.edge(add_volume(p.value("claim", "")), job, "mounted");
       if (!rec->parent_volume.empty() && rec->parent_volume != volume)
-        g.edge(add_volume(rec->parent_volume), job, "read");
-    } else if (info && !info->job.empty()) {
-      std::string project = project_of(info->ns);
-      job = job_id(project, info->job);
-      json& jn = g.node(job, "job", info->job);
-      if (jn["meta"].empty())
-        jn["meta"] = {{"project", project}, {"record", "none: the snapshot was only tagged with the job (snapshot create --job)"}};
+        g_.edge(add_volume(rec->parent_volume), job, "read");
+      return job;
     }
+    if (!info || info->job.empty()) return "";
+    std::string project = project_of(info->ns);
+    std::string job = job_id(project, info->job);
+    json& jn = g_.node(job, "job", info->job);
+    if (jn["meta"].empty())
+      jn["meta"] = {{"project", project}, {"record", "none: the snapshot was only tagged with the job (snapshot create --job)"}};
+    return job;
+  }
+
+  void add_snapshot(const std::string& name, const storage::SnapshotInfo* info, const storage::LineageRecord* rec) {
+    std::string id = snapshot_id(name);
+    json& m = g_.node(id, "snapshot", name)["meta"];
+    const std::string volume = info ? info->volume : rec->volume;
+    m["volume"] = volume;
+    snapshot_meta(m, info, rec);
+    const std::string vol = volume.empty() ? "" : add_volume(volume);
+    const std::string job = add_job(volume, info, rec);
     if (!job.empty()) {
-      g.edge(job, id, "snapshot");
-      if (!vol.empty()) g.edge(vol, job, "mounted");
+      g_.edge(job, id, "snapshot");
+      if (!vol.empty()) g_.edge(vol, job, "mounted");
     } else if (!vol.empty()) {
-      g.edge(vol, id, "snapshot of");
+      g_.edge(vol, id, "snapshot of");
     }
     m["job"] = job.empty() ? "" : job.substr(4);
-  };
-  for (const auto& s : snapshots) {
-    auto it = record_of.find(s.name);
-    add_snapshot(s.name, &s, it == record_of.end() ? nullptr : it->second);
   }
-  for (const auto& r : records)  // records of deleted snapshots
-    if (!listed.count(r.snapshot)) add_snapshot(r.snapshot, nullptr, &r);
+
+  std::string add_known_snapshot(const std::string& name) {
+    if (!listed_.count(name) && !record_of_.count(name))
+      g_.node(snapshot_id(name), "snapshot", name)["meta"] = {{"exists", false}};
+    return snapshot_id(name);
+  }
 
   // The links `lanectl lineage` shows too (storage/core/lineage_view.h).
-  const storage::LineageLinks links(records, volumes);
-  auto add_known_snapshot = [&](const std::string& name) {
-    if (!listed.count(name) && !record_of.count(name)) g.node(snapshot_id(name), "snapshot", name)["meta"] = {{"exists", false}};
-    return snapshot_id(name);
-  };
-  // Restores: snapshot -> the volume made from it (also when that volume is not otherwise used).
-  for (const auto& r : links.restores()) g.edge(add_known_snapshot(r.snapshot), add_volume(r.volume), "restored");
-  // A parent no restored volume links to its child (the volume was deleted): a direct edge.
-  for (const auto& d : links.derivations())
-    if (!d.through_volume) g.edge(add_known_snapshot(d.parent), snapshot_id(d.child), "derived");
-  return g.document();
+  void add_links() {
+    const storage::LineageLinks links(records_, volumes_);
+    // Restores: snapshot -> the volume made from it (also when that volume is not otherwise used).
+    for (const auto& r : links.restores()) g_.edge(add_known_snapshot(r.snapshot), add_volume(r.volume), "restored");
+    // A parent no restored volume links to its child (the volume was deleted): a direct edge.
+    for (const auto& d : links.derivations())
+      if (!d.through_volume) g_.edge(add_known_snapshot(d.parent), snapshot_id(d.child), "derived");
+  }
+
+  const std::vector<storage::LineageRecord>& records_;
+  const std::vector<storage::VolumeInfo>& volumes_;
+  GraphBuilder g_;
+  std::map<std::string, const storage::VolumeInfo*> volume_by_name_;
+  std::map<std::string, const storage::LineageRecord*> record_of_;
+  std::set<std::string> listed_;
+};
+
+}  // namespace
+
+json lineage_graph(const std::vector<storage::SnapshotInfo>& snapshots,
+                   const std::vector<storage::LineageRecord>& records,
+                   const std::vector<storage::VolumeInfo>& volumes) {
+  return LineageGraph(snapshots, records, volumes).document();
 }
 
 }  // namespace lane::dashboard

@@ -3,7 +3,7 @@
 // through the state and the Storage role alone.
 #include <catch2/catch.hpp>
 
-#include "cli/lanectl_runner.h"
+#include "support/lanectl_runner.h"
 
 using lane::test::Lanectl;
 
