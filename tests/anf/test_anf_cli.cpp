@@ -50,7 +50,7 @@ struct CliEnv {
 
 }  // namespace
 
-TEST_CASE("anf cli: volume describe, snapshots, revert and set-service-level") {
+TEST_CASE("anf cli: volume describe, snapshots, revert and set-service-level", "[anf][slow]") {
   FakeArm arm(nlohmann::json{{"polls", 1}, {"pools", {{{"name", "pool-ultra"}, {"serviceLevel", "Ultra"}}}}});
   arm.add_pvc("runai-team", "data", "pvc-1111", {{"internalID", lane::test::kVolume1}});
   CliEnv env(arm);
@@ -100,7 +100,7 @@ TEST_CASE("anf cli: volume describe, snapshots, revert and set-service-level") {
   CHECK(env.run("volume set-service-level Gold --pvc data").code == 2);
 }
 
-TEST_CASE("anf cli: wrong secret, bad config file and bad input fail cleanly without the secret") {
+TEST_CASE("anf cli: wrong secret, bad config file and bad input fail cleanly without the secret", "[anf][fast]") {
   FakeArm arm;
   arm.add_pvc("runai-team", "data", "pvc-1111", {{"internalID", lane::test::kVolume1}});
   CliEnv env(arm);
@@ -141,7 +141,7 @@ bool has(const nlohmann::json& list, const std::string& value) {
 
 }  // namespace
 
-TEST_CASE("anf cli: snapshot and restore verbs with --backend anf") {
+TEST_CASE("anf cli: snapshot and restore verbs with --backend anf", "[anf][slow]") {
   FakeArm arm(nlohmann::json{{"polls", 1}});
   arm.add_pvc("runai-team", "data", "pvc-1111", {{"internalID", lane::test::kVolume1}});
   CliEnv env(arm);
@@ -200,7 +200,7 @@ TEST_CASE("anf cli: snapshot and restore verbs with --backend anf") {
   CHECK_FALSE(has(arm.state()["snapshots"], snap1));
 }
 
-TEST_CASE("anf cli: --backend and the ANF options are checked before any network call") {
+TEST_CASE("anf cli: --backend and the ANF options are checked before any network call", "[anf][fast]") {
   FakeArm arm;
   CliEnv env(arm);
   auto bad = env.run("snapshot list --backend netapp");

@@ -22,7 +22,7 @@ static int count_requests(const nlohmann::json& state, const std::string& method
   return n;
 }
 
-TEST_CASE("anf client: token is cached, and fetched again once after a 401") {
+TEST_CASE("anf client: token is cached, and fetched again once after a 401", "[anf][fast]") {
   FakeArm arm;
   ArmClient client(arm.options(), nullptr);
   auto vol = client.get(kVolume1);
@@ -35,7 +35,7 @@ TEST_CASE("anf client: token is cached, and fetched again once after a 401") {
   CHECK(client.token_requests() == 2);
 }
 
-TEST_CASE("anf client: wrong credentials give invalid_client without the secret") {
+TEST_CASE("anf client: wrong credentials give invalid_client without the secret", "[anf][fast]") {
   FakeArm arm;
   auto o = arm.options();
   o.client_secret = Secret(std::string(kAnfSecret) + "-wrong");
@@ -53,7 +53,7 @@ TEST_CASE("anf client: wrong credentials give invalid_client without the secret"
   }
 }
 
-TEST_CASE("anf client: 429 with Retry-After is retried, then succeeds") {
+TEST_CASE("anf client: 429 with Retry-After is retried, then succeeds", "[anf][slow]") {
   FakeArm arm;
   arm.control("/_test/faults", nlohmann::json::array(
       {{{"method", "GET"}, {"path_contains", "/volumes/volume1"}, {"status", 429}, {"retry_after", 1}, {"times", 2}}}));
@@ -67,7 +67,7 @@ TEST_CASE("anf client: 429 with Retry-After is retried, then succeeds") {
   CHECK(progress.str().find("HTTP 429, retrying in 1 s") != std::string::npos);
 }
 
-TEST_CASE("anf client: persistent throttling and ARM errors surface code and message") {
+TEST_CASE("anf client: persistent throttling and ARM errors surface code and message", "[anf][fast]") {
   FakeArm arm;
   auto o = arm.options();
   o.max_attempts = 2;
@@ -95,7 +95,7 @@ TEST_CASE("anf client: persistent throttling and ARM errors surface code and mes
   }
 }
 
-TEST_CASE("anf client: a POST answered 503 is not repeated (its outcome is unknown), a GET is") {
+TEST_CASE("anf client: a POST answered 503 is not repeated (its outcome is unknown), a GET is", "[anf][slow]") {
   FakeArm arm;
   arm.control("/_test/faults", nlohmann::json::array(
       {{{"method", "POST"}, {"path_contains", "/revert"}, {"status", 503}, {"code", "ServiceUnavailable"}, {"times", 1}},
@@ -116,7 +116,7 @@ TEST_CASE("anf client: a POST answered 503 is not repeated (its outcome is unkno
   CHECK(progress.str().find("anf: POST") == std::string::npos);
 }
 
-TEST_CASE("anf client: api-version is pinned and configurable") {
+TEST_CASE("anf client: api-version is pinned and configurable", "[anf][fast]") {
   FakeArm arm;
   auto o = arm.options();
   o.api_version = "2019-11-01";
@@ -132,7 +132,7 @@ TEST_CASE("anf client: api-version is pinned and configurable") {
   CHECK(arm.state()["requests"].back()["query"] == "api-version=2025-12-01");
 }
 
-TEST_CASE("anf client: a failed long-running operation reports the operation's error") {
+TEST_CASE("anf client: a failed long-running operation reports the operation's error", "[anf][fast]") {
   FakeArm arm(nlohmann::json{{"polls", 3}});
   arm.control("/_test/fail_next_op", {{"code", "InternalServerError"}, {"message", "Failed to split new volume from source volume snapshot"}});
   std::ostringstream progress;
@@ -155,7 +155,7 @@ TEST_CASE("anf client: a failed long-running operation reports the operation's e
   CHECK(n == 3);
 }
 
-TEST_CASE("anf options: Trident spellings, environment fallback and 0600 rule") {
+TEST_CASE("anf options: Trident spellings, environment fallback and 0600 rule", "[anf][fast]") {
   lane::test::TempDir dir;
   auto file = dir.path / "anf.json";
   std::ofstream(file) << R"({"version":1,"storageDriverName":"azure-netapp-files","subscriptionID":"sub-1",
@@ -202,7 +202,7 @@ TEST_CASE("anf options: Trident spellings, environment fallback and 0600 rule") 
   for (const char* v : {"AZURE_TENANT_ID", "AZURE_CLIENT_ID", "AZURE_CLIENT_SECRET", "LANECTL_ANF_ARM_URL"}) unsetenv(v);
 }
 
-TEST_CASE("anf client: a long-running operation that outlives its timeout stops with a clear error") {
+TEST_CASE("anf client: a long-running operation that outlives its timeout stops with a clear error", "[anf][slow]") {
   FakeArm arm(nlohmann::json{{"polls", 100000}});
   auto o = arm.options();
   o.operation_timeout_s = 1;

@@ -18,7 +18,7 @@ static std::unique_ptr<AnfSnapshotStore> store_for(FakeArm& arm, std::ostream* p
                                             parse_volume_id(kVolume1), "data-pvc");
 }
 
-TEST_CASE("anf store: create, list, describe, verify and delete native snapshots") {
+TEST_CASE("anf store: create, list, describe, verify and delete native snapshots", "[anf][fast]") {
   FakeArm arm(nlohmann::json{{"polls", 2}});
   std::ostringstream progress;
   auto store = store_for(arm, &progress);
@@ -44,7 +44,7 @@ TEST_CASE("anf store: create, list, describe, verify and delete native snapshots
   CHECK_THROWS_WITH(store->remove("snap-a"), Catch::Contains("not found"));
 }
 
-TEST_CASE("anf store: revert lists and deletes the newer snapshots") {
+TEST_CASE("anf store: revert lists and deletes the newer snapshots", "[anf][fast]") {
   FakeArm arm(nlohmann::json{{"polls", 2}});
   auto store = store_for(arm);
   for (const char* n : {"s1", "s2", "s3"}) store->create("", n, "", {});
@@ -59,7 +59,7 @@ TEST_CASE("anf store: revert lists and deletes the newer snapshots") {
   CHECK_THROWS_WITH(store->plan_revert("zz", ""), Catch::Contains("not a snapshot of ANF volume"));
 }
 
-TEST_CASE("anf store: restore creates a new volume from the snapshot (Azure-AsyncOperation)") {
+TEST_CASE("anf store: restore creates a new volume from the snapshot (Azure-AsyncOperation)", "[anf][fast]") {
   FakeArm arm(nlohmann::json{{"polls", 3}});
   auto store = store_for(arm);
   store->create("", "base", "", {});
@@ -76,7 +76,7 @@ TEST_CASE("anf store: restore creates a new volume from the snapshot (Azure-Asyn
   CHECK_THROWS_AS(store->restore_to_new_volume("base", "9bad"), lane::UsageError);
 }
 
-TEST_CASE("anf store: lineage records are kept in a local JSON store") {
+TEST_CASE("anf store: lineage records are kept in a local JSON store", "[anf][fast]") {
   FakeArm arm;
   lane::test::TempDir dir;
   auto o = arm.options();
@@ -94,7 +94,7 @@ TEST_CASE("anf store: lineage records are kept in a local JSON store") {
   CHECK_FALSE(store.lineage("other").has_value());
 }
 
-TEST_CASE("anf resolve: PVC → PV internalID, and the creationToken fallback") {
+TEST_CASE("anf resolve: PVC → PV internalID, and the creationToken fallback", "[anf][fast]") {
   FakeArm arm;
   arm.add_pvc("runai-team", "data", "pvc-1111", {{"internalID", kVolume1}, {"internalName", "pvc-1111"}});
   arm.add_pvc("runai-team", "old", "pvc-2222", {{"internalName", "my-unique-file-path"}});
@@ -117,7 +117,7 @@ TEST_CASE("anf resolve: PVC → PV internalID, and the creationToken fallback") 
   CHECK_THROWS_WITH(resolve_pvc(kube, client, "runai-team", "missing"), Catch::Contains("not found"));
 }
 
-TEST_CASE("anf service level: pool change to a pool of that level, with constraints explained") {
+TEST_CASE("anf service level: pool change to a pool of that level, with constraints explained", "[anf][fast]") {
   FakeArm arm(nlohmann::json{{"pools", {{{"name", "pool-ultra"}, {"serviceLevel", "Ultra"}, {"size", 1099511627776}},
                                         {{"name", "pool-std"}, {"serviceLevel", "Standard"}, {"size", 1099511627776}}}},
                              {"volumes", {{{"pool", "pool-std"}, {"name", "big"},
@@ -139,7 +139,7 @@ TEST_CASE("anf service level: pool change to a pool of that level, with constrai
   CHECK_THROWS_WITH(describe_volume(client, ref), Catch::Contains("not found"));
 }
 
-TEST_CASE("anf service level: no pool of the level in the account") {
+TEST_CASE("anf service level: no pool of the level in the account", "[anf][fast]") {
   FakeArm arm;
   ArmClient client(arm.options(), nullptr);
   CHECK_THROWS_WITH(change_service_level(client, parse_volume_id(kVolume1), "Ultra", ""),

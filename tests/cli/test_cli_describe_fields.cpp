@@ -29,7 +29,7 @@ std::string line_of(const JobSpec& spec, std::string_view label) {
 
 }  // namespace
 
-TEST_CASE("spec fields: describe shows every row that has a line, and its JSON holds all of them") {
+TEST_CASE("spec fields: describe shows every row that has a line, and its JSON holds all of them", "[cli][fast]") {
   for (const auto& f : spec_fields()) {
     INFO(f.json_key);
     auto [without, with] = lane::test::sample_pair(std::string(f.json_key));

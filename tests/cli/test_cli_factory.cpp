@@ -9,7 +9,7 @@ using lane::submit::open_volume_provider;
 using lane::submit::StorageSelection;
 using lane::submit::storage_traits;
 
-TEST_CASE("factory: --backend of the storage verbs picks the volume provider, and its traits") {
+TEST_CASE("factory: --backend of the storage verbs picks the volume provider, and its traits", "[cli][fast]") {
   for (const char* own : {"", "local", "kubernetes"}) {
     INFO(own);
     StorageSelection s;
@@ -44,7 +44,7 @@ TEST_CASE("factory: --backend of the storage verbs picks the volume provider, an
   CHECK_THROWS_AS(storage_traits(unknown), lane::UsageError);
 }
 
-TEST_CASE("factory: the provider's options without --backend naming it are refused") {
+TEST_CASE("factory: the provider's options without --backend naming it are refused", "[cli][fast]") {
   for (int i = 0; i < 4; ++i) {
     StorageSelection s;
     s.backend = i % 2 ? "local" : "";
@@ -60,7 +60,7 @@ TEST_CASE("factory: the provider's options without --backend naming it are refus
   CHECK(storage_traits(with).one_volume);
 }
 
-TEST_CASE("factory: the ANF provider refuses a target without exactly one of --pvc / --volume-id") {
+TEST_CASE("factory: the ANF provider refuses a target without exactly one of --pvc / --volume-id", "[cli][fast]") {
   auto anf = open_volume_provider();
   lane::storage::ProviderVolumeTarget none;
   CHECK_THROWS_AS(anf->open(none, nullptr), lane::UsageError);
@@ -70,7 +70,7 @@ TEST_CASE("factory: the ANF provider refuses a target without exactly one of --p
   CHECK_THROWS_WITH(anf->open(both, nullptr), Catch::Contains("exactly one of --pvc"));
 }
 
-TEST_CASE("factory: hidden verbs are dispatched, anything else is left to the CLI") {
+TEST_CASE("factory: hidden verbs are dispatched, anything else is left to the CLI", "[cli][fast]") {
   char prog[] = "lanectl", verb[] = "list";
   char* argv[] = {prog, verb, nullptr};
   CHECK(lane::submit::run_internal_verb(2, argv) == -1);

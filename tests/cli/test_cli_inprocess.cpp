@@ -27,7 +27,7 @@ Result run(FakeBackend& backend, std::vector<std::string> args) {
 
 }  // namespace
 
-TEST_CASE("in-process: list jobs of a project") {
+TEST_CASE("in-process: list jobs of a project", "[cli][fast]") {
   FakeBackend b;
   b.add_job("default", "train-a", JobStatus::kRunning, 1);
   b.add_job("default", "train-b", JobStatus::kPending, 0.5);
@@ -43,7 +43,7 @@ TEST_CASE("in-process: list jobs of a project") {
         "train-b  Pending  120m        busybox  Train  default        0 (0.5)                     0 (0)\n");
 }
 
-TEST_CASE("in-process: describe job, and a job that does not exist") {
+TEST_CASE("in-process: describe job, and a job that does not exist", "[cli][fast]") {
   FakeBackend b;
   b.add_job("default", "train-a", JobStatus::kSucceeded, 1);
   auto r = run(b, {"describe", "job", "train-a", "-o", "json"});
@@ -61,7 +61,7 @@ TEST_CASE("in-process: describe job, and a job that does not exist") {
         "use -p <project-name>.\n");
 }
 
-TEST_CASE("in-process: delete jobs, and a missing one fails the command after the others") {
+TEST_CASE("in-process: delete jobs, and a missing one fails the command after the others", "[cli][fast]") {
   FakeBackend b;
   b.add_job("default", "a", JobStatus::kRunning, 1);
   b.add_job("default", "b", JobStatus::kRunning, 1);
@@ -77,7 +77,7 @@ TEST_CASE("in-process: delete jobs, and a missing one fails the command after th
   CHECK(r.err == "lanectl: error: delete needs job names (lanectl delete job NAME...) or --all\n");
 }
 
-TEST_CASE("in-process: submit validation errors are usage errors and submit nothing") {
+TEST_CASE("in-process: submit validation errors are usage errors and submit nothing", "[cli][fast]") {
   FakeBackend b;
   auto r = run(b, {"submit", "x", "--gpu", "1.5", "-i", "busybox"});
   CHECK(r.code == 2);
@@ -102,7 +102,7 @@ TEST_CASE("in-process: submit validation errors are usage errors and submit noth
   CHECK(b.calls == std::vector<std::string>{"submit default/x"});
 }
 
-TEST_CASE("in-process: project list") {
+TEST_CASE("in-process: project list", "[cli][fast]") {
   FakeBackend b;
   lane::submit::ProjectStatus p;
   p.spec = {"lane-detection", 3, true};
@@ -117,7 +117,7 @@ TEST_CASE("in-process: project list") {
   CHECK(r.err == "");
 }
 
-TEST_CASE("in-process: exec and attach end with the job's exit code, carried as a value") {
+TEST_CASE("in-process: exec and attach end with the job's exit code, carried as a value", "[cli][fast]") {
   FakeBackend b;
   b.add_job("default", "a", JobStatus::kRunning, 1);
   auto r = run(b, {"exec", "a", "--", "true"});
@@ -128,7 +128,7 @@ TEST_CASE("in-process: exec and attach end with the job's exit code, carried as 
   CHECK(r.err == "");
 }
 
-TEST_CASE("in-process: --help goes to the given output stream, and a verb typo is a usage error") {
+TEST_CASE("in-process: --help goes to the given output stream, and a verb typo is a usage error", "[cli][fast]") {
   FakeBackend b;
   auto r = run(b, {"--help"});
   CHECK(r.code == 0);

@@ -8,7 +8,7 @@
 
 using namespace lane::cli;
 
-TEST_CASE("pvc flag: new-claim forms") {
+TEST_CASE("pvc flag: new-claim forms", "[cli][fast]") {
   auto a = parse_pvc(":3Gi:/data:ro");
   CHECK(a.create);
   CHECK(a.storage_class.empty());
@@ -22,7 +22,7 @@ TEST_CASE("pvc flag: new-claim forms") {
   CHECK_FALSE(b.read_only);
 }
 
-TEST_CASE("pvc flag: existing-claim forms") {
+TEST_CASE("pvc flag: existing-claim forms", "[cli][fast]") {
   auto a = parse_pvc("pvc-download-tusimple-data-0:/mnt");
   CHECK_FALSE(a.create);
   CHECK(a.claim == "pvc-download-tusimple-data-0");
@@ -33,7 +33,7 @@ TEST_CASE("pvc flag: existing-claim forms") {
   CHECK(parse_pvc("my-pvc:/data:rw").read_only == false);
 }
 
-TEST_CASE("pvc flag: malformed values name the value and the forms") {
+TEST_CASE("pvc flag: malformed values name the value and the forms", "[cli][fast]") {
   for (const char* bad : {"justone", "a:b:c:d:e", ":notasize:/mnt", "sc:1Gi:relative", "claim:/m:maybe", ":0:/mnt"}) {
     try {
       parse_pvc(bad);
@@ -46,7 +46,7 @@ TEST_CASE("pvc flag: malformed values name the value and the forms") {
   }
 }
 
-TEST_CASE("volume, env and port flags parsing") {
+TEST_CASE("volume, env and port flags parsing", "[cli][fast]") {
   auto v = parse_host_mount("/host:/in:ro");
   CHECK(v.host_path == "/host");
   CHECK(v.container_path == "/in");
@@ -62,7 +62,7 @@ TEST_CASE("volume, env and port flags parsing") {
   CHECK_THROWS_AS(lane::submit::parse_port("70000"), lane::UsageError);
 }
 
-TEST_CASE("since durations") {
+TEST_CASE("since durations", "[cli][fast]") {
   CHECK(parse_duration_seconds("5s") == 5);
   CHECK(parse_duration_seconds("2m") == 120);
   CHECK(parse_duration_seconds("1h30m") == 5400);
@@ -79,7 +79,7 @@ TEST_CASE("since durations") {
   CHECK_FALSE(parse_duration_seconds("10", true).has_value());
 }
 
-TEST_CASE("logs --since-time: RFC 3339 times with Z or an offset, fractions dropped") {
+TEST_CASE("logs --since-time: RFC 3339 times with Z or an offset, fractions dropped", "[cli][fast]") {
   CHECK(parse_rfc3339_seconds("1970-01-01T00:00:00Z") == 0);
   CHECK(parse_rfc3339_seconds("2021-03-05T16:23:42Z") == 1614961422);
   CHECK(parse_rfc3339_seconds("2021-03-05t16:23:42.987z") == 1614961422);
@@ -93,7 +93,7 @@ TEST_CASE("logs --since-time: RFC 3339 times with Z or an offset, fractions drop
   }
 }
 
-TEST_CASE("edit distance: insertions, deletions, substitutions and neighbour swaps cost 1") {
+TEST_CASE("edit distance: insertions, deletions, substitutions and neighbour swaps cost 1", "[cli][fast]") {
   auto [a, b, d] = GENERATE(table<std::string, std::string, size_t>({
       {"submit", "submit", 0}, {"sumbit", "submit", 1}, {"lisst", "list", 1}, {"gpus", "gpu", 1},
       {"crate", "create", 1}, {"", "abc", 3}, {"kitten", "sitting", 3}, {"describe", "delete", 5}}));
@@ -102,7 +102,7 @@ TEST_CASE("edit distance: insertions, deletions, substitutions and neighbour swa
   CHECK(edit_distance(b, a) == d);
 }
 
-TEST_CASE("closest name: only likely typos get a suggestion") {
+TEST_CASE("closest name: only likely typos get a suggestion", "[cli][fast]") {
   const std::vector<std::string> verbs = {"submit", "submit-mpi", "mpi", "mj", "list", "logs", "delete"};
   CHECK(closest_name("sumbit", verbs) == std::optional<std::string>("submit"));
   CHECK(closest_name("lst", verbs) == std::optional<std::string>("list"));

@@ -18,7 +18,7 @@ void check_masked(const std::string& text, const std::string& where) {
 
 }  // namespace
 
-TEST_CASE("the one secret-name rule and argv masking cover every -e spelling") {
+TEST_CASE("the one secret-name rule and argv masking cover every -e spelling", "[cli][fast]") {
   CHECK(lane::is_secret_env_name("API_TOKEN"));
   CHECK(lane::is_secret_env_name("azure_client_secret"));
   CHECK(lane::is_secret_env_name("DB_PASSWORD"));
@@ -32,7 +32,7 @@ TEST_CASE("the one secret-name rule and argv masking cover every -e spelling") {
   CHECK(lane::mask_secret_argv(argv) == want);
 }
 
-TEST_CASE("secret -e values are masked in describe and --dry-run, and the job gets the real value") {
+TEST_CASE("secret -e values are masked in describe and --dry-run, and the job gets the real value", "[cli][fast]") {
   Lanectl cli;
   const std::vector<std::string> submit{"submit", "sec",  "-i", "ubuntu", "-e", "API_TOKEN=s3cr3t-api-token",
                                         "-e", "DB_PASSWORD=db-pa55word", "-e", "PLAIN=visible", "--pvc", ":1Gi:/mnt",

@@ -22,7 +22,7 @@ void check_usage_error(const Lanectl& l, const std::vector<std::string>& args, c
 
 }  // namespace
 
-TEST_CASE("usage errors exit 2 and name the value and the fix") {
+TEST_CASE("usage errors exit 2 and name the value and the fix", "[cli][fast]") {
   Lanectl l;
   REQUIRE(l.run({"cluster", "set-nodes", "node-a=2"}).code == 0);
   const std::vector<std::string> cmd = {"--command", "--", "/bin/true"};
@@ -53,7 +53,7 @@ TEST_CASE("usage errors exit 2 and name the value and the fix") {
   check_usage_error(l, with({"submit", "dup", "-i", "x"}), "already exists");
 }
 
-TEST_CASE("the seed workflow's command lines run unchanged (dry run of the MPI job)") {
+TEST_CASE("the seed workflow's command lines run unchanged (dry run of the MPI job)", "[cli][fast]") {
   Lanectl l;
   REQUIRE(l.run({"cluster", "set-nodes", "aks-gpupool-0=1", "aks-gpupool-1=1", "aks-gpupool-2=1"}).code == 0);
   REQUIRE(l.run({"project", "create", "lane-detection", "--gpu-quota", "3"}).code == 0);
@@ -111,7 +111,7 @@ TEST_CASE("the seed workflow's command lines run unchanged (dry run of the MPI j
   CHECK(l.run({"describe", "job", "dist-lane-detection-training"}).code == 1);
 }
 
-TEST_CASE("a claim larger than the free disk is provisioned thin, with a warning at submit and in describe") {
+TEST_CASE("a claim larger than the free disk is provisioned thin, with a warning at submit and in describe", "[cli][fast]") {
   Lanectl l;
   // 100Pi is more than any disk this runs on.
   auto r = l.run({"submit", "big", "-i", "x", "--pvc", "fast:100Pi:/data", "--command", "--", "/bin/true"});
@@ -134,7 +134,7 @@ TEST_CASE("a claim larger than the free disk is provisioned thin, with a warning
   CHECK(small.err.find("provisioned thin") == std::string::npos);
 }
 
-TEST_CASE("gpu flag: a value that is not a GPU amount is a usage error naming the rule it breaks") {
+TEST_CASE("gpu flag: a value that is not a GPU amount is a usage error naming the rule it breaks", "[cli][fast]") {
   auto [value, message] = GENERATE(table<std::string, std::string>({
       {"", "--gpu '' is not a number; use 0, a fraction below 1 (e.g. 0.5) or a whole number"},
       {"abc", "--gpu 'abc' is not a number; use 0, a fraction below 1 (e.g. 0.5) or a whole number"},
@@ -151,7 +151,7 @@ TEST_CASE("gpu flag: a value that is not a GPU amount is a usage error naming th
   CHECK(r.err == "lanectl: error: " + message + "\n");
 }
 
-TEST_CASE("gpu flag: the bounds and ordinary values are accepted") {
+TEST_CASE("gpu flag: the bounds and ordinary values are accepted", "[cli][fast]") {
   auto value = GENERATE(as<std::string>{}, "0", "0.001", "0.5", "1", "2");
   Lanectl l;
   REQUIRE(l.run({"cluster", "set-nodes", "node-a=2"}).code == 0);
@@ -161,7 +161,7 @@ TEST_CASE("gpu flag: the bounds and ordinary values are accepted") {
   CHECK(nlohmann::json::parse(r.out)["items"].back()["spec"]["gpu"] == std::stod(value));
 }
 
-TEST_CASE("an unknown project is a usage error (exit 2) for list as for submit, naming project list") {
+TEST_CASE("an unknown project is a usage error (exit 2) for list as for submit, naming project list", "[cli][fast]") {
   Lanectl l;
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"list", "-p", "nope"}, {"list", "jobs", "-p", "nope", "-o", "json"},
@@ -184,7 +184,7 @@ TEST_CASE("an unknown project is a usage error (exit 2) for list as for submit, 
   CHECK(l.run({"list", "-A"}).code == 0);
 }
 
-TEST_CASE("name rules: a job name starts with a letter, an MPI job's leaves room for its pods, a project for runai-") {
+TEST_CASE("name rules: a job name starts with a letter, an MPI job's leaves room for its pods, a project for runai-", "[cli][fast]") {
   const std::string mpi_name(55, 'm'), project(58, 'p');
   using Args = std::vector<std::string>;
   auto [args, message] = GENERATE_COPY(table<Args, std::string>({
@@ -213,7 +213,7 @@ TEST_CASE("name rules: a job name starts with a letter, an MPI job's leaves room
   CHECK(l.run({"project", "list", "-o", "json"}).out.find(project) == std::string::npos);
 }
 
-TEST_CASE("name rules: the longest names that fit are accepted") {
+TEST_CASE("name rules: the longest names that fit are accepted", "[cli][fast]") {
   Lanectl l;
   REQUIRE(l.run({"cluster", "set-nodes", "node-a=2"}).code == 0);
   const std::string project(57, 'p');
@@ -231,7 +231,7 @@ TEST_CASE("name rules: the longest names that fit are accepted") {
   CHECK(r.code == 0);
 }
 
-TEST_CASE("submit-mpi --help lists only what works: no --interactive, whole GPUs") {
+TEST_CASE("submit-mpi --help lists only what works: no --interactive, whole GPUs", "[cli][fast]") {
   Lanectl l;
   auto verb = GENERATE(as<std::string>{}, "submit-mpi", "mpi", "mj");
   auto help = l.run({verb, "--help"});
@@ -250,7 +250,7 @@ TEST_CASE("submit-mpi --help lists only what works: no --interactive, whole GPUs
   CHECK(single.out.find("a fraction below 1") != std::string::npos);
 }
 
-TEST_CASE("submit-mpi --help lists only what works: every listed flag is accepted by a dry run") {
+TEST_CASE("submit-mpi --help lists only what works: every listed flag is accepted by a dry run", "[cli][fast]") {
   Lanectl l;
   REQUIRE(l.run({"cluster", "set-nodes", "node-a=2", "node-b=2"}).code == 0);
   // A sample use of each flag; a flag --help lists without a sample here fails the test.
@@ -299,7 +299,7 @@ TEST_CASE("submit-mpi --help lists only what works: every listed flag is accepte
   CHECK(listed >= 20);
 }
 
-TEST_CASE("command-line library errors read like ours: prefix, flag named, order kept, did you mean") {
+TEST_CASE("command-line library errors read like ours: prefix, flag named, order kept, did you mean", "[cli][slow]") {
   using Args = std::vector<std::string>;
   auto [args, message] = GENERATE(table<Args, std::string>({
       {Args{"sumbit", "foo"}, "unknown command 'sumbit'; did you mean 'submit'?"},
@@ -344,7 +344,7 @@ TEST_CASE("command-line library errors read like ours: prefix, flag named, order
   CHECK(r.out.empty());
 }
 
-TEST_CASE("help and version flags still exit 0 on stdout") {
+TEST_CASE("help and version flags still exit 0 on stdout", "[cli][fast]") {
   Lanectl l;
   auto help = l.run({"--help"});
   CHECK(help.code == 0);
@@ -358,7 +358,7 @@ TEST_CASE("help and version flags still exit 0 on stdout") {
   CHECK(version.out.rfind("lanectl ", 0) == 0);
 }
 
-TEST_CASE("global flags: --context and --kubeconfig are accepted anywhere before --, the local backend says it ignores them") {
+TEST_CASE("global flags: --context and --kubeconfig are accepted anywhere before --, the local backend says it ignores them", "[cli][fast]") {
   Lanectl l;
   auto r = l.run({"--context", "aks", "list", "--kubeconfig=/nonexistent"});
   CHECK(r.code == 0);
@@ -368,7 +368,7 @@ TEST_CASE("global flags: --context and --kubeconfig are accepted anywhere before
         "(`lanectl config backend kubernetes` uses them)\n");
 }
 
-TEST_CASE("lanectl __training-snapshot, which scnn-train runs at the end of training, checks its input") {
+TEST_CASE("lanectl __training-snapshot, which scnn-train runs at the end of training, checks its input", "[cli][fast]") {
   Lanectl l;
   auto r = l.run({"__training-snapshot"});
   CHECK(r.code == 2);

@@ -28,7 +28,7 @@ std::string bash(const std::string& script, const std::filesystem::path& dir) {
 
 }  // namespace
 
-TEST_CASE("version prints the CMake project version and the git commit") {
+TEST_CASE("version prints the CMake project version and the git commit", "[cli][fast]") {
   Lanectl l;
   auto r = l.run({"version"});
   REQUIRE(r.code == 0);
@@ -41,7 +41,7 @@ TEST_CASE("version prints the CMake project version and the git commit") {
   CHECK(l.run({"version", "-o", "xml"}).code == 2);
 }
 
-TEST_CASE("project set is the deprecated spelling of config project and list projects uses runai's columns") {
+TEST_CASE("project set is the deprecated spelling of config project and list projects uses runai's columns", "[cli][fast]") {
   Lanectl l;
   REQUIRE(l.run({"project", "create", "team-a", "--gpu-quota", "2"}).code == 0);
   auto r = l.run({"project", "set", "team-a"});
@@ -64,7 +64,7 @@ TEST_CASE("project set is the deprecated spelling of config project and list pro
   CHECK(has(r.err, "list projects"));
 }
 
-TEST_CASE("list nodes and describe node show the scheduler's nodes") {
+TEST_CASE("list nodes and describe node show the scheduler's nodes", "[cli][fast]") {
   Lanectl l;
   REQUIRE(l.run({"cluster", "set-nodes", "node-a=4", "node-b=2"}).code == 0);
   auto r = l.run({"list", "nodes"});
@@ -86,7 +86,7 @@ TEST_CASE("list nodes and describe node show the scheduler's nodes") {
   CHECK(has(r.err, "node 'node-z' does not exist; see `lanectl list nodes`"));
 }
 
-TEST_CASE("whoami prints the user recorded on jobs") {
+TEST_CASE("whoami prints the user recorded on jobs", "[cli][fast]") {
   Lanectl l;
   l.set_env("USER", "alice");
   auto r = l.run({"whoami"});
@@ -97,7 +97,7 @@ TEST_CASE("whoami prints the user recorded on jobs") {
   CHECK(doc["backend"] == "local");
 }
 
-TEST_CASE("top node and top job show GPU allocation with '-' for unknown utilization") {
+TEST_CASE("top node and top job show GPU allocation with '-' for unknown utilization", "[cli][fast]") {
   Lanectl l;
   REQUIRE(l.run({"cluster", "set-nodes", "node-a=2"}).code == 0);
   auto r = l.run({"top", "node"});
@@ -117,7 +117,7 @@ TEST_CASE("top node and top job show GPU allocation with '-' for unknown utiliza
   CHECK(has(r.err, "top node"));
 }
 
-TEST_CASE("completion bash defines a function bash uses to complete lanectl's subcommands") {
+TEST_CASE("completion bash defines a function bash uses to complete lanectl's subcommands", "[cli][fast]") {
   Lanectl l;
   auto r = l.run({"completion", "bash"});
   REQUIRE(r.code == 0);

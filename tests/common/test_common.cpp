@@ -13,7 +13,7 @@
 
 namespace fs = std::filesystem;
 
-TEST_CASE("write_file_atomic replaces the whole file and leaves no temporary behind") {
+TEST_CASE("write_file_atomic replaces the whole file and leaves no temporary behind", "[common][fast]") {
   fs::path dir = fs::temp_directory_path() / ("lane-atomic-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::path file = dir / "sub" / "state.json";
@@ -26,7 +26,7 @@ TEST_CASE("write_file_atomic replaces the whole file and leaves no temporary beh
   fs::remove_all(dir);
 }
 
-TEST_CASE("read_file names the missing path") {
+TEST_CASE("read_file names the missing path", "[common][fast]") {
   try {
     lane::read_file("/nonexistent/lane/file");
     FAIL("expected an error");
@@ -35,7 +35,7 @@ TEST_CASE("read_file names the missing path") {
   }
 }
 
-TEST_CASE("DNS-1123 labels") {
+TEST_CASE("DNS-1123 labels", "[common][fast]") {
   CHECK(lane::is_dns1123_label("dist-lane-detection-training"));
   CHECK(lane::is_dns1123_label("a1"));
   CHECK_FALSE(lane::is_dns1123_label(""));
@@ -48,7 +48,7 @@ TEST_CASE("DNS-1123 labels") {
   CHECK_THROWS_AS(lane::require_dns1123_label("Bad_Name", "job name"), lane::UsageError);
 }
 
-TEST_CASE("to_yaml quotes strings that would read back as other types") {
+TEST_CASE("to_yaml quotes strings that would read back as other types", "[common][fast]") {
   nlohmann::json j = {{"a", "true"}, {"b", "1.5"}, {"c", "plain"}, {"d", 3}, {"e", {1, 2}}};
   std::string y = lane::to_yaml(j);
   CHECK(y.find("a: \"true\"") != std::string::npos);
@@ -57,7 +57,7 @@ TEST_CASE("to_yaml quotes strings that would read back as other types") {
   CHECK(y.find("d: 3") != std::string::npos);
 }
 
-TEST_CASE("to_yaml quotes strings YAML cannot parse as a plain scalar (masked secrets, flow starts)") {
+TEST_CASE("to_yaml quotes strings YAML cannot parse as a plain scalar (masked secrets, flow starts)", "[common][fast]") {
   nlohmann::json j = {{"token", "****"}, {"anchor", "&x"}, {"flow", "[a"}, {"map", "a: b: c"}};
   std::string y;
   REQUIRE_NOTHROW(y = lane::to_yaml(j));

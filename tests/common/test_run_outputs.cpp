@@ -9,7 +9,7 @@
 
 using lane::MetricsRecord;
 
-TEST_CASE("the run layout names scnn-train's output files") {
+TEST_CASE("the run layout names scnn-train's output files", "[common][fast]") {
   const lane::RunLayout run{"/mnt/runs/exp1"};
   CHECK(run.metrics() == "/mnt/runs/exp1/metrics.jsonl");
   CHECK(run.latest_checkpoint() == "/mnt/runs/exp1/checkpoint_latest.pt");
@@ -17,7 +17,7 @@ TEST_CASE("the run layout names scnn-train's output files") {
   CHECK(run.curves() == "/mnt/runs/exp1/training_curves.png");
 }
 
-TEST_CASE("a metrics record reads back as written") {
+TEST_CASE("a metrics record reads back as written", "[common][fast]") {
   const MetricsRecord train{std::string(MetricsRecord::kTrain),
                             {{"step", 12}, {"epoch", 1}, {"loss", 0.25}, {"lr", 0.0125}, {"images_per_s", 31.5}}};
   const std::string line = train.to_line();
@@ -32,7 +32,7 @@ TEST_CASE("a metrics record reads back as written") {
   CHECK(back->to_line() == line);
 }
 
-TEST_CASE("metrics lines: torn, partial and kind-less lines") {
+TEST_CASE("metrics lines: torn, partial and kind-less lines", "[common][fast]") {
   const std::string text = "s\":3,\"loss\":0.5}\n"                       // the tail of a line (tail read)
                            "{\"kind\":\"val\",\"step\":4,\"accuracy\":0.9}\n"
                            "\n"
@@ -51,7 +51,7 @@ TEST_CASE("metrics lines: torn, partial and kind-less lines") {
   CHECK_FALSE(records[2].fields.contains("kind"));
 }
 
-TEST_CASE("booleans: true, 1, yes and false, 0, no in any case, and nothing else") {
+TEST_CASE("booleans: true, 1, yes and false, 0, no in any case, and nothing else", "[common][fast]") {
   for (const char* on : {"true", "TRUE", "True", "1", "yes", "YES"}) CHECK(lane::parse_boolean(on) == true);
   for (const char* off : {"false", "FALSE", "0", "no", "No"}) CHECK(lane::parse_boolean(off) == false);
   for (const char* neither : {"", "maybe", "2", "on", " true"}) CHECK_FALSE(lane::parse_boolean(neither));

@@ -48,7 +48,7 @@ bool has_edge(const json& graph, const std::string& from, const std::string& to,
 
 }  // namespace
 
-TEST_CASE("per-GPU allocation: fractions of one GPU are shares labelled with their pods") {
+TEST_CASE("per-GPU allocation: fractions of one GPU are shares labelled with their pods", "[dashboard][fast]") {
   auto n = node("node-a", 2);
   n.holds = {hold("team/half", "half-0", {0}, 0.5), hold("team/quarter", "quarter-0", {0}, 0.25),
              hold("team/whole", "whole-0", {1}, 1.0)};
@@ -68,7 +68,7 @@ TEST_CASE("per-GPU allocation: fractions of one GPU are shares labelled with the
   CHECK(d["unassigned"].empty());
 }
 
-TEST_CASE("per-GPU allocation: a pod on several GPUs holds each, unknown devices are unassigned") {
+TEST_CASE("per-GPU allocation: a pod on several GPUs holds each, unknown devices are unassigned", "[dashboard][fast]") {
   auto n = node("n", 4);
   n.holds = {hold("p/two", "two-worker-0", {1, 2}, 1.0)};
   json doc = gpus_document({n});
@@ -94,7 +94,7 @@ TEST_CASE("per-GPU allocation: a pod on several GPUs holds each, unknown devices
   CHECK(sd[0]["devices"][0]["shares"].empty());
 }
 
-TEST_CASE("nvidia-smi CSV: readings, [N/A] fields, malformed lines reported and skipped") {
+TEST_CASE("nvidia-smi CSV: readings, [N/A] fields, malformed lines reported and skipped", "[dashboard][fast]") {
   auto r = parse_nvidia_smi_csv(
       "0, GPU-aaaa, 37, 1024, 16384\n"
       "\n"
@@ -126,7 +126,7 @@ TEST_CASE("nvidia-smi CSV: readings, [N/A] fields, malformed lines reported and 
   CHECK(parse_nvidia_smi_csv("").gpus.empty());
 }
 
-TEST_CASE("the GPU history keeps at most its capacity per GPU, oldest dropped") {
+TEST_CASE("the GPU history keeps at most its capacity per GPU, oldest dropped", "[dashboard][fast]") {
   GpuHistory h(3);
   for (int i = 0; i < 5; ++i) {
     GpuReading a{0, "GPU-a", double(i), 10.0 * i, 100.0};
@@ -142,7 +142,7 @@ TEST_CASE("the GPU history keeps at most its capacity per GPU, oldest dropped") 
   CHECK(doc["gpus"][1]["samples"][0][1].is_null());
 }
 
-TEST_CASE("the sampler runs a fake nvidia-smi found on PATH and keeps its samples") {
+TEST_CASE("the sampler runs a fake nvidia-smi found on PATH and keeps its samples", "[dashboard][fast]") {
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / ("lanectl-fake-smi-" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -201,7 +201,7 @@ TEST_CASE("the sampler runs a fake nvidia-smi found on PATH and keeps its sample
   CHECK(none["reason"].get<std::string>().find("nvidia-smi is not on PATH") != std::string::npos);
 }
 
-TEST_CASE("lineage graph: snapshot -> restored volume -> job -> derived snapshot, secrets masked") {
+TEST_CASE("lineage graph: snapshot -> restored volume -> job -> derived snapshot, secrets masked", "[dashboard][fast]") {
   storage::SnapshotInfo s1;
   s1.name = "base";
   s1.volume = "data";

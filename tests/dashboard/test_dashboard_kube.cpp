@@ -36,7 +36,7 @@ Json get(lane::dashboard::Api& api, const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("dashboard on Kubernetes: per-node GPU shares from the pods' requests, projects, lineage") {
+TEST_CASE("dashboard on Kubernetes: per-node GPU shares from the pods' requests, projects, lineage", "[dashboard][fast]") {
   lane::test::KubeBackendFixture f;
   f.server.control("/_test/object",
                    {{"apiVersion", "v1"}, {"kind", "Node"},

@@ -10,7 +10,7 @@
 
 using namespace lane::dashboard;
 
-TEST_CASE("the listen address is HOST:PORT with IPv6 in brackets and a port 0..65535") {
+TEST_CASE("the listen address is HOST:PORT with IPv6 in brackets and a port 0..65535", "[dashboard][fast]") {
   auto a = parse_listen_address("127.0.0.1:8080");
   REQUIRE(a);
   CHECK(a->host == "127.0.0.1");
@@ -24,14 +24,14 @@ TEST_CASE("the listen address is HOST:PORT with IPv6 in brackets and a port 0..6
     CHECK_FALSE(parse_listen_address(bad));
 }
 
-TEST_CASE("loopback hosts are told apart from the others") {
+TEST_CASE("loopback hosts are told apart from the others", "[dashboard][fast]") {
   for (const char* h : {"127.0.0.1", "127.1.2.3", "::1", "localhost"}) CHECK(is_loopback_host(h));
   for (const char* h : {"0.0.0.0", "10.0.0.1", "::", "example.com", "128.0.0.1", ""}) CHECK_FALSE(is_loopback_host(h));
   CHECK(dashboard_url("127.0.0.1", 80) == "http://127.0.0.1:80/");
   CHECK(dashboard_url("::1", 8080) == "http://[::1]:8080/");
 }
 
-TEST_CASE("generated tokens are 64 hex digits and differ") {
+TEST_CASE("generated tokens are 64 hex digits and differ", "[dashboard][fast]") {
   std::set<std::string> seen;
   for (int i = 0; i < 16; ++i) {
     auto t = generate_token();
@@ -42,7 +42,7 @@ TEST_CASE("generated tokens are 64 hex digits and differ") {
   CHECK(seen.size() == 16);
 }
 
-TEST_CASE("the token matches by Bearer header or cookie and exactly") {
+TEST_CASE("the token matches by Bearer header or cookie and exactly", "[dashboard][fast]") {
   CHECK(tokens_equal("abc", "abc"));
   CHECK_FALSE(tokens_equal("abc", "abd"));
   CHECK_FALSE(tokens_equal("abc", "ab"));
@@ -57,7 +57,7 @@ TEST_CASE("the token matches by Bearer header or cookie and exactly") {
   CHECK_FALSE(request_has_token("", "Bearer ", "lanectl_dashboard_token="));
 }
 
-TEST_CASE("the web UI is embedded with its content types") {
+TEST_CASE("the web UI is embedded with its content types", "[dashboard][fast]") {
   const Asset* index = find_asset("index.html");
   REQUIRE(index);
   std::string html(reinterpret_cast<const char*>(index->data), index->size);

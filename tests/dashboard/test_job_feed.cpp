@@ -54,7 +54,7 @@ JobFeed::Update next(JobFeed::Viewer& v, uint64_t seen) {
 
 }  // namespace
 
-TEST_CASE("the job feed does not poll while no event stream is open") {
+TEST_CASE("the job feed does not poll while no event stream is open", "[dashboard][fast]") {
   FakeList backend;
   backend.set({job("a", "Running")});
   JobFeed feed(backend.lister(), 20ms);
@@ -74,7 +74,7 @@ TEST_CASE("the job feed does not poll while no event stream is open") {
   CHECK(backend.calls == after);
 }
 
-TEST_CASE("the job feed sends the whole list first, then only what changed") {
+TEST_CASE("the job feed sends the whole list first, then only what changed", "[dashboard][fast]") {
   FakeList backend;
   backend.set({job("a", "Pending"), job("b", "Running")});
   JobFeed feed(backend.lister(), 10ms);
@@ -104,7 +104,7 @@ TEST_CASE("the job feed sends the whole list first, then only what changed") {
   CHECK(*fresh.full == "[" + job("a", "Running").json + "," + job("c", "Pending").json + "]");
 }
 
-TEST_CASE("a stream that fell behind the kept deltas gets the whole list, one within them the deltas in order") {
+TEST_CASE("a stream that fell behind the kept deltas gets the whole list, one within them the deltas in order", "[dashboard][fast]") {
   FakeList backend;
   backend.set({job("a", "Pending")});
   JobFeed feed(backend.lister(), 5ms, /*max_deltas=*/2);
@@ -126,7 +126,7 @@ TEST_CASE("a stream that fell behind the kept deltas gets the whole list, one wi
   CHECK(within.deltas[1].document->find("Failed") != std::string::npos);
 }
 
-TEST_CASE("a failing backend keeps the last good list and the feed goes on") {
+TEST_CASE("a failing backend keeps the last good list and the feed goes on", "[dashboard][fast]") {
   FakeList backend;
   backend.set({job("a", "Running")});
   JobFeed feed(backend.lister(), 5ms);
@@ -149,7 +149,7 @@ TEST_CASE("a failing backend keeps the last good list and the feed goes on") {
   CHECK(after.deltas[0].document->find("Succeeded") != std::string::npos);
 }
 
-TEST_CASE("stop ends a waiting viewer at once") {
+TEST_CASE("stop ends a waiting viewer at once", "[dashboard][fast]") {
   FakeList backend;
   JobFeed feed(backend.lister(), 10ms);
   JobFeed::Viewer viewer(feed);

@@ -152,7 +152,7 @@ const std::string kPng = std::string("\x89PNG\r\n\x1a\n", 8) + "rest-of-png";
 
 }  // namespace
 
-TEST_CASE("metrics.jsonl becomes columns per kind, torn and foreign lines skipped") {
+TEST_CASE("metrics.jsonl becomes columns per kind, torn and foreign lines skipped", "[dashboard][fast]") {
   const std::string text =
       "{\"kind\":\"train\",\"step\":1,\"loss\":2.5,\"lr\":0.01,\"images_per_s\":40}\n"
       "not json\n"
@@ -173,14 +173,14 @@ TEST_CASE("metrics.jsonl becomes columns per kind, torn and foreign lines skippe
   CHECK(metrics_columns("") == nlohmann::json::object());
 }
 
-TEST_CASE("the columns of what the trainer writes (MetricsRecord lines)") {
+TEST_CASE("the columns of what the trainer writes (MetricsRecord lines)", "[dashboard][fast]") {
   const lane::MetricsRecord a{std::string(lane::MetricsRecord::kTrain), {{"step", 1}, {"loss", 0.5}}};
   const lane::MetricsRecord b{std::string(lane::MetricsRecord::kTrain), {{"step", 2}, {"loss", 0.25}}};
   const auto c = metrics_columns(a.to_line() + "\n" + b.to_line() + "\n");
   CHECK(c == nlohmann::json{{"train", {{"step", {1, 2}}, {"loss", {0.5, 0.25}}}}});
 }
 
-TEST_CASE("many records are thinned evenly, keeping the first and the last") {
+TEST_CASE("many records are thinned evenly, keeping the first and the last", "[dashboard][fast]") {
   std::string text;
   for (int i = 0; i < 1001; ++i) text += "{\"kind\":\"train\",\"step\":" + std::to_string(i) + ",\"loss\":1}\n";
   auto c = metrics_columns(text, 100);
@@ -193,7 +193,7 @@ TEST_CASE("many records are thinned evenly, keeping the first and the last") {
   CHECK(metrics_columns(text, 5000)["train"]["step"].size() == 1001);
 }
 
-TEST_CASE("predictions are looked for in OUTPUT_DIR and each --out of the command") {
+TEST_CASE("predictions are looked for in OUTPUT_DIR and each --out of the command", "[dashboard][fast]") {
   JobSpec s;
   s.command = {"sh", "-c", "scnn-train predict --checkpoint /mnt/c.pt --out /out/predictions >/out/p.log && "
                            "scnn-train predict --out='/out/b/' --x; other --out relative/dir; last --out"};
@@ -207,7 +207,7 @@ TEST_CASE("predictions are looked for in OUTPUT_DIR and each --out of the comman
   CHECK(clean_dir("/..") == "");
 }
 
-TEST_CASE("overlay names and image types are checked") {
+TEST_CASE("overlay names and image types are checked", "[dashboard][fast]") {
   for (const char* ok : {"a.png", "clips_0530_1.PNG", "x-y.jpg", "frame.jpeg"}) CHECK(is_overlay_name(ok));
   for (const char* bad : {"", ".png", "../a.png", "a/b.png", "a.gif", "png", "a .png", "a.png\n", "%2e.png"})
     CHECK_FALSE(is_overlay_name(bad));
@@ -218,7 +218,7 @@ TEST_CASE("overlay names and image types are checked") {
   CHECK(image_type("") == "");
 }
 
-TEST_CASE("JobFiles paths: clean absolute paths only, mounts matched deepest first") {
+TEST_CASE("JobFiles paths: clean absolute paths only, mounts matched deepest first", "[dashboard][fast]") {
   using namespace lane::submit;
   for (const char* ok : {"/a", "/mnt/runs/metrics.jsonl", "/a-b/.hidden"}) CHECK(is_clean_absolute_path(ok));
   for (const char* bad : {"", "/", "a/b", "/a/", "//a", "/a//b", "/a/./b", "/a/../b", "/..", "/a/.."})
@@ -259,7 +259,7 @@ TEST_CASE("JobFiles paths: clean absolute paths only, mounts matched deepest fir
   CHECK_FALSE(env_value(s, "Y"));
 }
 
-TEST_CASE("GET /api/jobs/P/N/metrics answers the series of OUTPUT_DIR/metrics.jsonl") {
+TEST_CASE("GET /api/jobs/P/N/metrics answers the series of OUTPUT_DIR/metrics.jsonl", "[dashboard][fast]") {
   Fixture f;
   f.files.out_dir = "/mnt/runs/";
   const std::string text = "{\"kind\":\"train\",\"step\":1,\"loss\":0.5}\n";
@@ -274,7 +274,7 @@ TEST_CASE("GET /api/jobs/P/N/metrics answers the series of OUTPUT_DIR/metrics.js
   CHECK(f.files.caps[0] == kMaxMetricsBytes);
 }
 
-TEST_CASE("a metrics file larger than the cap is read from its end, the partial first line dropped") {
+TEST_CASE("a metrics file larger than the cap is read from its end, the partial first line dropped", "[dashboard][fast]") {
   Fixture f;
   f.files.out_dir = "/o";
   std::string big;
@@ -292,7 +292,7 @@ TEST_CASE("a metrics file larger than the cap is read from its end, the partial 
   for (const auto& l : d["kinds"]["train"]["loss"]) CHECK(l == 1.25);  // no broken record
 }
 
-TEST_CASE("metrics that cannot be read are an answer with the reason, not an error") {
+TEST_CASE("metrics that cannot be read are an answer with the reason, not an error", "[dashboard][fast]") {
   Fixture f;
   auto none = f.doc("/api/jobs/team-a/train/metrics");
   CHECK(none["available"] == false);
@@ -308,7 +308,7 @@ TEST_CASE("metrics that cannot be read are an answer with the reason, not an err
   CHECK(missing["reason"] == "/mnt/runs/metrics.jsonl does not exist (yet)");
 }
 
-TEST_CASE("the job page API: 404 for an unknown job, 400 for bad names") {
+TEST_CASE("the job page API: 404 for an unknown job, 400 for bad names", "[dashboard][fast]") {
   Fixture f;
   f.files.out_dir = "/o";
   for (const char* p : {"/api/jobs/team-a/nope/metrics", "/api/jobs/team-a/nope/overlays",
@@ -323,7 +323,7 @@ TEST_CASE("the job page API: 404 for an unknown job, 400 for bad names") {
   CHECK(f.files.reads.empty());  // nothing was read for a refused request
 }
 
-TEST_CASE("overlays are listed from the first prediction directory that has images") {
+TEST_CASE("overlays are listed from the first prediction directory that has images", "[dashboard][fast]") {
   Fixture f;
   f.files.out_dir = "/mnt/runs";
   f.jobs.jobs["team-a/train"].spec.command = {"sh", "-c", "scnn-train predict --out /out/predictions"};
@@ -346,7 +346,7 @@ TEST_CASE("overlays are listed from the first prediction directory that has imag
   CHECK(none["tried"].size() == 2);
 }
 
-TEST_CASE("an overlay image is served with its type, capped, checked") {
+TEST_CASE("an overlay image is served with its type, capped, checked", "[dashboard][fast]") {
   Fixture f;
   f.files.out_dir = "/mnt/runs";
   f.jobs.jobs["team-a/train"].spec.args = {"--out", "/out/p"};

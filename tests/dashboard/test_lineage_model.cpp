@@ -28,7 +28,7 @@ std::set<std::string> edges_from(const json& g, const std::string& name, const s
 
 }  // namespace
 
-TEST_CASE("lineage: the CLI's views and the dashboard's graph show the same restores and derivations") {
+TEST_CASE("lineage: the CLI's views and the dashboard's graph show the same restores and derivations", "[dashboard][fast]") {
   test::TempDir tmp("lineage-model");
   test::DirVolumes volumes(tmp.path / "volumes");
   storage::local::LocalSnapshotStore store(tmp.path / "snapshots", volumes);

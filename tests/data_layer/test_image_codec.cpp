@@ -42,7 +42,7 @@ std::string decode_error(const std::vector<uint8_t>& bytes, const std::string& n
 
 }  // namespace
 
-TEST_CASE("PNG round trips are lossless for BGR and grey images") {
+TEST_CASE("PNG round trips are lossless for BGR and grey images", "[data_layer][fast]") {
   test::TempDir dir("codec-png");
   const cv::Mat bgr = noise(37, 53, CV_8UC3, 1), grey = noise(41, 29, CV_8UC1, 2);
   CHECK(identical(data::decode_image(data::encode_png(bgr), "bgr.png"), bgr));
@@ -60,7 +60,7 @@ TEST_CASE("PNG round trips are lossless for BGR and grey images") {
   CHECK(data::decode_image(data::encode_png(red), "red.png").at<cv::Vec3b>(0, 0) == cv::Vec3b(0, 0, 255));
 }
 
-TEST_CASE("JPEG encode then decode keeps the image and its channel order") {
+TEST_CASE("JPEG encode then decode keeps the image and its channel order", "[data_layer][fast]") {
   test::TempDir dir("codec-jpeg");
   cv::Mat bgr(64, 96, CV_8UC3, cv::Scalar(30, 90, 220));  // smooth: JPEG keeps it almost exactly
   cv::rectangle(bgr, cv::Rect(16, 16, 32, 32), cv::Scalar(200, 40, 10), cv::FILLED);
@@ -76,7 +76,7 @@ TEST_CASE("JPEG encode then decode keeps the image and its channel order") {
   CHECK_THROWS_AS(data::encode_png(cv::Mat(4, 4, CV_32FC1)), Error);
 }
 
-TEST_CASE("scaled JPEG decodes have the sizes of libjpeg's DCT scaling") {
+TEST_CASE("scaled JPEG decodes have the sizes of libjpeg's DCT scaling", "[data_layer][fast]") {
   for (int r : {1, 2, 4, 8}) {
     const cv::Mat m = data::read_image(kFrame, {data::ImageColor::kBgr, r});
     CHECK(m.cols == 1280 / r);
@@ -92,7 +92,7 @@ TEST_CASE("scaled JPEG decodes have the sizes of libjpeg's DCT scaling") {
                     Catch::Contains("reduction 3 is not 1, 2, 4 or 8"));
 }
 
-TEST_CASE("malformed images are lane::Errors naming the file and the problem") {
+TEST_CASE("malformed images are lane::Errors naming the file and the problem", "[data_layer][fast]") {
   const std::string frame = test::slurp(kFrame);
   REQUIRE(frame.size() > 10000);
   CHECK_THAT(decode_error({}), Catch::Contains("'frame.jpg'") && Catch::Contains("empty"));

@@ -31,7 +31,7 @@ bool identical(const cv::Mat& a, const cv::Mat& b) {
 
 }  // namespace
 
-TEST_CASE("TurboJPEG decodes the frames exactly as cv::imdecode, at every scale, colour and grey") {
+TEST_CASE("TurboJPEG decodes the frames exactly as cv::imdecode, at every scale, colour and grey", "[data_layer][fast]") {
   const auto frames = real_frames();
   REQUIRE(frames.size() >= 6);
   const int colour[] = {cv::IMREAD_COLOR, cv::IMREAD_REDUCED_COLOR_2, cv::IMREAD_REDUCED_COLOR_4,
@@ -51,7 +51,7 @@ TEST_CASE("TurboJPEG decodes the frames exactly as cv::imdecode, at every scale,
   }
 }
 
-TEST_CASE("encoded JPEG and PNG files are byte for byte what cv::imencode writes") {
+TEST_CASE("encoded JPEG and PNG files are byte for byte what cv::imencode writes", "[data_layer][fast]") {
   cv::Mat frame = cv::imread(real_frames().front().string(), cv::IMREAD_COLOR);
   REQUIRE(!frame.empty());
   cv::Mat grey;

@@ -34,7 +34,7 @@ std::string error_of_line2(const std::string& bad) {
 
 }  // namespace
 
-TEST_CASE("deeply nested label JSON is rejected with file:line, not a stack overflow") {
+TEST_CASE("deeply nested label JSON is rejected with file:line, not a stack overflow", "[data_layer][fast]") {
   CHECK_THAT(error_of_line2(R"({"lanes": [)" + nested(100000) + R"(], "h_samples": [1], "raw_file": "a.jpg"})"),
              Catch::Contains("nested more than"));
   CHECK_THAT(error_of_line2(nested(100000)), Catch::Contains("nested more than"));
@@ -46,14 +46,14 @@ TEST_CASE("deeply nested label JSON is rejected with file:line, not a stack over
   CHECK_THROWS_AS(parse_json_bounded(nested(kMaxJsonDepth + 1)), UsageError);
 }
 
-TEST_CASE("a label number out of range (1e999) is a usage error with file:line") {
+TEST_CASE("a label number out of range (1e999) is a usage error with file:line", "[data_layer][fast]") {
   CHECK_THAT(error_of_line2(R"({"lanes": [[1e999, 10]], "h_samples": [160, 170], "raw_file": "clips/a/1/20.jpg"})"),
              Catch::Contains("out of range"));
   CHECK_THAT(error_of_line2(R"({"lanes": [], "h_samples": [-1e999], "raw_file": "clips/a/1/20.jpg"})"),
              Catch::Contains("out of range"));
 }
 
-TEST_CASE("raw_file values outside the data root are refused") {
+TEST_CASE("raw_file values outside the data root are refused", "[data_layer][fast]") {
   for (const char* bad : {"../../etc/passwd", "/etc/passwd", "clips/../../secret.jpg", "clips/a/..", ".."}) {
     INFO(bad);
     const std::string line = std::string(R"({"lanes": [], "h_samples": [160], "raw_file": ")") + bad + "\"}";

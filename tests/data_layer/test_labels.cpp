@@ -10,7 +10,7 @@
 using namespace lane;
 using lane::data::LabelParseOptions;
 
-TEST_CASE("all real TuSimple label files parse") {
+TEST_CASE("all real TuSimple label files parse", "[data_layer][fast]") {
   const auto dir = test::tusimple_dir();
   struct Expect { const char* file; size_t lines; size_t rows; };
   const Expect files[] = {
@@ -30,7 +30,7 @@ TEST_CASE("all real TuSimple label files parse") {
   }
 }
 
-TEST_CASE("label lines whose images exist pass the image check") {
+TEST_CASE("label lines whose images exist pass the image check", "[data_layer][fast]") {
   LabelParseOptions o;
   o.image_root = test::tusimple_dir();
   CHECK(data::load_label_file(test::tusimple_dir() / "label_data_0601_first6.json", o).labels.size() == 6);
@@ -54,7 +54,7 @@ const Bad kBad[] = {
 
 }  // namespace
 
-TEST_CASE("each malformed line is rejected with file:line and the reason") {
+TEST_CASE("each malformed line is rejected with file:line and the reason", "[data_layer][fast]") {
   test::TempDir dir("labels");
   for (size_t i = 0; i < std::size(kBad); ++i) {
     INFO(kBad[i].line);
@@ -71,7 +71,7 @@ TEST_CASE("each malformed line is rejected with file:line and the reason") {
   }
 }
 
-TEST_CASE("a label whose image is missing is rejected with file:line") {
+TEST_CASE("a label whose image is missing is rejected with file:line", "[data_layer][fast]") {
   test::TempDir dir("labels-img");
   std::filesystem::create_directories(dir.path() / "clips/a/1");
   test::spit(dir.path() / "clips/a/1/20.jpg", "x");
@@ -92,7 +92,7 @@ TEST_CASE("a label whose image is missing is rejected with file:line") {
   CHECK(set.skipped[0].line == 2);
 }
 
-TEST_CASE("skip_bad counts and reports every bad line and keeps the good ones") {
+TEST_CASE("skip_bad counts and reports every bad line and keeps the good ones", "[data_layer][fast]") {
   test::TempDir dir("labels-skip");
   std::string text = kGood + "\n";
   for (const auto& b : kBad) text += std::string(b.line) + "\n";

@@ -40,7 +40,7 @@ data::LoaderOptions options() {
 
 }  // namespace
 
-TEST_CASE("batches have the documented shapes, types and targets") {
+TEST_CASE("batches have the documented shapes, types and targets", "[data_layer][slow]") {
   auto o = options();
   data::TusimpleLoader loader(o);
   CHECK(loader.dataset_size() == 10);
@@ -71,7 +71,7 @@ TEST_CASE("batches have the documented shapes, types and targets") {
   CHECK(batches == 2);
 }
 
-TEST_CASE("no drop_last keeps the short last batch, and 4 slots give 5 classes") {
+TEST_CASE("no drop_last keeps the short last batch, and 4 slots give 5 classes", "[data_layer][slow]") {
   auto o = options();
   o.drop_last = false;
   o.pipeline.lane_slots = 4;
@@ -87,7 +87,7 @@ TEST_CASE("no drop_last keeps the short last batch, and 4 slots give 5 classes")
   CHECK(sizes == std::vector<int64_t>{4, 4, 2});
 }
 
-TEST_CASE("loader order is deterministic, worker-independent, sharded and resumable") {
+TEST_CASE("loader order is deterministic, worker-independent, sharded and resumable", "[data_layer][slow]") {
   auto raw_files = [](data::TusimpleLoader& l, int epoch, size_t skip) {
     l.start_epoch(epoch, skip);
     std::vector<std::string> out;
@@ -125,7 +125,7 @@ TEST_CASE("loader order is deterministic, worker-independent, sharded and resuma
   CHECK(seen.size() == 10);
 }
 
-TEST_CASE("preprocess_frame gives a normalised [3,H,W] tensor for any frame size") {
+TEST_CASE("preprocess_frame gives a normalised [3,H,W] tensor for any frame size", "[data_layer][fast]") {
   const cv::Mat frame = data::read_image(test::tusimple_dir() / "unlabeled_frames/lanenet_tusimple_test_image_0.jpg");
   REQUIRE(!frame.empty());
   data::PreprocessOptions p;
@@ -141,7 +141,7 @@ TEST_CASE("preprocess_frame gives a normalised [3,H,W] tensor for any frame size
   CHECK_THROWS_AS(data::preprocess_frame(frame, p), UsageError);
 }
 
-TEST_CASE("bad loader options are usage errors") {
+TEST_CASE("bad loader options are usage errors", "[data_layer][slow]") {
   auto o = options();
   o.batch_size = 0;
   CHECK_THROWS_AS(data::TusimpleLoader(o), UsageError);

@@ -67,7 +67,7 @@ cv::Mat bridged_mask(const data::LaneLabel& label, int lane_slots, cv::Size size
 
 }  // namespace
 
-TEST_CASE("existence flags agree with list6_train and list6_val on the real labels") {
+TEST_CASE("existence flags agree with list6_train and list6_val on the real labels", "[data_layer][fast]") {
   const auto dir = test::tusimple_dir();
   auto train = data::load_label_files({dir / "label_data_0313.json", dir / "label_data_0601.json"}).labels;
   const auto val = data::load_label_file(dir / "label_data_0531.json").labels;
@@ -81,7 +81,7 @@ TEST_CASE("existence flags agree with list6_train and list6_val on the real labe
   WARN("existence agreement: train " << train_agree << ", val " << val_agree);
 }
 
-TEST_CASE("ego lanes take the middle slots in both slot layouts") {
+TEST_CASE("ego lanes take the middle slots in both slot layouts", "[data_layer][fast]") {
   const auto label = two_lane_label();
   CHECK(data::lane_existence(label, 6) == std::vector<int>{0, 0, 1, 1, 0, 0});
   CHECK(data::lane_existence(label, 4) == std::vector<int>{0, 1, 1, 0});
@@ -91,7 +91,7 @@ TEST_CASE("ego lanes take the middle slots in both slot layouts") {
   CHECK(slots[3].points.front() == cv::Point(700, 400));
 }
 
-TEST_CASE("further lanes fill outer slots in angle order, and short lanes are not drawn") {
+TEST_CASE("further lanes fill outer slots in angle order, and short lanes are not drawn", "[data_layer][fast]") {
   auto label = two_lane_label();
   std::vector<int> far_left, far_right, short_right(label.h_samples.size(), data::kNoPoint);
   for (int y : label.h_samples) {
@@ -112,7 +112,7 @@ TEST_CASE("further lanes fill outer slots in angle order, and short lanes are no
   CHECK(data::lane_existence(label, 4) == std::vector<int>{1, 1, 1, 0});
 }
 
-TEST_CASE("masks are drawn with value slot+1 and thickness 15") {
+TEST_CASE("masks are drawn with value slot+1 and thickness 15", "[data_layer][fast]") {
   const auto label = two_lane_label();
   const cv::Mat mask = data::render_lane_mask(label, 6);
   REQUIRE(mask.rows == 720);
@@ -131,7 +131,7 @@ TEST_CASE("masks are drawn with value slot+1 and thickness 15") {
   CHECK(small.at<uchar>(275, 425) == 4);
 }
 
-TEST_CASE("a lane is not drawn across rows its label leaves out (a vehicle gap)") {
+TEST_CASE("a lane is not drawn across rows its label leaves out (a vehicle gap)", "[data_layer][fast]") {
   auto label = two_lane_label();  // h_samples 400, 450, ..., 700; ego-left x = 600 - (y - 400)
   auto& left = label.lanes[1];
   left[1] = data::kNoPoint;  // y 450 and 550 hidden: pieces {400}, {500}, {600, 650, 700}
@@ -155,7 +155,7 @@ TEST_CASE("a lane is not drawn across rows its label leaves out (a vehicle gap)"
   CHECK(bridged_mask(label, 6, small.size()).at<uchar>(80, 96) == 3);
 }
 
-TEST_CASE("lanes without inner gaps render as the reference polyline (real labels)") {
+TEST_CASE("lanes without inner gaps render as the reference polyline (real labels)", "[data_layer][fast]") {
   // The real TuSimple labels have no unlabelled row inside a lane, so their masks are unchanged.
   const auto labels = data::load_label_file(test::tusimple_dir() / "label_data_0601.json").labels;
   REQUIRE(labels.size() == 410);
@@ -170,7 +170,7 @@ TEST_CASE("lanes without inner gaps render as the reference polyline (real label
   CHECK(cv::countNonZero(data::render_lane_mask(label, 6) != bridged_mask(label, 6, cv::Size(1280, 720))) == 0);
 }
 
-TEST_CASE("real labels render only classes of present slots") {
+TEST_CASE("real labels render only classes of present slots", "[data_layer][fast]") {
   const auto labels = data::load_label_file(test::tusimple_dir() / "label_data_0601_first6.json").labels;
   for (const auto& l : labels) {
     const cv::Mat mask = data::render_lane_mask(l, 6);
@@ -183,7 +183,7 @@ TEST_CASE("real labels render only classes of present slots") {
   }
 }
 
-TEST_CASE("write_list_file writes lines the list reader reads back") {
+TEST_CASE("write_list_file writes lines the list reader reads back", "[data_layer][fast]") {
   test::TempDir dir("lists");
   const auto labels = data::load_label_file(test::tusimple_dir() / "label_data_0601_first6.json").labels;
   data::write_list_file(dir.path() / "list6_train.txt", labels, 6);

@@ -55,7 +55,7 @@ std::vector<std::string> run_epoch(data::SamplePipeline& p, int epoch, size_t sk
 
 }  // namespace
 
-TEST_CASE("decode reduction picks the largest JPEG scale that keeps the input size") {
+TEST_CASE("decode reduction picks the largest JPEG scale that keeps the input size", "[data_layer][fast]") {
   auto reduction = [](int h, int w, int crop) {
     data::FrameGeometry g;
     g.input = cv::Size(w, h);
@@ -71,7 +71,7 @@ TEST_CASE("decode reduction picks the largest JPEG scale that keeps the input si
   CHECK_THROWS_AS(reduction(368, 640, 720), UsageError);
 }
 
-TEST_CASE("normalisation maps RGB bytes to ImageNet-normalised CHW floats") {
+TEST_CASE("normalisation maps RGB bytes to ImageNet-normalised CHW floats", "[data_layer][fast]") {
   cv::Mat bgr(2, 3, CV_8UC3, cv::Scalar(0, 128, 255));  // B=0, G=128, R=255
   std::vector<float> out(3 * 2 * 3);
   data::normalize_to_chw(bgr, out.data());
@@ -84,7 +84,7 @@ TEST_CASE("normalisation maps RGB bytes to ImageNet-normalised CHW floats") {
   CHECK(out[0] == Approx((1.0 - 0.485) / 0.229).epsilon(1e-5));           // 510 clamps to 255
 }
 
-TEST_CASE("augmentation moves image and mask together and is seeded") {
+TEST_CASE("augmentation moves image and mask together and is seeded", "[data_layer][fast]") {
   const auto a = data::draw_augment_params(42), b = data::draw_augment_params(42), c = data::draw_augment_params(43);
   CHECK(a.angle_deg == b.angle_deg);
   CHECK(a.contrast == b.contrast);
@@ -122,7 +122,7 @@ TEST_CASE("augmentation moves image and mask together and is seeded") {
   CHECK(cv::mean(diff)[0] < 3.0);
 }
 
-TEST_CASE("shards are disjoint, complete and padded like DistributedSampler") {
+TEST_CASE("shards are disjoint, complete and padded like DistributedSampler", "[data_layer][fast]") {
   for (size_t n : {10u, 12u, 1u}) {
     data::ShardSpec spec{n, true, 3, 0, 3};
     std::multiset<size_t> all;
@@ -146,7 +146,7 @@ TEST_CASE("shards are disjoint, complete and padded like DistributedSampler") {
   CHECK_THROWS_AS(data::shard_indices(data::ShardSpec{5, true, 0, 2, 2}, 0), UsageError);
 }
 
-TEST_CASE("the pipeline yields the same samples in the same order for any worker count") {
+TEST_CASE("the pipeline yields the same samples in the same order for any worker count", "[data_layer][fast]") {
   auto o = small_options(synth_set());
   o.augment = true;
   data::SamplePipeline inline_pipe(o);
@@ -166,7 +166,7 @@ TEST_CASE("the pipeline yields the same samples in the same order for any worker
   CHECK(tail == std::vector<std::string>(reference.begin() + 7, reference.end()));
 }
 
-TEST_CASE("ranks of the pipeline together cover the data set once per epoch") {
+TEST_CASE("ranks of the pipeline together cover the data set once per epoch", "[data_layer][fast]") {
   auto o = small_options(synth_set());
   o.world_size = 4;  // 12 samples: 3 per rank, no padding
   std::multiset<size_t> seen;
@@ -181,7 +181,7 @@ TEST_CASE("ranks of the pipeline together cover the data set once per epoch") {
   CHECK(std::set<size_t>(seen.begin(), seen.end()).size() == 12);
 }
 
-TEST_CASE("samples carry targets at the input size that match the labels") {
+TEST_CASE("samples carry targets at the input size that match the labels", "[data_layer][fast]") {
   auto o = small_options(synth_set());
   o.shuffle = false;
   data::SamplePipeline p(o);
@@ -196,7 +196,7 @@ TEST_CASE("samples carry targets at the input size that match the labels") {
   for (int k = 0; k < 6; ++k) CHECK((cv::countNonZero(s->mask == k + 1) > 0) == (s->exist[size_t(k)] == 1));
 }
 
-TEST_CASE("corrupt and truncated JPEGs are reported and skipped without ending the epoch") {
+TEST_CASE("corrupt and truncated JPEGs are reported and skipped without ending the epoch", "[data_layer][fast]") {
   test::TempDir dir("corrupt");
   test::make_synth_set(dir.path(), 8, 3);
   auto o = small_options(dir.path());
@@ -219,7 +219,7 @@ TEST_CASE("corrupt and truncated JPEGs are reported and skipped without ending t
   }
 }
 
-TEST_CASE("workers never run further ahead than the queue capacity") {
+TEST_CASE("workers never run further ahead than the queue capacity", "[data_layer][fast]") {
   auto o = small_options(synth_set());
   o.use_workers = true;
   o.num_workers = 3;
@@ -236,7 +236,7 @@ TEST_CASE("workers never run further ahead than the queue capacity") {
   CHECK(p.max_buffered() <= 3);
 }
 
-TEST_CASE("bad pipeline options are usage errors") {
+TEST_CASE("bad pipeline options are usage errors", "[data_layer][fast]") {
   auto o = small_options(synth_set());
   o.lane_slots = 5;
   CHECK_THROWS_AS(data::SamplePipeline(o), UsageError);
@@ -249,7 +249,7 @@ TEST_CASE("bad pipeline options are usage errors") {
   CHECK_THROWS_AS(data::SamplePipeline(o), Error);
 }
 
-TEST_CASE("real TuSimple frames load through the pipeline") {
+TEST_CASE("real TuSimple frames load through the pipeline", "[data_layer][fast]") {
   data::PipelineOptions o;
   o.data_dir = test::tusimple_dir();
   o.label_files = {"label_data_0601_first6.json"};

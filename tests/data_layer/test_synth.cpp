@@ -15,7 +15,7 @@
 
 using namespace lane;
 
-TEST_CASE("synth writes the TuSimple layout with parseable labels and lists") {
+TEST_CASE("synth writes the TuSimple layout with parseable labels and lists", "[data_layer][fast]") {
   test::TempDir dir("synth");
   data::SynthOptions o;
   o.out = dir.path();
@@ -49,7 +49,7 @@ TEST_CASE("synth writes the TuSimple layout with parseable labels and lists") {
   }
 }
 
-TEST_CASE("synth is deterministic for a seed") {
+TEST_CASE("synth is deterministic for a seed", "[data_layer][fast]") {
   test::TempDir a("synth-a"), b("synth-b"), c("synth-c");
   for (auto* d : {&a, &b, &c}) {
     data::SynthOptions o;
@@ -67,7 +67,7 @@ TEST_CASE("synth is deterministic for a seed") {
   CHECK(la != test::slurp(c.path() / "label_data_train.json"));
 }
 
-TEST_CASE("synth markings are bright where the labels put them") {
+TEST_CASE("synth markings are bright where the labels put them", "[data_layer][fast]") {
   // Learnability: the rendered lane mask (what the network is trained on) must cover bright
   // marking pixels. Dashed lines have gaps, so a majority, not all, of the mask is bright.
   size_t on_mask = 0, bright = 0;
@@ -92,7 +92,7 @@ TEST_CASE("synth markings are bright where the labels put them") {
   CHECK(double(bright) / double(on_mask) > 0.5);
 }
 
-TEST_CASE("synth rejects bad options with usage errors") {
+TEST_CASE("synth rejects bad options with usage errors", "[data_layer][fast]") {
   data::SynthOptions o;
   o.frames = 3;
   CHECK_THROWS_AS(data::generate_synth_dataset(o), UsageError);  // no --out
@@ -106,7 +106,7 @@ TEST_CASE("synth rejects bad options with usage errors") {
   CHECK_THROWS_AS(data::generate_synth_dataset(o), UsageError);
 }
 
-TEST_CASE("the synth and inspect verbs write a set and label overlays") {
+TEST_CASE("the synth and inspect verbs write a set and label overlays", "[data_layer][fast]") {
   test::TempDir dir("verbs");
   const auto data = dir.path() / "set", overlays = dir.path() / "overlays";
   {

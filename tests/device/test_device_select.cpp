@@ -34,7 +34,7 @@ std::string usage_error(const std::string& request, const DeviceEnvironment& env
 
 }  // namespace
 
-TEST_CASE("auto is the GPU of this local rank with a CUDA build and a visible GPU, else the CPU") {
+TEST_CASE("auto is the GPU of this local rank with a CUDA build and a visible GPU, else the CPU", "[device][fast]") {
   CHECK(resolve_device("auto", "--device", DeviceEnvironment{}).describe() == "cpu");
   DeviceEnvironment cpu_build = gpus(2);
   cpu_build.build_has_cuda = false;  // GPUs present, but this binary cannot use them
@@ -45,7 +45,7 @@ TEST_CASE("auto is the GPU of this local rank with a CUDA build and a visible GP
   CHECK(resolve_device("cpu", "--device", gpus(4)).describe() == "cpu");
 }
 
-TEST_CASE("cuda takes local rank modulo the visible devices") {
+TEST_CASE("cuda takes local rank modulo the visible devices", "[device][fast]") {
   CHECK(resolve_device("cuda", "--device", gpus(4, 0, 4)).describe() == "cuda:0");
   CHECK(resolve_device("cuda", "--device", gpus(4, 3, 4)).describe() == "cuda:3");
   CHECK(resolve_device("cuda", "--device", gpus(4, 1, 2)).describe() == "cuda:1");
@@ -60,7 +60,7 @@ TEST_CASE("cuda takes local rank modulo the visible devices") {
   CHECK(resolve_device("auto", "--device", shared).describe() == "cuda:1");
 }
 
-TEST_CASE("cuda:N pins a device within the visible ones") {
+TEST_CASE("cuda:N pins a device within the visible ones", "[device][fast]") {
   CHECK(resolve_device("cuda:1", "--device", gpus(2)).describe() == "cuda:1");
   CHECK(resolve_device("cuda:0", "--device", gpus(1)).index == 0);
   DeviceEnvironment plugin = gpus(2);
@@ -70,7 +70,7 @@ TEST_CASE("cuda:N pins a device within the visible ones") {
   CHECK_THAT(usage_error("cuda:0", gpus(2, 0, 2)), Catch::Contains("use --device cuda"));
 }
 
-TEST_CASE("CUDA on a CPU-only build names the fix") {
+TEST_CASE("CUDA on a CPU-only build names the fix", "[device][fast]") {
   DeviceEnvironment cpu_build;
   for (const std::string r : {"cuda", "cuda:0"}) {
     const auto msg = usage_error(r, cpu_build);
@@ -79,7 +79,7 @@ TEST_CASE("CUDA on a CPU-only build names the fix") {
   }
 }
 
-TEST_CASE("no visible GPU, more ranks than GPUs, and malformed values are usage errors") {
+TEST_CASE("no visible GPU, more ranks than GPUs, and malformed values are usage errors", "[device][fast]") {
   DeviceEnvironment hidden = gpus(0);
   hidden.cuda_visible_devices = "";
   CHECK_THAT(usage_error("cuda", hidden), Catch::Contains("no GPU is visible") &&
@@ -98,7 +98,7 @@ TEST_CASE("no visible GPU, more ranks than GPUs, and malformed values are usage 
   }
 }
 
-TEST_CASE("precision defaults: bf16 where the device has it, else fp16 on GPUs and fp32 on CPUs") {
+TEST_CASE("precision defaults: bf16 where the device has it, else fp16 on GPUs and fp32 on CPUs", "[device][fast]") {
   const DeviceChoice cpu, gpu{DeviceKind::kCuda, 0};
   CHECK(resolve_precision("", "--precision", gpu, true) == Precision::kBf16);
   CHECK(resolve_precision("", "--precision", gpu, false) == Precision::kFp16);
@@ -110,7 +110,7 @@ TEST_CASE("precision defaults: bf16 where the device has it, else fp16 on GPUs a
   CHECK(std::string(precision_name(Precision::kBf16)) == "bf16");
 }
 
-TEST_CASE("impossible precisions are usage errors naming the fix") {
+TEST_CASE("impossible precisions are usage errors naming the fix", "[device][fast]") {
   const DeviceChoice cpu, gpu{DeviceKind::kCuda, 0};
   auto error = [](const std::string& r, const DeviceChoice& d, bool bf16) -> std::string {
     try {
@@ -125,7 +125,7 @@ TEST_CASE("impossible precisions are usage errors naming the fix") {
   CHECK_THAT(error("half", gpu, true), Catch::Contains("not a precision"));
 }
 
-TEST_CASE("fp32 on a GPU is strict float32, tf32 is asked for by name") {
+TEST_CASE("fp32 on a GPU is strict float32, tf32 is asked for by name", "[device][fast]") {
   const DeviceChoice cpu, gpu{DeviceKind::kCuda, 0};
   // libtorch lets cuDNN convolutions run in TF32 unless told otherwise: "fp32" must turn it off.
   const MathMode strict = float32_math(gpu, Precision::kFp32);
@@ -152,7 +152,7 @@ TEST_CASE("fp32 on a GPU is strict float32, tf32 is asked for by name") {
   }
 }
 
-TEST_CASE("native bf16 is read from the cpuinfo flags lines") {
+TEST_CASE("native bf16 is read from the cpuinfo flags lines", "[device][fast]") {
   CHECK(cpu_flags_have_bf16("processor\t: 0\nflags\t\t: fpu sse2 avx512f avx512_bf16 vaes\n"));
   CHECK(cpu_flags_have_bf16("flags\t\t: fpu amx_tile amx_bf16"));
   CHECK_FALSE(cpu_flags_have_bf16("flags\t\t: fpu sse2 avx512f avx512_vnni\n"));

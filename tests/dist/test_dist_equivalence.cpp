@@ -51,7 +51,7 @@ double max_difference(lane::model::Scnn& a, lane::model::Scnn& b) {
 
 }  // namespace
 
-TEST_CASE("2 ranks x batch 1 reach the weights of 1 rank x batch 2 (frozen BN, no dropout)") {
+TEST_CASE("2 ranks x batch 1 reach the weights of 1 rank x batch 2 (frozen BN, no dropout)", "[dist][slow]") {
   lane::test::ScratchDir dir("dist_equivalence");
   const std::string exact = "--freeze-bn --dropout 0";
   auto one = run_command(train_command(1, 2, dir.path / "one", exact));

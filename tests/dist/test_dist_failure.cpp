@@ -35,7 +35,7 @@ RunResult run(const std::string& args) {
 
 }  // namespace
 
-TEST_CASE("a stalled rank makes the others abort within the deadline, naming it") {
+TEST_CASE("a stalled rank makes the others abort within the deadline, naming it", "[dist][slow]") {
   // 3 ranks, rank 1 sleeps 120 s; deadline 2 s. Rank 2 waits on rank 1 and must say so.
   auto r = run("-np 3 " LANE_DIST_RING_PROBE " --stall-rank 1 --timeout 2");
   INFO(r.output);
@@ -44,7 +44,7 @@ TEST_CASE("a stalled rank makes the others abort within the deadline, naming it"
   CHECK(r.output.find("rank 2: no data from rank 1 for 2 s; aborting") != std::string::npos);
 }
 
-TEST_CASE("a killed rank makes the job exit non-zero promptly") {
+TEST_CASE("a killed rank makes the job exit non-zero promptly", "[dist][slow]") {
   auto r = run("-np 3 " LANE_DIST_RING_PROBE " --die-rank 2 --timeout 20");
   INFO(r.output);
   CHECK(r.exit_code != 0);
@@ -52,7 +52,7 @@ TEST_CASE("a killed rank makes the job exit non-zero promptly") {
   CHECK(r.output.find("second allreduce returned") == std::string::npos);
 }
 
-TEST_CASE("the single-process communicator is rank 0 of 1 and leaves data alone") {
+TEST_CASE("the single-process communicator is rank 0 of 1 and leaves data alone", "[dist][fast]") {
   auto comm = lane::dist::create_single_process_communicator();
   CHECK(comm->rank() == 0);
   CHECK(comm->size() == 1);
@@ -63,7 +63,7 @@ TEST_CASE("the single-process communicator is rank 0 of 1 and leaves data alone"
   CHECK_THROWS_AS(comm->broadcast(v, sizeof v, 1), lane::Error);
 }
 
-TEST_CASE("LANE_DIST_TIMEOUT_S is validated") {
+TEST_CASE("LANE_DIST_TIMEOUT_S is validated", "[dist][fast]") {
   setenv("LANE_DIST_TIMEOUT_S", "abc", 1);
   CHECK_THROWS_AS(lane::dist::default_timeout_seconds(), lane::UsageError);
   setenv("LANE_DIST_TIMEOUT_S", "-1", 1);

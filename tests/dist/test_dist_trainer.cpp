@@ -72,7 +72,7 @@ pid_t find_rank(pid_t mpirun) {
 
 }  // namespace
 
-TEST_CASE("a rank killed mid-training ends the job non-zero, then --resume works with 1 rank") {
+TEST_CASE("a rank killed mid-training ends the job non-zero, then --resume works with 1 rank", "[dist][slow]") {
   const fs::path out = fs::temp_directory_path() / ("lane-dist-trainer-" + std::to_string(getpid()));
   fs::remove_all(out);
   fs::create_directories(out);

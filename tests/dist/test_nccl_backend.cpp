@@ -10,7 +10,7 @@
 #include "train/dist/communicator.h"
 #include "train/dist/torch/flat_allreducer.h"
 
-TEST_CASE("without a usable GPU the NCCL backend fails with an error naming the CUDA call") {
+TEST_CASE("without a usable GPU the NCCL backend fails with an error naming the CUDA call", "[dist][fast]") {
   int devices = 0;
   if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0) {
     WARN("this machine has " << devices << " GPU(s): the no-GPU error path is not exercised here");

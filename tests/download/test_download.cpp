@@ -131,7 +131,7 @@ void check_complete_set(const Fixture& f) {
 
 }  // namespace
 
-TEST_CASE("full download from a local server: verified, extracted, preprocessed") {
+TEST_CASE("full download from a local server: verified, extracted, preprocessed", "[download][fast]") {
   Fixture f;
   f.write_checksums(lane::sha256_hex(f.zip));
   auto o = f.options();
@@ -155,7 +155,7 @@ TEST_CASE("full download from a local server: verified, extracted, preprocessed"
   check_complete_set(f);
 }
 
-TEST_CASE("an interrupted transfer resumes with a Range request and ends byte-identical") {
+TEST_CASE("an interrupted transfer resumes with a Range request and ends byte-identical", "[download][fast]") {
   Fixture f;
   const size_t cut = f.zip.size() / 3;
   REQUIRE(cut > 1000);
@@ -177,7 +177,7 @@ TEST_CASE("an interrupted transfer resumes with a Range request and ends byte-id
   check_complete_set(f);
 }
 
-TEST_CASE("within one run, retries resume an interrupted transfer") {
+TEST_CASE("within one run, retries resume an interrupted transfer", "[download][fast]") {
   Fixture f;
   f.server.cut_next_response_after(f.zip.size() / 2);
   auto o = f.options();
@@ -189,7 +189,7 @@ TEST_CASE("within one run, retries resume an interrupted transfer") {
   check_complete_set(f);
 }
 
-TEST_CASE("checksum mismatch: clear error, nothing extracted, download discarded") {
+TEST_CASE("checksum mismatch: clear error, nothing extracted, download discarded", "[download][fast]") {
   Fixture f;
   f.write_checksums(std::string(64, 'a'));
   auto o = f.options();
@@ -204,7 +204,7 @@ TEST_CASE("checksum mismatch: clear error, nothing extracted, download discarded
   CHECK_FALSE(fs::exists(f.out / lane::data::kCompleteMarker));
 }
 
-TEST_CASE("HTTP 404: clear error naming the status and the URL") {
+TEST_CASE("HTTP 404: clear error naming the status and the URL", "[download][fast]") {
   Fixture f;
   auto o = f.options();
   o.archives = {"test_set.zip"};
@@ -214,7 +214,7 @@ TEST_CASE("HTTP 404: clear error naming the status and the URL") {
   CHECK_FALSE(fs::exists(f.out / lane::data::kCompleteMarker));
 }
 
-TEST_CASE("an archive with a path escaping the folder is refused") {
+TEST_CASE("an archive with a path escaping the folder is refused", "[download][fast]") {
   Fixture f;
   f.server.serve("/evil.zip", make_zip(f.dir, {{"../escape.txt", "x"}}));
   auto o = f.options();
@@ -224,7 +224,7 @@ TEST_CASE("an archive with a path escaping the folder is refused") {
   CHECK_FALSE(fs::exists(f.out / lane::data::kCompleteMarker));
 }
 
-TEST_CASE("download verb: bad options are usage errors") {
+TEST_CASE("download verb: bad options are usage errors", "[download][fast]") {
   auto parse = [](std::vector<std::string> args) {
     CLI::App app;
     lane::train::add_download_command(app);
@@ -241,7 +241,7 @@ TEST_CASE("download verb: bad options are usage errors") {
   fs::remove(bad);
 }
 
-TEST_CASE("a failed extraction leaves the set marked incomplete") {
+TEST_CASE("a failed extraction leaves the set marked incomplete", "[download][fast]") {
   Fixture f;
   auto o = f.options();
   lane::data::download_tusimple(o);

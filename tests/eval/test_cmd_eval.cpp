@@ -45,7 +45,7 @@ std::vector<std::string> lines_of(const fs::path& path) {
 
 }  // namespace
 
-TEST_CASE("eval verb prints the official JSON for the first 6 lines of label_data_0601") {
+TEST_CASE("eval verb prints the official JSON for the first 6 lines of label_data_0601", "[eval][fast]") {
   const fs::path dir = fs::temp_directory_path() / ("lane-test-cmd-eval-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path gt = lane::test::tusimple_dir() / "label_data_0601_first6.json";
@@ -91,7 +91,7 @@ TEST_CASE("eval verb prints the official JSON for the first 6 lines of label_dat
   fs::remove_all(dir);
 }
 
-TEST_CASE("eval verb rejects a missing file and requires both options") {
+TEST_CASE("eval verb rejects a missing file and requires both options", "[eval][fast]") {
   CHECK_THROWS_AS(run_eval({"--pred", "/nonexistent/pred.json", "--gt", "/nonexistent/gt.json"}), CLI::ValidationError);
   CHECK_THROWS_AS(run_eval({"--gt", (lane::test::tusimple_dir() / "test_label.json").string()}), CLI::RequiredError);
 }

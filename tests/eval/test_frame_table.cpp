@@ -21,7 +21,7 @@ std::vector<double> lane_at(double x) { return std::vector<double>(56, x); }
 
 }  // namespace
 
-TEST_CASE("per-frame results: mean equals evaluate(), worst first, overlay names") {
+TEST_CASE("per-frame results: mean equals evaluate(), worst first, overlay names", "[eval][fast]") {
   const std::vector<data::LaneLabel> gt = {label("clips/a/1.jpg", {200, 600}), label("clips/b/2.jpg", {300, 700}),
                                            label("clips/c/3.jpg", {400, 800})};
   const std::vector<eval::PredictionLine> pred = {

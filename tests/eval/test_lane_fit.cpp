@@ -59,7 +59,7 @@ int far_points(const std::vector<double>& xs, const std::vector<int>& gt, double
 
 }  // namespace
 
-TEST_CASE("lane fit: a lane with 21% outlier points is recovered within 20 px (and is not without the fit)") {
+TEST_CASE("lane fit: a lane with 21% outlier points is recovered within 20 px (and is not without the fit)", "[eval][fast]") {
   const auto d = decoded_lane();
   const auto ys = rows();
   const std::vector<std::vector<int>> gt = {d.gt};
@@ -87,7 +87,7 @@ TEST_CASE("lane fit: a lane with 21% outlier points is recovered within 20 px (a
   }
 }
 
-TEST_CASE("lane fit: the robust start and weights are what recovers the lane (least squares does not)") {
+TEST_CASE("lane fit: the robust start and weights are what recovers the lane (least squares does not)", "[eval][fast]") {
   const auto d = decoded_lane();
   LaneFitOptions o;
   o.degree = 2;
@@ -96,7 +96,7 @@ TEST_CASE("lane fit: the robust start and weights are what recovers the lane (le
   CHECK(far_points(fit_lane(d.xs, rows(), d.peaks, o), d.gt, 20) > 0);
 }
 
-TEST_CASE("lane fit: gaps are filled, ends extend only when asked, off and short lanes stay as decoded") {
+TEST_CASE("lane fit: gaps are filled, ends extend only when asked, off and short lanes stay as decoded", "[eval][fast]") {
   const auto ys = rows();
   std::vector<double> xs(ys.size(), -2), w(ys.size(), 0.0);
   for (size_t k = 20; k <= 40; ++k)
@@ -149,7 +149,7 @@ TEST_CASE("lane fit: gaps are filled, ends extend only when asked, off and short
   }
 }
 
-TEST_CASE("probabilities_to_lanes applies the lane fit to the decoded points") {
+TEST_CASE("probabilities_to_lanes applies the lane fit to the decoded points", "[eval][fast]") {
   // One lane class, a straight lane from map (60, 40) to (160, 360) on a 368x640 map, with
   // 46 map rows near the far end (9 of its 55 h_samples) whose peak is on a blob 70 columns to
   // the left.
@@ -175,7 +175,7 @@ TEST_CASE("probabilities_to_lanes applies the lane fit to the decoded points") {
   CHECK(far_points(on[0], gt, 20) == 0);
 }
 
-TEST_CASE("probabilities_to_lanes: max_gap_rows keeps a long gap open through the fit and fill_gaps") {
+TEST_CASE("probabilities_to_lanes: max_gap_rows keeps a long gap open through the fit and fill_gaps", "[eval][fast]") {
   // A vertical lane at map column 100 (frame x 200) of a 368x640 map, with no probability on map
   // rows 150..189: the h_samples 300..370 (8 rows) have no point, as behind a vehicle.
   constexpr int kH = 368, kW = 640;

@@ -35,7 +35,7 @@ std::vector<double> pred_lane(double x) { return std::vector<double>(rows().size
 
 }  // namespace
 
-TEST_CASE("overlay: matched, missed and false-positive lanes in their colours, with a legend") {
+TEST_CASE("overlay: matched, missed and false-positive lanes in their colours, with a legend", "[eval][fast]") {
   data::LaneLabel truth;
   truth.h_samples = rows();
   truth.lanes = {gt_lane(300), gt_lane(700)};  // lane 300 is found, lane 700 missed
@@ -66,7 +66,7 @@ TEST_CASE("overlay: matched, missed and false-positive lanes in their colours, w
   CHECK((legend.box & cv::Rect(0, 0, 1280, 720)) == legend.box);
 }
 
-TEST_CASE("overlay: without labels only the prediction is drawn, with a one-entry legend") {
+TEST_CASE("overlay: without labels only the prediction is drawn, with a one-entry legend", "[eval][fast]") {
   cv::Mat frame(720, 1280, CV_8UC3, cv::Scalar(90, 90, 90));
   const auto legend = eval::draw_lane_overlay(frame, {pred_lane(640)}, rows(), std::nullopt, 10.0);
   CHECK(is_colour(frame, {640, 500}, eval::kPredOnlyColour));
@@ -75,7 +75,7 @@ TEST_CASE("overlay: without labels only the prediction is drawn, with a one-entr
   CHECK(count_colour(frame, cv::Rect(0, 0, 1280, 720), eval::kGtMatchedColour) == 0);
 }
 
-TEST_CASE("overlay: a frame the metric rejects (run_time over 200 ms) marks every lane as not matched") {
+TEST_CASE("overlay: a frame the metric rejects (run_time over 200 ms) marks every lane as not matched", "[eval][fast]") {
   data::LaneLabel truth;
   truth.h_samples = rows();
   truth.lanes = {gt_lane(300)};
@@ -84,7 +84,7 @@ TEST_CASE("overlay: a frame the metric rejects (run_time over 200 ms) marks ever
   CHECK(is_colour(frame, {300, 400}, eval::kPredFalseColour));
 }
 
-TEST_CASE("overlay: tags of lanes that end close together do not cover each other") {
+TEST_CASE("overlay: tags of lanes that end close together do not cover each other", "[eval][fast]") {
   data::LaneLabel truth;
   truth.h_samples = rows();
   // Three GT lanes 10 px apart, none predicted: three "missed" tags at almost the same far end.

@@ -43,7 +43,7 @@ cv::Mat vertical_line_map(int col, float value = 1.0f) {
 
 }  // namespace
 
-TEST_CASE("round trip: real labels (label_data_0531) rendered to probability maps score >= 0.95") {
+TEST_CASE("round trip: real labels (label_data_0531) rendered to probability maps score >= 0.95", "[eval][fast]") {
   const auto gt = lane::data::load_label_file(lane::test::tusimple_dir() / "label_data_0531.json").labels;
   REQUIRE(gt.size() == 358);
   std::vector<lane::eval::PredictionLine> preds;
@@ -64,7 +64,7 @@ TEST_CASE("round trip: real labels (label_data_0531) rendered to probability map
   CHECK(m.fn <= 0.05);
 }
 
-TEST_CASE("a vertical lane maps back to frame x, with rows above crop_top missing") {
+TEST_CASE("a vertical lane maps back to frame x, with rows above crop_top missing", "[eval][fast]") {
   PostprocessOptions opts;
   opts.crop_top = 200;
   // After the 9x9 box blur a 1-px line peaks at 1/9 < 0.3: no points, so no lane.
@@ -86,7 +86,7 @@ TEST_CASE("a vertical lane maps back to frame x, with rows above crop_top missin
   }
 }
 
-TEST_CASE("row mapping accounts for crop_top and the resize") {
+TEST_CASE("row mapping accounts for crop_top and the resize", "[eval][fast]") {
   PostprocessOptions opts;
   opts.crop_top = 160;
   opts.blur_kernel = 1;  // no blur: test the mapping alone
@@ -103,7 +103,7 @@ TEST_CASE("row mapping accounts for crop_top and the resize") {
   }
 }
 
-TEST_CASE("existence and probability thresholds, min_points and max_lanes pruning") {
+TEST_CASE("existence and probability thresholds, min_points and max_lanes pruning", "[eval][fast]") {
   PostprocessOptions opts;
   opts.blur_kernel = 1;
   SECTION("existence <= 0.5 drops the lane; probability <= 0.3 leaves -2") {
@@ -132,7 +132,7 @@ TEST_CASE("existence and probability thresholds, min_points and max_lanes prunin
   }
 }
 
-TEST_CASE("sub-pixel x: weighted mean column near the argmax, pixel-centre mapping") {
+TEST_CASE("sub-pixel x: weighted mean column near the argmax, pixel-centre mapping", "[eval][fast]") {
   PostprocessOptions opts;
   opts.blur_kernel = 1;
   // A bilinearly upsampled 1/8 map: equal peaks at cols 96 and 104 and a linear ramp between
@@ -150,7 +150,7 @@ TEST_CASE("sub-pixel x: weighted mean column near the argmax, pixel-centre mappi
   CHECK_THROWS_AS(probabilities_to_lanes({m}, {0.9f}, opts), lane::UsageError);
 }
 
-TEST_CASE("post-processing rejects inconsistent inputs") {
+TEST_CASE("post-processing rejects inconsistent inputs", "[eval][fast]") {
   PostprocessOptions opts;
   CHECK_THROWS_AS(probabilities_to_lanes({vertical_line_map(1)}, {}, opts), lane::UsageError);
   CHECK_THROWS_AS(probabilities_to_lanes({vertical_line_map(1), cv::Mat::zeros(10, 10, CV_32F)}, {0.9f, 0.9f}, opts),
@@ -161,7 +161,7 @@ TEST_CASE("post-processing rejects inconsistent inputs") {
   CHECK_THROWS_AS(lane::eval::submission_line("x", {{1.0, 2.0}}, {160, 170, 180}, 1.0), lane::UsageError);
 }
 
-TEST_CASE("relative threshold trims a lane faint ends and fill_gaps interpolates between detections") {
+TEST_CASE("relative threshold trims a lane faint ends and fill_gaps interpolates between detections", "[eval][fast]") {
   PostprocessOptions opts;
   opts.blur_kernel = 1;
   // A vertical lane at map column 100 (frame x 200): peak 0.9 on most rows, 0.4 on the first
@@ -199,7 +199,7 @@ TEST_CASE("relative threshold trims a lane faint ends and fill_gaps interpolates
   }
 }
 
-TEST_CASE("border_columns: rows whose peak is in the border column of the map have no point") {
+TEST_CASE("border_columns: rows whose peak is in the border column of the map have no point", "[eval][fast]") {
   // A lane leaving the frame at the right: map column 600 + 2 * (row - 200) up to the border,
   // then (as the blurred, upsampled maps of a network show it) its tail in the last column.
   cv::Mat m = cv::Mat::zeros(kMapH, kMapW, CV_32F);

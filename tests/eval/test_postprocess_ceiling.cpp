@@ -77,7 +77,7 @@ lane::eval::Metrics ceiling(bool coarse, int frames, uint64_t seed, int kH = 96,
 
 }  // namespace
 
-TEST_CASE("post-processing ceiling at 96x160: synthetic ground truth through probabilities_to_lanes") {
+TEST_CASE("post-processing ceiling at 96x160: synthetic ground truth through probabilities_to_lanes", "[eval][slow]") {
   const auto exact = ceiling(false, 60, 7);
   const auto coarse = ceiling(true, 60, 7);
   std::cout << "ceiling exact masks: acc " << exact.accuracy << " fp " << exact.fp << " fn " << exact.fn << "\n"
@@ -91,7 +91,7 @@ TEST_CASE("post-processing ceiling at 96x160: synthetic ground truth through pro
 
 // The reason the demo trains at 128x224, not 96x160 (docs/training.md): what a stride-8 network can
 // express gains most from the first step up in input size.
-TEST_CASE("post-processing ceiling of 1/8 maps rises from 96x160 to 128x224") {
+TEST_CASE("post-processing ceiling of 1/8 maps rises from 96x160 to 128x224", "[eval][slow]") {
   const auto small = ceiling(true, 60, 7, 96, 160);
   const auto demo = ceiling(true, 60, 7, 128, 224);
   std::cout << "ceiling 1/8 maps 96x160: acc " << small.accuracy << ", 128x224: acc " << demo.accuracy << "\n";
@@ -102,7 +102,7 @@ TEST_CASE("post-processing ceiling of 1/8 maps rises from 96x160 to 128x224") {
 
 // The table in docs/training.md (`test_eval "[.explore]"`, hidden: about a minute): the ceiling of
 // 1/8 maps per input size and thresholds, rising with the input size in every column.
-TEST_CASE("ceiling exploration", "[.explore]") {
+TEST_CASE("ceiling exploration", "[eval][slow][.explore]") {
   for (double rel : {0.0, 0.5, 0.6})
     for (bool gaps : {false, true}) {
       double previous = 0;

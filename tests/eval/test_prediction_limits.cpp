@@ -30,13 +30,13 @@ std::string error_of(const std::string& second_line) {
 
 }  // namespace
 
-TEST_CASE("deeply nested prediction JSON is rejected with file:line, not a stack overflow") {
+TEST_CASE("deeply nested prediction JSON is rejected with file:line, not a stack overflow", "[eval][fast]") {
   const std::string deep = std::string(100000, '[') + "1" + std::string(100000, ']');
   CHECK_THAT(error_of(R"({"raw_file": "x.jpg", "run_time": 1, "lanes": [)" + deep + "]}"),
              Catch::Contains("nested more than"));
   CHECK_THAT(error_of(deep), Catch::Contains("nested more than"));
 }
 
-TEST_CASE("a prediction number out of range (1e999) is a usage error with file:line") {
+TEST_CASE("a prediction number out of range (1e999) is a usage error with file:line", "[eval][fast]") {
   CHECK_THAT(error_of(R"({"raw_file": "x.jpg", "run_time": 1e999, "lanes": []})"), Catch::Contains("out of range"));
 }

@@ -53,7 +53,7 @@ fs::path temp_dir(const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("ground truth scored against itself is perfect (test_label.json)") {
+TEST_CASE("ground truth scored against itself is perfect (test_label.json)", "[eval][fast]") {
   const fs::path dir = temp_dir("self");
   const fs::path gt = lane::test::tusimple_dir() / "test_label.json";
   const fs::path pred = with_run_time(gt, dir / "pred.json", 50);
@@ -72,7 +72,7 @@ TEST_CASE("ground truth scored against itself is perfect (test_label.json)") {
   fs::remove_all(dir);
 }
 
-TEST_CASE("TuSimple's example prediction scores as derived from its single differing line") {
+TEST_CASE("TuSimple's example prediction scores as derived from its single differing line", "[eval][fast]") {
   const fs::path dir = temp_dir("example");
   const fs::path gt = lane::test::tusimple_dir() / "label_data_0313.json";
   const fs::path pred = with_run_time(lane::test::tusimple_dir() / "tusimple_example_pred_0313.json",
@@ -99,7 +99,7 @@ TEST_CASE("TuSimple's example prediction scores as derived from its single diffe
   fs::remove_all(dir);
 }
 
-TEST_CASE("strict < against the 20 px threshold for a vertical lane") {
+TEST_CASE("strict < against the 20 px threshold for a vertical lane", "[eval][fast]") {
   const int n = 10;
   const auto gt = constant_lane(500, n);
   CHECK(score_frame({constant_pred(519.999, n)}, {gt}, rows(n), 10).accuracy == 1.0);
@@ -107,7 +107,7 @@ TEST_CASE("strict < against the 20 px threshold for a vertical lane") {
   CHECK(score_frame({constant_pred(480.0, n)}, {gt}, rows(n), 10).accuracy == 0.0);
 }
 
-TEST_CASE("threshold grows with the GT lane's angle: 20 / cos(atan(k))") {
+TEST_CASE("threshold grows with the GT lane's angle: 20 / cos(atan(k))", "[eval][fast]") {
   // x = 100 + 0.75*y -> k = 0.75, cos(atan(k)) = 0.8, threshold 25 px.
   std::vector<int> ys, gt;
   for (int i = 0; i < 10; ++i) ys.push_back(40 * i), gt.push_back(100 + 30 * i);
@@ -126,7 +126,7 @@ TEST_CASE("threshold grows with the GT lane's angle: 20 / cos(atan(k))") {
   CHECK(score_frame({pred}, {holed}, ys, 10).accuracy == 1.0);
 }
 
-TEST_CASE("negative values become -100 and every h_sample is in the denominator") {
+TEST_CASE("negative values become -100 and every h_sample is in the denominator", "[eval][fast]") {
   const int n = 10;
   std::vector<int> gt(n, -2);
   gt[3] = 0, gt[4] = 10, gt[5] = 20;  // x = 0 is a real point
@@ -144,7 +144,7 @@ TEST_CASE("negative values become -100 and every h_sample is in the denominator"
   CHECK(s.fp == 1.0);
 }
 
-TEST_CASE("0.85 point ratio decides matched vs missed") {
+TEST_CASE("0.85 point ratio decides matched vs missed", "[eval][fast]") {
   const int n = 20;
   const auto gt = constant_lane(300, n);
   auto pred_with_misses = [&](int misses) {
@@ -161,7 +161,7 @@ TEST_CASE("0.85 point ratio decides matched vs missed") {
   CHECK(miss.fp == 1.0);
 }
 
-TEST_CASE("no one-to-one matching: one predicted lane can match two GT lanes, fp goes negative") {
+TEST_CASE("no one-to-one matching: one predicted lane can match two GT lanes, fp goes negative", "[eval][fast]") {
   const int n = 10;
   const FrameScore s = score_frame({constant_pred(105, n)}, {constant_lane(100, n), constant_lane(110, n)}, rows(n), 10);
   CHECK(s.accuracy == 1.0);
@@ -169,7 +169,7 @@ TEST_CASE("no one-to-one matching: one predicted lane can match two GT lanes, fp
   CHECK(s.fp == -1.0);  // (1 predicted - 2 matched) / 1 predicted
 }
 
-TEST_CASE("more than 4 GT lanes: one miss forgiven, the worst accuracy dropped") {
+TEST_CASE("more than 4 GT lanes: one miss forgiven, the worst accuracy dropped", "[eval][fast]") {
   const int n = 10;
   std::vector<std::vector<int>> gt;
   for (int i = 0; i < 5; ++i) gt.push_back(constant_lane(100 + 200 * i, n));
@@ -193,7 +193,7 @@ TEST_CASE("more than 4 GT lanes: one miss forgiven, the worst accuracy dropped")
   CHECK(plain.fn == Approx(0.25));
 }
 
-TEST_CASE("too many predicted lanes or run_time over 200 ms scores (0, 0, 1)") {
+TEST_CASE("too many predicted lanes or run_time over 200 ms scores (0, 0, 1)", "[eval][fast]") {
   const int n = 10;
   const std::vector<std::vector<int>> gt = {constant_lane(100, n), constant_lane(400, n)};
   std::vector<std::vector<double>> pred = {constant_pred(100, n), constant_pred(400, n), constant_pred(700, n),
@@ -215,7 +215,7 @@ TEST_CASE("too many predicted lanes or run_time over 200 ms scores (0, 0, 1)") {
   CHECK(slow.fn == 1.0);
 }
 
-TEST_CASE("no predicted lanes: accuracy 0, fp 0, every GT lane missed") {
+TEST_CASE("no predicted lanes: accuracy 0, fp 0, every GT lane missed", "[eval][fast]") {
   const int n = 10;
   const FrameScore s = score_frame({}, {constant_lane(100, n), constant_lane(400, n)}, rows(n), 10);
   CHECK(s.accuracy == 0.0);
@@ -223,7 +223,7 @@ TEST_CASE("no predicted lanes: accuracy 0, fp 0, every GT lane missed") {
   CHECK(s.fn == 1.0);
 }
 
-TEST_CASE("a lane length mismatch fails the whole submission, even when run_time is over 200") {
+TEST_CASE("a lane length mismatch fails the whole submission, even when run_time is over 200", "[eval][fast]") {
   const int n = 10;
   CHECK_THROWS_WITH(score_frame({constant_pred(1, n - 1)}, {constant_lane(1, n)}, rows(n), 500),
                     Contains("Format of lanes error"));
@@ -234,7 +234,7 @@ TEST_CASE("a lane length mismatch fails the whole submission, even when run_time
                     Contains("prediction line 1") && Contains("Format of lanes error"));
 }
 
-TEST_CASE("submission-level errors: count mismatch and unknown raw_file") {
+TEST_CASE("submission-level errors: count mismatch and unknown raw_file", "[eval][fast]") {
   const int n = 10;
   const lane::data::LaneLabel a{"clips/a/20.jpg", rows(n), {constant_lane(100, n)}};
   const lane::data::LaneLabel b{"clips/b/20.jpg", rows(n), {constant_lane(100, n)}};
@@ -252,7 +252,7 @@ TEST_CASE("submission-level errors: count mismatch and unknown raw_file") {
   CHECK(m.fn == Approx(0.5));
 }
 
-TEST_CASE("prediction files: missing fields and bad values name file:line") {
+TEST_CASE("prediction files: missing fields and bad values name file:line", "[eval][fast]") {
   const fs::path dir = temp_dir("files");
   auto write = [&](const std::string& name, const std::string& text) {
     std::ofstream(dir / name) << text;

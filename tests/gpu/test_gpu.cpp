@@ -48,7 +48,7 @@ model::Scnn load_weights(const fs::path& checkpoint) {
 
 }  // namespace
 
-TEST_CASE("model, optimizer state and batches are placed on the GPU of the local rank") {
+TEST_CASE("model, optimizer state and batches are placed on the GPU of the local rank", "[gpu][fast]") {
   require_gpus(1, "placement");
   const auto choice = train::resolve_device("cuda", "--device", train::probe_device_environment(train::process_environment()));
   train::activate_device(choice);
@@ -87,7 +87,7 @@ TEST_CASE("model, optimizer state and batches are placed on the GPU of the local
   CHECK(n == 3);
 }
 
-TEST_CASE("bf16 and fp16 training on the GPU lower the loss on the real frames") {
+TEST_CASE("bf16 and fp16 training on the GPU lower the loss on the real frames", "[gpu][fast]") {
   require_gpus(1, "mixed-precision training");
   for (const std::string precision : {"bf16", "fp16", "fp32"}) {
     INFO(precision);
@@ -108,7 +108,7 @@ TEST_CASE("bf16 and fp16 training on the GPU lower the loss on the real frames")
   }
 }
 
-TEST_CASE("a GPU run resumes on the CPU and a CPU run resumes on the GPU") {
+TEST_CASE("a GPU run resumes on the CPU and a CPU run resumes on the GPU", "[gpu][fast]") {
   require_gpus(1, "resume across devices");
   for (const auto& [first, second] : {std::pair<std::string, std::string>{"cuda", "cpu"}, {"cpu", "cuda"}}) {
     INFO(first << " then " << second);
@@ -127,7 +127,7 @@ TEST_CASE("a GPU run resumes on the CPU and a CPU run resumes on the GPU") {
   }
 }
 
-TEST_CASE("a checkpoint continues the CUDA random stream: the draw after a resume equals the uninterrupted one") {
+TEST_CASE("a checkpoint continues the CUDA random stream: the draw after a resume equals the uninterrupted one", "[gpu][fast]") {
   require_gpus(1, "CUDA RNG resume");
   test::ScratchDir dir("gpu_cuda_rng");
   const torch::Device gpu(torch::kCUDA, 0);
@@ -146,7 +146,7 @@ TEST_CASE("a checkpoint continues the CUDA random stream: the draw after a resum
   CHECK(torch::rand({1000}, gpu).cpu().equal(uninterrupted));
 }
 
-TEST_CASE("NCCL: 2 ranks x batch 1 on two GPUs reach the weights of 1 rank x batch 2 on the CPU") {
+TEST_CASE("NCCL: 2 ranks x batch 1 on two GPUs reach the weights of 1 rank x batch 2 on the CPU", "[gpu][fast]") {
   require_gpus(2, "NCCL against the CPU ring");
   test::ScratchDir dir("gpu_nccl");
   auto command = [&](int ranks, int batch, const std::string& device, const fs::path& out) {

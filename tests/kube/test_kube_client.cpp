@@ -38,7 +38,7 @@ int count_requests(const Json& log, const std::string& method, const std::string
 }
 }  // namespace
 
-TEST_CASE("client: typed errors from Status objects") {
+TEST_CASE("client: typed errors from Status objects", "[kube][fast]") {
   lane::test::FakeApiServer server;
   KubeClient client(server.connection(), fast_retries());
   client.create(res::kNamespace, "", ns_object("team"));
@@ -81,7 +81,7 @@ TEST_CASE("client: typed errors from Status objects") {
   }
 }
 
-TEST_CASE("client: retries 429 honouring Retry-After and 5xx on idempotent requests") {
+TEST_CASE("client: retries 429 honouring Retry-After and 5xx on idempotent requests", "[kube][slow]") {
   lane::test::FakeApiServer server;
   KubeClient client(server.connection(), fast_retries());
   client.create(res::kNamespace, "", ns_object("team"));
@@ -114,7 +114,7 @@ TEST_CASE("client: retries 429 honouring Retry-After and 5xx on idempotent reque
   }
 }
 
-TEST_CASE("client: a lost POST answer is recovered by name and submission id") {
+TEST_CASE("client: a lost POST answer is recovered by name and submission id", "[kube][fast]") {
   lane::test::FakeApiServer server;
   KubeClient client(server.connection(), fast_retries());
   client.create(res::kNamespace, "", ns_object("team"));
@@ -134,7 +134,7 @@ TEST_CASE("client: a lost POST answer is recovered by name and submission id") {
   CHECK(client.list(res::kConfigMap, "team").items.size() == 1);
 }
 
-TEST_CASE("client: lists page through limit/continue and restart on an expired token") {
+TEST_CASE("client: lists page through limit/continue and restart on an expired token", "[kube][fast]") {
   lane::test::FakeApiServer server;
   KubeClient client(server.connection(), fast_retries());
   client.create(res::kNamespace, "", ns_object("team"));
@@ -153,7 +153,7 @@ TEST_CASE("client: lists page through limit/continue and restart on an expired t
   CHECK(client.list(res::kConfigMap, "team", o).items.empty());
 }
 
-TEST_CASE("client: list drops the item fields the caller names, across pages") {
+TEST_CASE("client: list drops the item fields the caller names, across pages", "[kube][fast]") {
   lane::test::FakeApiServer server;
   KubeClient client(server.connection(), fast_retries());
   client.create(res::kNamespace, "", ns_object("team"));
@@ -171,7 +171,7 @@ TEST_CASE("client: list drops the item fields the caller names, across pages") {
   CHECK(client.list(res::kConfigMap, "team").items.front()["data"]["k"] == "cm-0");
 }
 
-TEST_CASE("client: watches resume from the last resourceVersion and report 410 Gone") {
+TEST_CASE("client: watches resume from the last resourceVersion and report 410 Gone", "[kube][fast]") {
   lane::test::FakeApiServer server;
   KubeClient client(server.connection(), fast_retries());
   client.create(res::kNamespace, "", ns_object("team"));
@@ -201,7 +201,7 @@ TEST_CASE("client: watches resume from the last resourceVersion and report 410 G
   CHECK(client.watch(res::kConfigMap, "team", {}, old_rv, 5, [](auto&, auto&) { return true; }) == WatchEnd::kGone);
 }
 
-TEST_CASE("client: wait_for relists after 410 and survives a dropped watch") {
+TEST_CASE("client: wait_for relists after 410 and survives a dropped watch", "[kube][fast]") {
   lane::test::FakeApiServer server;
   KubeClient client(server.connection(), fast_retries());
   client.create(res::kNamespace, "", ns_object("team"));
@@ -222,7 +222,7 @@ TEST_CASE("client: wait_for relists after 410 and survives a dropped watch") {
   CHECK(count_requests(server.requests(), "GET", "/configmaps") >= 3);  // list, watch (410), relist, ...
 }
 
-TEST_CASE("client: pod logs stream with tail, timestamps, follow and container checks") {
+TEST_CASE("client: pod logs stream with tail, timestamps, follow and container checks", "[kube][fast]") {
   lane::test::FakeApiServer server;
   KubeClient client(server.connection(), fast_retries());
   client.create(res::kNamespace, "", ns_object("team"));
@@ -263,7 +263,7 @@ TEST_CASE("client: pod logs stream with tail, timestamps, follow and container c
   CHECK(req["query"]["timestamps"] == "true");
 }
 
-TEST_CASE("client: TLS with the kubeconfig's CA and a bearer token") {
+TEST_CASE("client: TLS with the kubeconfig's CA and a bearer token", "[kube][fast]") {
   lane::test::TempDir dir;
   lane::test::make_self_signed_cert(dir.path);
   lane::test::FakeApiServer server({"s3cret-token", dir.path / "cert.pem", dir.path / "key.pem"});

@@ -42,11 +42,11 @@ void submit_job(Cli& cli) {
 
 }  // namespace
 
-TEST_CASE("websocket: Sec-WebSocket-Accept of the RFC 6455 example key") {
+TEST_CASE("websocket: Sec-WebSocket-Accept of the RFC 6455 example key", "[kube][fast]") {
   CHECK(lane::kube::websocket_accept("dGhlIHNhbXBsZSBub25jZQ==") == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
 }
 
-TEST_CASE("websocket: client frames are masked as in RFC 6455 section 5.7") {
+TEST_CASE("websocket: client frames are masked as in RFC 6455 section 5.7", "[kube][fast]") {
   // "Hello", masked with 37 fa 21 3d.
   CHECK(lane::kube::encode_ws_frame(WsOpcode::kText, "Hello", 0x37fa213du) ==
         bytes({0x81, 0x85, 0x37, 0xfa, 0x21, 0x3d, 0x7f, 0x9f, 0x4d, 0x51, 0x58}));
@@ -54,7 +54,7 @@ TEST_CASE("websocket: client frames are masked as in RFC 6455 section 5.7") {
         bytes({0x81, 0x05, 0x48, 0x65, 0x6c, 0x6c, 0x6f}));
 }
 
-TEST_CASE("websocket: 7-, 16- and 64-bit lengths round-trip, also when bytes arrive one at a time") {
+TEST_CASE("websocket: 7-, 16- and 64-bit lengths round-trip, also when bytes arrive one at a time", "[kube][fast]") {
   for (size_t n : {size_t{0}, size_t{125}, size_t{126}, size_t{65535}, size_t{65536}, size_t{100003}}) {
     std::string payload(n, '\0');
     for (size_t i = 0; i < n; ++i) payload[i] = static_cast<char>(i * 7);
@@ -78,7 +78,7 @@ TEST_CASE("websocket: 7-, 16- and 64-bit lengths round-trip, also when bytes arr
   }
 }
 
-TEST_CASE("websocket: a fragmented message is joined, and a ping between its fragments comes out first") {
+TEST_CASE("websocket: a fragmented message is joined, and a ping between its fragments comes out first", "[kube][fast]") {
   lane::kube::WsFrameDecoder d;
   d.feed(bytes({0x01, 0x03}) + "Hel");  // text, FIN clear
   d.feed(bytes({0x89, 0x00}));          // ping
@@ -92,7 +92,7 @@ TEST_CASE("websocket: a fragmented message is joined, and a ping between its fra
   CHECK(text->payload == "Hello");
 }
 
-TEST_CASE("websocket: protocol violations by the server are errors") {
+TEST_CASE("websocket: protocol violations by the server are errors", "[kube][fast]") {
   auto fails = [](const std::string& frame) {
     lane::kube::WsFrameDecoder d;
     d.feed(frame);
@@ -104,7 +104,7 @@ TEST_CASE("websocket: protocol violations by the server are errors") {
   fails(bytes({0xC1, 0x00}));                    // reserved bit set
 }
 
-TEST_CASE("kube exec: stdout, stdin, stderr and exit codes through lanectl") {
+TEST_CASE("kube exec: stdout, stdin, stderr and exit codes through lanectl", "[kube][fast]") {
   lane::test::FakeApiServer server;
   Cli cli(server.url());
   submit_job(cli);
@@ -157,7 +157,7 @@ TEST_CASE("kube exec: stdout, stdin, stderr and exit codes through lanectl") {
   CHECK(seen);
 }
 
-TEST_CASE("kube exec: falls back to v4.channel.k8s.io, and sends the bearer token without showing it") {
+TEST_CASE("kube exec: falls back to v4.channel.k8s.io, and sends the bearer token without showing it", "[kube][fast]") {
   lane::test::FakeServerOptions options;
   options.token = "s3cr3t-exec-token";
   lane::test::FakeApiServer server(options);
@@ -180,7 +180,7 @@ TEST_CASE("kube exec: falls back to v4.channel.k8s.io, and sends the bearer toke
   CHECK(r.out.find(options.token) == std::string::npos);
 }
 
-TEST_CASE("kube bash: a terminal session in raw mode with its size, restored afterwards") {
+TEST_CASE("kube bash: a terminal session in raw mode with its size, restored afterwards", "[kube][fast]") {
   lane::test::FakeApiServer server;
   server.control("/_test/object", {{"kind", "Pod"},
                                    {"apiVersion", "v1"},
@@ -231,7 +231,7 @@ TEST_CASE("kube bash: a terminal session in raw mode with its size, restored aft
   close(slave);
 }
 
-TEST_CASE("kube exec: over TLS with the kubeconfig's CA and a token, and an untrusted server is refused") {
+TEST_CASE("kube exec: over TLS with the kubeconfig's CA and a token, and an untrusted server is refused", "[kube][fast]") {
   lane::test::TempDir dir;
   lane::test::make_self_signed_cert(dir.path);
   lane::test::FakeApiServer server({"tls-exec-token", dir.path / "cert.pem", dir.path / "key.pem"});

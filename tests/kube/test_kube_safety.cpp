@@ -36,7 +36,7 @@ int count_requests(const Json& requests, const std::string& method, const std::s
 
 }  // namespace
 
-TEST_CASE("kube safety: secret -e values are masked in annotations and output, the pod gets them") {
+TEST_CASE("kube safety: secret -e values are masked in annotations and output, the pod gets them", "[kube][fast]") {
   lane::test::FakeApiServer server;
   lane::test::Lanectl cli(server.url());
   REQUIRE(cli.run_shell("project create team --gpu-quota 2").code == 0);
@@ -76,7 +76,7 @@ TEST_CASE("kube safety: secret -e values are masked in annotations and output, t
   }
 }
 
-TEST_CASE("kube safety: snapshot create --pvc X -p other uses the namespace of project other") {
+TEST_CASE("kube safety: snapshot create --pvc X -p other uses the namespace of project other", "[kube][fast]") {
   lane::test::FakeApiServer server;
   lane::test::Lanectl cli(server.url());
   REQUIRE(cli.run_shell("project create home --gpu-quota 1").code == 0);
@@ -98,7 +98,7 @@ TEST_CASE("kube safety: snapshot create --pvc X -p other uses the namespace of p
   CHECK(list.out.find("snap-other") != std::string::npos);
 }
 
-TEST_CASE("kube safety: unsupported schemes and invalid ports fail at once, naming the problem") {
+TEST_CASE("kube safety: unsupported schemes and invalid ports fail at once, naming the problem", "[kube][fast]") {
   using lane::kube::server_url_problem;
   CHECK_FALSE(server_url_problem("https://aks.example:443"));
   CHECK_FALSE(server_url_problem("http://127.0.0.1:8080/prefix"));
@@ -128,7 +128,7 @@ TEST_CASE("kube safety: unsupported schemes and invalid ports fail at once, nami
   }
 }
 
-TEST_CASE("kube safety: a 1 MB kubeconfig token is reported as too large, not as out of memory") {
+TEST_CASE("kube safety: a 1 MB kubeconfig token is reported as too large, not as out of memory", "[kube][fast]") {
   lane::test::FakeApiServer server;
   lane::kube::Connection c = server.connection();
   c.token = std::string(1 << 20, 'a');
@@ -145,7 +145,7 @@ TEST_CASE("kube safety: a 1 MB kubeconfig token is reported as too large, not as
   }
 }
 
-TEST_CASE("kube safety: back-to-back 410 Gone on watch relists with a jittered backoff") {
+TEST_CASE("kube safety: back-to-back 410 Gone on watch relists with a jittered backoff", "[kube][slow]") {
   lane::test::FakeApiServer server;
   lane::kube::RetryPolicy retry;
   retry.base_delay = std::chrono::milliseconds(100);

@@ -19,7 +19,7 @@ void write(const fs::path& p, const std::string& text) {
 }
 }  // namespace
 
-TEST_CASE("kubeconfig: KUBECONFIG files merge with the first definition winning") {
+TEST_CASE("kubeconfig: KUBECONFIG files merge with the first definition winning", "[kube][fast]") {
   lane::test::TempDir dir;
   write(dir.path / "ca.pem", "CA-FROM-FILE");
   write(dir.path / "a.yaml", R"(apiVersion: v1
@@ -88,7 +88,7 @@ users:
   CHECK_THROWS_WITH(load_kubeconfig(o), Catch::Contains("context 'nope' is not defined"));
 }
 
-TEST_CASE("kubeconfig: exec plugin v1 is re-run when its credential expires") {
+TEST_CASE("kubeconfig: exec plugin v1 is re-run when its credential expires", "[kube][fast]") {
   lane::test::TempDir dir;
   fs::path counter = dir.path / "runs";
   fs::path plugin = dir.path / "kubelogin";
@@ -130,7 +130,7 @@ users:
   CHECK(creds.current().bearer_token == "tok-3");
 }
 
-TEST_CASE("kubeconfig: exec plugin errors name the plugin, never the output") {
+TEST_CASE("kubeconfig: exec plugin errors name the plugin, never the output", "[kube][fast]") {
   lane::test::TempDir dir;
   fs::path plugin = dir.path / "bad";
   write(plugin, "#!/bin/sh\necho '{\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"kind\":\"ExecCredential\","
@@ -159,7 +159,7 @@ TEST_CASE("kubeconfig: exec plugin errors name the plugin, never the output") {
   CHECK_THROWS_WITH(load_kubeconfig(o), Catch::Contains("interactiveMode is required"));
 }
 
-TEST_CASE("kubeconfig: in-cluster service account, token re-read when it rotates") {
+TEST_CASE("kubeconfig: in-cluster service account, token re-read when it rotates", "[kube][fast]") {
   lane::test::TempDir dir;
   write(dir.path / "token", "token-one\n");
   write(dir.path / "ca.crt", "CA");
@@ -183,7 +183,7 @@ TEST_CASE("kubeconfig: in-cluster service account, token re-read when it rotates
   CHECK_THROWS_WITH(in_cluster_config(dir.path), Catch::Contains("KUBERNETES_SERVICE_HOST"));
 }
 
-TEST_CASE("kubeconfig: config project writes the context namespace") {
+TEST_CASE("kubeconfig: config project writes the context namespace", "[kube][fast]") {
   lane::test::TempDir dir;
   write(dir.path / "config", "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters: [{name: k, cluster: {server: "
                              "'https://k'}}]\ncontexts: [{name: c, context: {cluster: k}}]\n");

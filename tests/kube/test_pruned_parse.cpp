@@ -30,14 +30,14 @@ const std::vector<lane::kube::JsonPath> kDrop{{"items", "*", "metadata", "manage
                                               {"items", "*", "status", "conditions"}};
 }  // namespace
 
-TEST_CASE("pruned parse: without drop paths it equals json::parse") {
+TEST_CASE("pruned parse: without drop paths it equals json::parse", "[kube][fast]") {
   CHECK(parse_pruned(kPage, {}) == Json::parse(kPage));
   CHECK(parse_pruned("[1, \"two\", {\"three\": 3.5}, null, false]", kDrop) ==
         Json::parse("[1, \"two\", {\"three\": 3.5}, null, false]"));
   CHECK(parse_pruned("7", kDrop) == Json(7));
 }
 
-TEST_CASE("pruned parse: drops exactly the named subtrees") {
+TEST_CASE("pruned parse: drops exactly the named subtrees", "[kube][fast]") {
   Json expected = Json::parse(kPage);
   for (auto& item : expected["items"]) {
     item["metadata"].erase("managedFields");
@@ -58,7 +58,7 @@ TEST_CASE("pruned parse: drops exactly the named subtrees") {
   CHECK(got["items"][0]["spec"]["containers"][1] == Json({{"name", "d"}}));
 }
 
-TEST_CASE("pruned parse: malformed JSON is an error, also inside a dropped subtree") {
+TEST_CASE("pruned parse: malformed JSON is an error, also inside a dropped subtree", "[kube][fast]") {
   CHECK_THROWS_AS(parse_pruned("{\"items\": [", kDrop), Json::parse_error);
   CHECK_THROWS_AS(parse_pruned(R"({"items": [{"spec": {"volumes": [1, 2,]}}]})", kDrop), Json::parse_error);
   CHECK_THROWS_AS(parse_pruned("{} trailing", kDrop), Json::parse_error);

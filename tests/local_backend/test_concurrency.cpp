@@ -10,7 +10,7 @@
 
 using lane::test::Lanectl;
 
-TEST_CASE("50 concurrent submits: exactly 50 unique jobs, none lost") {
+TEST_CASE("50 concurrent submits: exactly 50 unique jobs, none lost", "[local_backend][slow]") {
   Lanectl l;
   std::vector<pid_t> pids;
   for (int i = 0; i < 50; ++i) {
@@ -41,7 +41,7 @@ TEST_CASE("50 concurrent submits: exactly 50 unique jobs, none lost") {
   for (const auto& n : names) CHECK(l.wait_status(n, {"Succeeded", "Failed"}).value("status", "") == "Succeeded");
 }
 
-TEST_CASE("a supervisor killed with SIGKILL is detected and its job marked Failed") {
+TEST_CASE("a supervisor killed with SIGKILL is detected and its job marked Failed", "[local_backend][fast]") {
   Lanectl l;
   REQUIRE(l.run({"submit", "victim", "-i", "x", "--command", "--", "/bin/sleep", "300"}).code == 0);
   REQUIRE(l.wait_status("victim", {"Running"}).value("status", "") == "Running");

@@ -99,7 +99,7 @@ void two_projects(Lanectl& l) {
 
 }  // namespace
 
-TEST_CASE("a job cannot mount another project's claim by name (exit 2 naming the claim, its project and the fix)") {
+TEST_CASE("a job cannot mount another project's claim by name (exit 2 naming the claim, its project and the fix)", "[local_backend][fast]") {
   Lanectl l;
   two_projects(l);
   auto r = l.run({"submit", "ajob", "-p", "a", "-i", "x", "--pvc", "pvc-bjob-0:/data", "--command", "--", "/bin/cat",
@@ -119,7 +119,7 @@ TEST_CASE("a job cannot mount another project's claim by name (exit 2 naming the
   CHECK(l.run({"logs", "bjob2", "-p", "b"}).out == "b-data\n");
 }
 
-TEST_CASE("a job sees neither other projects' volumes nor LANECTL_HOME: no read, no write, no quota change") {
+TEST_CASE("a job sees neither other projects' volumes nor LANECTL_HOME: no read, no write, no quota change", "[local_backend][fast]") {
   Lanectl l;
   two_projects(l);
   const std::string home = l.home().string();
@@ -143,7 +143,7 @@ TEST_CASE("a job sees neither other projects' volumes nor LANECTL_HOME: no read,
   }
 }
 
-TEST_CASE("a job's environment holds only what the spec says: no LANECTL_HOME, nothing of the submitter's, no inherited files") {
+TEST_CASE("a job's environment holds only what the spec says: no LANECTL_HOME, nothing of the submitter's, no inherited files", "[local_backend][fast]") {
   Lanectl l;
   l.set_env("SUBMITTERS_SECRET", "do-not-leak");
   for (const auto& mode : modes()) {
@@ -166,7 +166,7 @@ TEST_CASE("a job's environment holds only what the spec says: no LANECTL_HOME, n
   }
 }
 
-TEST_CASE("a job runs as an unprivileged user on a read-only minimal root with private /tmp, /dev/shm and /proc") {
+TEST_CASE("a job runs as an unprivileged user on a read-only minimal root with private /tmp, /dev/shm and /proc", "[local_backend][fast]") {
   Lanectl l;
   for (const auto& mode : modes()) {
     l.set_env("LANECTL_SANDBOX", mode);
@@ -199,7 +199,7 @@ TEST_CASE("a job runs as an unprivileged user on a read-only minimal root with p
   }
 }
 
-TEST_CASE("processes that leave the job's session (setsid) do not survive delete or a SIGKILL of the supervisor") {
+TEST_CASE("processes that leave the job's session (setsid) do not survive delete or a SIGKILL of the supervisor", "[local_backend][fast]") {
   Lanectl l;
   int n = 0;
   for (const auto& mode : modes()) {
@@ -229,7 +229,7 @@ TEST_CASE("processes that leave the job's session (setsid) do not survive delete
   }
 }
 
-TEST_CASE("a state database of the previous version keeps working: claims get their project, unknown ones are adopted") {
+TEST_CASE("a state database of the previous version keeps working: claims get their project, unknown ones are adopted", "[local_backend][fast]") {
   Lanectl l;
   {
     // The volumes table as the previous version wrote it (no project column).
@@ -262,7 +262,7 @@ TEST_CASE("a state database of the previous version keeps working: claims get th
   CHECK(r4.err.find("belongs to project 'a'") != std::string::npos);
 }
 
-TEST_CASE("a -v host directory never shows LANECTL_HOME: inside it is refused, above it the state is masked") {
+TEST_CASE("a -v host directory never shows LANECTL_HOME: inside it is refused, above it the state is masked", "[local_backend][fast]") {
   Lanectl l;
   auto inside = l.run({"submit", "v1", "-i", "x", "-v", l.home().string() + ":/state", "--command", "--", "/bin/true"});
   CHECK(inside.code == 2);
@@ -279,7 +279,7 @@ TEST_CASE("a -v host directory never shows LANECTL_HOME: inside it is refused, a
   CHECK(logs.find("No such file or directory") != std::string::npos);
 }
 
-TEST_CASE("run by a non-root user, a job runs as that user in the same confined view (bubblewrap)") {
+TEST_CASE("run by a non-root user, a job runs as that user in the same confined view (bubblewrap)", "[local_backend][fast]") {
   if (geteuid() != 0 || !bwrap_works()) {
     LANE_SKIP_CASE("needs root (to become another user) and bubblewrap; as a non-root user the other cases cover it");
   }
@@ -321,7 +321,7 @@ TEST_CASE("run by a non-root user, a job runs as that user in the same confined 
   fs::remove_all(dir, ec);
 }
 
-TEST_CASE("lanectl exec runs inside the job's namespaces as the job's user with the job's environment") {
+TEST_CASE("lanectl exec runs inside the job's namespaces as the job's user with the job's environment", "[local_backend][fast]") {
   if (geteuid() != 0) {
     LANE_SKIP_CASE("exec into a job needs root");
   }

@@ -7,7 +7,7 @@
 
 using lane::test::Lanectl;
 
-TEST_CASE("a local job's end-of-training snapshot is taken by its supervisor through the job API") {
+TEST_CASE("a local job's end-of-training snapshot is taken by its supervisor through the job API", "[local_backend][fast]") {
   Lanectl l;
   const std::string script =
       "set -e; mkdir -p /mnt/out;"

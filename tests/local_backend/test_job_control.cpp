@@ -15,7 +15,7 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 
 }  // namespace
 
-TEST_CASE("suspend stops a running job and keeps it Suspended and resume runs it again") {
+TEST_CASE("suspend stops a running job and keeps it Suspended and resume runs it again", "[local_backend][slow]") {
   Lanectl l;
   REQUIRE(l.run({"cluster", "set-nodes", "node-a=1"}).code == 0);
   auto s = l.run({"submit", "sleeper", "-i", "busybox", "-g", "1", "--command", "--", "/bin/sh", "-c",
@@ -63,7 +63,7 @@ TEST_CASE("suspend stops a running job and keeps it Suspended and resume runs it
   CHECK(has(r.err, "job 'waiter' is Succeeded"));
 }
 
-TEST_CASE("attach waits for the job, prints its output until it ends and exits with its code") {
+TEST_CASE("attach waits for the job, prints its output until it ends and exits with its code", "[local_backend][slow]") {
   Lanectl l;
   REQUIRE(l.run({"submit", "talker", "-i", "busybox", "--command", "--", "/bin/sh", "-c",
                  "echo one; sleep 1; echo two; exit 3"}).code == 0);
@@ -76,7 +76,7 @@ TEST_CASE("attach waits for the job, prints its output until it ends and exits w
   CHECK(has(r.err, "job 'nosuch' does not exist"));
 }
 
-TEST_CASE("logs -f ends with 'job X was deleted' when the job is deleted while followed") {
+TEST_CASE("logs -f ends with 'job X was deleted' when the job is deleted while followed", "[local_backend][slow]") {
   Lanectl l;
   REQUIRE(l.run({"submit", "longrun", "-i", "busybox", "--command", "--", "/bin/sh", "-c",
                  "echo hello; sleep 60"}).code == 0);
@@ -90,7 +90,7 @@ TEST_CASE("logs -f ends with 'job X was deleted' when the job is deleted while f
   CHECK(has(r.err, "lanectl: error: job longrun was deleted"));
 }
 
-TEST_CASE("list -o wide and describe -o wide add IP, START TIME, PODS and PREEMPTIBLE") {
+TEST_CASE("list -o wide and describe -o wide add IP, START TIME, PODS and PREEMPTIBLE", "[local_backend][fast]") {
   Lanectl l;
   REQUIRE(l.run({"submit", "trainer", "-i", "busybox", "--command", "--", "/bin/true"}).code == 0);
   REQUIRE(l.run({"submit", "notebook", "-i", "busybox", "--interactive", "--command", "--", "/bin/true"}).code == 0);

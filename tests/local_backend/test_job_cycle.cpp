@@ -5,7 +5,7 @@
 
 using lane::test::Lanectl;
 
-TEST_CASE("submit, list, logs, describe and delete a job") {
+TEST_CASE("submit, list, logs, describe and delete a job", "[local_backend][fast]") {
   Lanectl l;
   auto s = l.run({"submit", "hello", "-i", "busybox", "-e", "GREETING=hello world", "--command", "--", "/bin/sh",
                   "-c", "echo \"$GREETING\"; echo to-stderr >&2; echo home=${LANECTL_HOME-unset}"});
@@ -63,7 +63,7 @@ TEST_CASE("submit, list, logs, describe and delete a job") {
   CHECK(l.run({"list", "-o", "json"}).out == "[]\n");
 }
 
-TEST_CASE("a failing command is reported as Failed with its exit code") {
+TEST_CASE("a failing command is reported as Failed with its exit code", "[local_backend][fast]") {
   Lanectl l;
   REQUIRE(l.run({"submit", "fails", "-i", "x", "--command", "--", "/bin/sh", "-c", "exit 3"}).code == 0);
   auto doc = l.wait_status("fails", {"Succeeded", "Failed"});
@@ -72,7 +72,7 @@ TEST_CASE("a failing command is reported as Failed with its exit code") {
   CHECK(doc["statusReason"].get<std::string>().find("exited with code 3") != std::string::npos);
 }
 
-TEST_CASE("deleting a running job stops its processes") {
+TEST_CASE("deleting a running job stops its processes", "[local_backend][fast]") {
   Lanectl l;
   REQUIRE(l.run({"submit", "sleeper", "-i", "x", "--command", "--", "/bin/sleep", "300"}).code == 0);
   auto doc = l.wait_status("sleeper", {"Running"});

@@ -23,7 +23,7 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 
 }  // namespace
 
-TEST_CASE("a local job's files are read through its mounts, never following a link out") {
+TEST_CASE("a local job's files are read through its mounts, never following a link out", "[local_backend][fast]") {
   Lanectl l;
   const fs::path host = l.home().parent_path() / (l.home().filename().string() + "-host");
   fs::create_directories(host);
@@ -63,7 +63,7 @@ TEST_CASE("a local job's files are read through its mounts, never following a li
   fs::remove_all(host, ec);
 }
 
-TEST_CASE("a local job's OUTPUT_DIR is its -e value as given") {
+TEST_CASE("a local job's OUTPUT_DIR is its -e value as given", "[local_backend][fast]") {
   Lanectl l;
   REQUIRE(l.run({"submit", "slash", "-i", "x", "-e", "OUTPUT_DIR=/mnt/runs/", "--command", "--", "/bin/true"}).code == 0);
   lane::submit::local::LocalBackend backend(l.home());
@@ -71,7 +71,7 @@ TEST_CASE("a local job's OUTPUT_DIR is its -e value as given") {
   CHECK(backend.job_files().output_dir("slash", "default", why) == "/mnt/runs/");
 }
 
-TEST_CASE("a local job's OUTPUT_DIR defaults to its image's") {
+TEST_CASE("a local job's OUTPUT_DIR defaults to its image's", "[local_backend][fast]") {
   Lanectl l;
   REQUIRE(l.run({"submit", "img", "-i", "scnn-train", "--command", "--", "/bin/true"}).code == 0);
   REQUIRE(l.run({"submit", "plain", "-i", "busybox", "--command", "--", "/bin/true"}).code == 0);

@@ -92,7 +92,7 @@ const std::vector<JobStatus> kStoredStates = {JobStatus::kPending, JobStatus::kR
 
 }  // namespace
 
-TEST_CASE("job table: submit inserts a Pending job waiting for the scheduler") {
+TEST_CASE("job table: submit inserts a Pending job waiting for the scheduler", "[local_backend][fast]") {
   TableFixture t;
   const JobRow r = t.row(t.submit("a"));
   CHECK(r.status == JobStatus::kPending);
@@ -101,7 +101,7 @@ TEST_CASE("job table: submit inserts a Pending job waiting for the scheduler") {
   CHECK(r.created_ms == 1000);
 }
 
-TEST_CASE("job table: start makes a Pending job Running on its placement in a new attempt") {
+TEST_CASE("job table: start makes a Pending job Running on its placement in a new attempt", "[local_backend][fast]") {
   TableFixture t;
   const int64_t id = t.submit("a");
   CHECK(start_job(t.db, id, {{"node-a", {0, 1}, 0.5}, {"node-b", {2}, 1.0}}, 2000) == 1);
@@ -116,7 +116,7 @@ TEST_CASE("job table: start makes a Pending job Running on its placement in a ne
   CHECK(r.placement[0]["gpus"] == nlohmann::json::array({0, 1}));
 }
 
-TEST_CASE("job table: preempt sends a Running job back to Pending, off its GPUs, ending its attempt") {
+TEST_CASE("job table: preempt sends a Running job back to Pending, off its GPUs, ending its attempt", "[local_backend][fast]") {
   TableFixture t;
   const int64_t id = t.job_in(JobStatus::kRunning, "a");
   record_supervisor(t.db, id, 1, 4242, 77);
@@ -135,7 +135,7 @@ TEST_CASE("job table: preempt sends a Running job back to Pending, off its GPUs,
   CHECK(t.row(id).started_ms == 2000);
 }
 
-TEST_CASE("job table: run again sends a Running job back to Pending in the same attempt") {
+TEST_CASE("job table: run again sends a Running job back to Pending in the same attempt", "[local_backend][fast]") {
   TableFixture t;
   const int64_t id = t.job_in(JobStatus::kRunning, "a");
   run_job_again(t.db, id, 1, "exit 1; retry 1 of 2 (--backoff-limit)");
@@ -146,7 +146,7 @@ TEST_CASE("job table: run again sends a Running job back to Pending in the same 
   CHECK(r.placement.empty());
 }
 
-TEST_CASE("job table: succeed and fail end a Running job with its exit code") {
+TEST_CASE("job table: succeed and fail end a Running job with its exit code", "[local_backend][fast]") {
   TableFixture t;
   const int64_t ok = t.job_in(JobStatus::kRunning, "ok");
   finish_job(t.db, ok, 1, true, "", 0, 3000);
@@ -164,7 +164,7 @@ TEST_CASE("job table: succeed and fail end a Running job with its exit code") {
   CHECK(r.nodes == "node-a");  // a finished job still shows where it ran
 }
 
-TEST_CASE("job table: lose supervisor fails a Running job") {
+TEST_CASE("job table: lose supervisor fails a Running job", "[local_backend][fast]") {
   TableFixture t;
   const int64_t id = t.job_in(JobStatus::kRunning, "a");
   fail_lost_supervisor(t.db, id, "supervisor process 1 is gone", 4000);
@@ -175,7 +175,7 @@ TEST_CASE("job table: lose supervisor fails a Running job") {
   CHECK(!r.exit_code);
 }
 
-TEST_CASE("job table: suspend stops a Pending or Running job, resume makes it Pending") {
+TEST_CASE("job table: suspend stops a Pending or Running job, resume makes it Pending", "[local_backend][fast]") {
   TableFixture t;
   const int64_t running = t.job_in(JobStatus::kRunning, "running");
   suspend_job(t.db, running, "suspended by lanectl suspend");
@@ -194,7 +194,7 @@ TEST_CASE("job table: suspend stops a Pending or Running job, resume makes it Pe
   CHECK(r.reason == "waiting for the scheduler");
 }
 
-TEST_CASE("job table: every transition is allowed exactly from the states of its rule") {
+TEST_CASE("job table: every transition is allowed exactly from the states of its rule", "[local_backend][fast]") {
   for (JobTransition tr : all_job_transitions()) {
     const JobTransitionRule& rule = transition_rule(tr);
     for (JobStatus from : kStoredStates) {
@@ -219,7 +219,7 @@ TEST_CASE("job table: every transition is allowed exactly from the states of its
   }
 }
 
-TEST_CASE("job table: a Succeeded job cannot start again") {
+TEST_CASE("job table: a Succeeded job cannot start again", "[local_backend][fast]") {
   TableFixture t;
   const int64_t id = t.job_in(JobStatus::kSucceeded, "a");
   try {
@@ -231,7 +231,7 @@ TEST_CASE("job table: a Succeeded job cannot start again") {
   CHECK(t.row(id).status == JobStatus::kSucceeded);
 }
 
-TEST_CASE("job table: a transition of a deleted job is refused") {
+TEST_CASE("job table: a transition of a deleted job is refused", "[local_backend][fast]") {
   TableFixture t;
   const int64_t id = t.job_in(JobStatus::kRunning, "a");
   erase_job(t.db, id);
@@ -245,7 +245,7 @@ TEST_CASE("job table: a transition of a deleted job is refused") {
   }
 }
 
-TEST_CASE("job table: an attempt that has ended can neither finish nor record its processes") {
+TEST_CASE("job table: an attempt that has ended can neither finish nor record its processes", "[local_backend][fast]") {
   TableFixture t;
   const int64_t id = t.job_in(JobStatus::kRunning, "a");
   preempt_job(t.db, id, "preempted");
@@ -261,7 +261,7 @@ TEST_CASE("job table: an attempt that has ended can neither finish nor record it
   CHECK(t.row(id).child_start == 5);
 }
 
-TEST_CASE("job table: only a Pending job's reason is set by the scheduler") {
+TEST_CASE("job table: only a Pending job's reason is set by the scheduler", "[local_backend][fast]") {
   TableFixture t;
   const int64_t pending = t.job_in(JobStatus::kPending, "p");
   set_pending_reason(t.db, pending, "project team-a is at its quota");
@@ -271,7 +271,7 @@ TEST_CASE("job table: only a Pending job's reason is set by the scheduler") {
   CHECK(t.row(running).reason.empty());
 }
 
-TEST_CASE("job table: the stored status strings are those earlier versions wrote") {
+TEST_CASE("job table: the stored status strings are those earlier versions wrote", "[local_backend][fast]") {
   TableFixture t;
   const int64_t id = t.job_in(JobStatus::kSucceeded, "a");
   auto st = t.db.prepare("SELECT status FROM jobs WHERE id = ?1");

@@ -7,7 +7,7 @@
 
 using lane::test::Lanectl;
 
-TEST_CASE("an MPI job with 3 processes logs [1,rank]<stdout>: lines with one GPU per rank") {
+TEST_CASE("an MPI job with 3 processes logs [1,rank]<stdout>: lines with one GPU per rank", "[local_backend][fast]") {
   Lanectl l;
   REQUIRE(l.run({"cluster", "set-nodes", "node-a=4"}).code == 0);
   auto s = l.run({"submit-mpi", "--name", "mpi3", "--processes=3", "--gpu", "1", "-i", "x", "-e", "TAG=seed",

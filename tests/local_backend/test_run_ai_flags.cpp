@@ -24,7 +24,7 @@ size_t count_of(const std::string& text, const std::string& what) {
 
 }  // namespace
 
-TEST_CASE("local: --interactive --preemptible is preempted like training, --non-preemptible stays within quota") {
+TEST_CASE("local: --interactive --preemptible is preempted like training, --non-preemptible stays within quota", "[local_backend][fast]") {
   Lanectl l;
   REQUIRE(l.run({"cluster", "set-nodes", "node-a=2"}).code == 0);
   REQUIRE(l.run({"project", "create", "team-a", "--gpu-quota", "1"}).code == 0);
@@ -73,7 +73,7 @@ TEST_CASE("local: --interactive --preemptible is preempted like training, --non-
   CHECK(l.wait_status("over", {"Running"}, "team-a").value("status", "") == "Running");
 }
 
-TEST_CASE("local: --backoff-limit retries a failed job up to the limit, --completions runs it N times") {
+TEST_CASE("local: --backoff-limit retries a failed job up to the limit, --completions runs it N times", "[local_backend][slow]") {
   Lanectl l;
   // Fails on the first run, succeeds on the second (the claim keeps the marker across attempts).
   auto r = l.run({"submit", "flaky", "-i", "x", "--backoff-limit", "3", "--pvc", ":1Mi:/data", "--command", "--",
@@ -109,7 +109,7 @@ TEST_CASE("local: --backoff-limit retries a failed job up to the limit, --comple
   CHECK(count_events(once, "BackoffRetry") == 0);
 }
 
-TEST_CASE("local: --ttl-after-finish deletes a finished job once its TTL has passed") {
+TEST_CASE("local: --ttl-after-finish deletes a finished job once its TTL has passed", "[local_backend][fast]") {
   Lanectl l;
   REQUIRE(l.run({"submit", "short-lived", "-i", "x", "--ttl-after-finish", "0s", "--command", "--", "/bin/true"})
               .code == 0);
@@ -128,7 +128,7 @@ TEST_CASE("local: --ttl-after-finish deletes a finished job once its TTL has pas
   CHECK(l.job("kept")["spec"]["ttlSecondsAfterFinished"] == 3600);
 }
 
-TEST_CASE("local: --attach waits for the job and follows its output, --local-image just works") {
+TEST_CASE("local: --attach waits for the job and follows its output, --local-image just works", "[local_backend][slow]") {
   Lanectl l;
   auto r = l.run({"submit", "attached", "-i", "x", "--attach", "--local-image", "--command", "--", "/bin/sh", "-c",
                   "echo hello from the job; sleep 1; echo done"});
@@ -148,7 +148,7 @@ TEST_CASE("local: --attach waits for the job and follows its output, --local-ima
   CHECK(l.job("attached")["spec"]["imagePullPolicy"] == "Never");
 }
 
-TEST_CASE("local: flags without a local meaning are accepted, recorded and noted once") {
+TEST_CASE("local: flags without a local meaning are accepted, recorded and noted once", "[local_backend][fast]") {
   Lanectl l;
   auto r = l.run({"submit", "noted", "-i", "x", "--toleration", "gpu:NoSchedule", "--toleration", "pool=a:NoExecute",
                   "--node-pool", "a100", "--image-pull-policy", "Always", "--cpu-limit", "2", "--memory-limit", "1Gi",
@@ -170,7 +170,7 @@ TEST_CASE("local: flags without a local meaning are accepted, recorded and noted
   CHECK(count_of(dry.err, "note: --node-pool") == 1);
 }
 
-TEST_CASE("local: --mig, --elastic and --create-home-dir are noted, --prevent-privilege-escalation holds anyway") {
+TEST_CASE("local: --mig, --elastic and --create-home-dir are noted, --prevent-privilege-escalation holds anyway", "[local_backend][fast]") {
   Lanectl l;
   auto r = l.run({"submit", "sliced", "-i", "x", "--mig", "1g.5gb", "--elastic", "--create-home-dir",
                   "--prevent-privilege-escalation", "--command", "--", "/bin/sh", "-c",
@@ -191,7 +191,7 @@ TEST_CASE("local: --mig, --elastic and --create-home-dir are noted, --prevent-pr
   CHECK(describe.out.find("NO PRIVILEGE ESCALATION: true") != std::string::npos);
 }
 
-TEST_CASE("local: a jobs table of the previous version gets the new columns, its jobs keep their meaning") {
+TEST_CASE("local: a jobs table of the previous version gets the new columns, its jobs keep their meaning", "[local_backend][fast]") {
   Lanectl l;
   {
     // The jobs table as the previous version wrote it (no preemptible, no ttl_seconds), with a

@@ -40,7 +40,7 @@ void check_volume_isolation(Lanectl& l, const std::string& mode) {
 
 }  // namespace
 
-TEST_CASE("pvc volumes are private to the job and :ro is enforced (unshare, as root)") {
+TEST_CASE("pvc volumes are private to the job and :ro is enforced (unshare, as root)", "[local_backend][fast]") {
   if (geteuid() != 0) {
     LANE_SKIP_CASE("the unshare sandbox needs root; the bwrap case covers non-root runs");
   }
@@ -48,7 +48,7 @@ TEST_CASE("pvc volumes are private to the job and :ro is enforced (unshare, as r
   check_volume_isolation(l, "unshare");
 }
 
-TEST_CASE("pvc volumes are private to the job and :ro is enforced (bubblewrap)") {
+TEST_CASE("pvc volumes are private to the job and :ro is enforced (bubblewrap)", "[local_backend][fast]") {
   if (std::system("bwrap --dev-bind / / true > /dev/null 2>&1") != 0) {
     LANE_SKIP_CASE("bwrap is missing or cannot create namespaces in this container");
   }

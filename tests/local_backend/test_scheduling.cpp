@@ -15,7 +15,7 @@ bool has_event(const nlohmann::json& job, const std::string& reason) {
 
 }  // namespace
 
-TEST_CASE("an over-quota training job is preempted for an under-quota project and resumes later") {
+TEST_CASE("an over-quota training job is preempted for an under-quota project and resumes later", "[local_backend][fast]") {
   Lanectl l;
   REQUIRE(l.run({"cluster", "set-nodes", "node-a=8", "node-b=8"}).code == 0);
   REQUIRE(l.run({"project", "create", "team-a", "--gpu-quota", "8"}).code == 0);
@@ -70,7 +70,7 @@ TEST_CASE("an over-quota training job is preempted for an under-quota project an
   CHECK(describe.out.find("[Resumed]") != std::string::npos);
 }
 
-TEST_CASE("two 0.5-GPU jobs share one GPU and a third waits") {
+TEST_CASE("two 0.5-GPU jobs share one GPU and a third waits", "[local_backend][fast]") {
   Lanectl l;
   REQUIRE(l.run({"cluster", "set-nodes", "solo=1"}).code == 0);
   for (const char* name : {"half-1", "half-2", "half-3"})

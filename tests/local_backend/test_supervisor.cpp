@@ -90,7 +90,7 @@ JobSpec spec_of(const std::string& name, std::vector<std::string> command) {
 
 }  // namespace
 
-TEST_CASE("supervisor: UniqueFd closes what it owns, once") {
+TEST_CASE("supervisor: UniqueFd closes what it owns, once", "[local_backend][fast]") {
   int p[2];
   REQUIRE(pipe(p) == 0);
   {
@@ -105,7 +105,7 @@ TEST_CASE("supervisor: UniqueFd closes what it owns, once") {
   CHECK(!is_open(p[1]));
 }
 
-TEST_CASE("supervisor: StopSignals closes its signalfd and restores the signal mask") {
+TEST_CASE("supervisor: StopSignals closes its signalfd and restores the signal mask", "[local_backend][fast]") {
   REQUIRE(!sigterm_blocked());
   int fd = -1;
   {
@@ -120,7 +120,7 @@ TEST_CASE("supervisor: StopSignals closes its signalfd and restores the signal m
   CHECK(!sigterm_blocked());
 }
 
-TEST_CASE("supervisor: an attempt that is no longer the job's runs nothing and leaves no descriptor open") {
+TEST_CASE("supervisor: an attempt that is no longer the job's runs nothing and leaves no descriptor open", "[local_backend][fast]") {
   Home home;
   const int64_t id = home.running_job(spec_of("gone", {"true"}));
   const std::set<int> before = open_fds();
@@ -130,7 +130,7 @@ TEST_CASE("supervisor: an attempt that is no longer the job's runs nothing and l
   CHECK(!sigterm_blocked());
 }
 
-TEST_CASE("supervisor: a job that cannot start is recorded Failed and leaves no descriptor open") {
+TEST_CASE("supervisor: a job that cannot start is recorded Failed and leaves no descriptor open", "[local_backend][fast]") {
   Home home;
   const int64_t id = home.running_job(spec_of("nostart", {}));  // no command, no local image
   const std::set<int> before = open_fds();
@@ -142,7 +142,7 @@ TEST_CASE("supervisor: a job that cannot start is recorded Failed and leaves no 
   CHECK(r.reason.rfind("cannot start: image 'not-a-local-image'", 0) == 0);
 }
 
-TEST_CASE("supervisor: a job that runs to its end is recorded and leaves no descriptor open") {
+TEST_CASE("supervisor: a job that runs to its end is recorded and leaves no descriptor open", "[local_backend][fast]") {
   Home home;
   const int64_t id = home.running_job(spec_of("runs", {"sh", "-c", "echo supervised; exit 3"}));
   const std::set<int> before = open_fds();

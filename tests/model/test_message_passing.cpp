@@ -86,7 +86,7 @@ class CastCounter {
 
 }  // namespace
 
-TEST_CASE("under autocast the message-passing kernels are cast once per forward, not once per slice") {
+TEST_CASE("under autocast the message-passing kernels are cast once per forward, not once per slice", "[model][fast]") {
   // 6 channels, kernel 3, batch 2, a 7x9 map: a slice is [2, 6, 7 or 9], a kernel [6, 6, 3], so the
   // counter sees the kernels' casts only. Before the fix each of the 4 * 8 slice convolutions
   // cast its (flattened, hence uncached) kernel again: 32 casts instead of 4.
@@ -109,7 +109,7 @@ TEST_CASE("under autocast the message-passing kernels are cast once per forward,
   CHECK(torch::allclose(y32, mp->forward_naive(x), 1e-5, 1e-5));
 }
 
-TEST_CASE("each message-passing direction propagates only the right way") {
+TEST_CASE("each message-passing direction propagates only the right way", "[model][fast]") {
   auto mp = make(true);
   torch::NoGradGuard g;
   auto x = torch::rand({1, 4, 10, 12});
@@ -131,7 +131,7 @@ TEST_CASE("each message-passing direction propagates only the right way") {
   }
 }
 
-TEST_CASE("U and L passes update slice 0 with ORIG semantics and leave it with PAD semantics") {
+TEST_CASE("U and L passes update slice 0 with ORIG semantics and leave it with PAD semantics", "[model][fast]") {
   torch::NoGradGuard g;
   auto x = torch::rand({1, 4, 6, 7});
   for (bool orig : {true, false}) {
@@ -147,7 +147,7 @@ TEST_CASE("U and L passes update slice 0 with ORIG semantics and leave it with P
   }
 }
 
-TEST_CASE("fast message passing equals the slice-by-slice reference in forward and gradients") {
+TEST_CASE("fast message passing equals the slice-by-slice reference in forward and gradients", "[model][slow]") {
   for (bool orig : {true, false}) {
     torch::manual_seed(4);
     MessagePassing mp(8, 9, orig);  // default (Kaiming-uniform) weights: ReLU active and inactive

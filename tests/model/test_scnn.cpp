@@ -11,7 +11,7 @@
 using lane::model::Scnn;
 using lane::model::ScnnConfig;
 
-TEST_CASE("full SCNN has the reference parameter count at 368x640") {
+TEST_CASE("full SCNN has the reference parameter count at 368x640", "[model][slow]") {
   ScnnConfig c;  // C=7, 368x640: F = 7*23*40 = 6440, conv biases kept, no SCNN bias
   CHECK(c.exist_fc_inputs() == 6440);
   Scnn net(c);
@@ -20,7 +20,7 @@ TEST_CASE("full SCNN has the reference parameter count at 368x640") {
   CHECK(Scnn(c)->parameter_count() == 20755017);
 }
 
-TEST_CASE("full SCNN buffers: BN running statistics") {
+TEST_CASE("full SCNN buffers: BN running statistics", "[model][slow]") {
   Scnn net(ScnnConfig{});
   int64_t floats = 0;
   for (const auto& b : net->buffers())
@@ -28,7 +28,7 @@ TEST_CASE("full SCNN buffers: BN running statistics") {
   CHECK(floats == 10752);  // 2 x (4224 + 1024 + 128)
 }
 
-TEST_CASE("small SCNN forward gives seg logits at input size and C-1 existence logits") {
+TEST_CASE("small SCNN forward gives seg logits at input size and C-1 existence logits", "[model][fast]") {
   torch::manual_seed(0);
   auto c = lane::model::model_preset("small");
   c.input_height = 64;
@@ -41,7 +41,7 @@ TEST_CASE("small SCNN forward gives seg logits at input size and C-1 existence l
   CHECK_THROWS_AS(net->forward(torch::randn({1, 3, 72, 128})), c10::Error);
 }
 
-TEST_CASE("model presets and invalid shapes are rejected with usage errors") {
+TEST_CASE("model presets and invalid shapes are rejected with usage errors", "[model][fast]") {
   CHECK_THROWS_AS(lane::model::model_preset("huge"), lane::UsageError);
   ScnnConfig c;
   c.input_height = 100;  // not a multiple of 8
@@ -51,7 +51,7 @@ TEST_CASE("model presets and invalid shapes are rejected with usage errors") {
   CHECK_THROWS_AS(lane::model::validate(c), lane::UsageError);
 }
 
-TEST_CASE("SCNN message-passing init follows ORIG: std sqrt(2/(9*128*128*5))") {
+TEST_CASE("SCNN message-passing init follows ORIG: std sqrt(2/(9*128*128*5))", "[model][fast]") {
   torch::manual_seed(1);
   Scnn net(ScnnConfig{});
   const double expected = std::sqrt(2.0 / (9.0 * 128 * 128 * 5));  // 0.001647
@@ -59,7 +59,7 @@ TEST_CASE("SCNN message-passing init follows ORIG: std sqrt(2/(9*128*128*5))") {
   CHECK(got == Approx(expected).epsilon(0.02));
 }
 
-TEST_CASE("pretrained VGG16-BN weights load by torchvision index, mismatches are named") {
+TEST_CASE("pretrained VGG16-BN weights load by torchvision index, mismatches are named", "[model][slow]") {
   torch::manual_seed(2);
   Scnn net(ScnnConfig{});
   // A state dict in torchvision's naming, written in the pickle format torch.save uses.

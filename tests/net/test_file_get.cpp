@@ -56,7 +56,7 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE("net file get: a server honouring Range resumes an interrupted body, guarded by If-Range") {
+TEST_CASE("net file get: a server honouring Range resumes an interrupted body, guarded by If-Range", "[net][fast]") {
   Fixture f;
   f.server.serve("/data.bin", f.v1, ServeOptions{"\"v1\""});
   f.interrupted_run(70000);
@@ -75,7 +75,7 @@ TEST_CASE("net file get: a server honouring Range resumes an interrupted body, g
   CHECK(reqs[1].headers.at("if-range") == "\"v1\"");
 }
 
-TEST_CASE("net file get: within one call, retries resume an interrupted body and report it") {
+TEST_CASE("net file get: within one call, retries resume an interrupted body and report it", "[net][fast]") {
   Fixture f;
   f.server.serve("/data.bin", f.v1);
   f.server.cut_next_response_after(50000);
@@ -100,7 +100,7 @@ TEST_CASE("net file get: within one call, retries resume an interrupted body and
   CHECK(f.server.requests()[1].headers.at("range") == "bytes=50000-");
 }
 
-TEST_CASE("net file get: a server ignoring Range sends the whole body, which restarts the file from byte 0") {
+TEST_CASE("net file get: a server ignoring Range sends the whole body, which restarts the file from byte 0", "[net][fast]") {
   Fixture f;
   f.server.serve("/data.bin", f.v1);
   f.interrupted_run(60000);
@@ -112,7 +112,7 @@ TEST_CASE("net file get: a server ignoring Range sends the whole body, which res
   CHECK(f.server.requests()[1].headers.at("range") == "bytes=60000-");
 }
 
-TEST_CASE("net file get: a changed remote file restarts from byte 0 (If-Range answered with the whole body)") {
+TEST_CASE("net file get: a changed remote file restarts from byte 0 (If-Range answered with the whole body)", "[net][fast]") {
   Fixture f;
   f.server.serve("/data.bin", f.v1, ServeOptions{"\"v1\""});
   f.interrupted_run(80000);
@@ -125,7 +125,7 @@ TEST_CASE("net file get: a changed remote file restarts from byte 0 (If-Range an
   CHECK(reqs[1].headers.at("if-range") == "\"v1\"");
 }
 
-TEST_CASE("net file get: a changed remote file restarts from byte 0 when the server ignores If-Range") {
+TEST_CASE("net file get: a changed remote file restarts from byte 0 when the server ignores If-Range", "[net][fast]") {
   Fixture f;
   f.server.serve("/data.bin", f.v1, ServeOptions{"\"v1\""});
   f.interrupted_run(80000);
@@ -141,7 +141,7 @@ TEST_CASE("net file get: a changed remote file restarts from byte 0 when the ser
   CHECK(r.attempts == 2);
 }
 
-TEST_CASE("net file get: a changed size restarts from byte 0 without validators") {
+TEST_CASE("net file get: a changed size restarts from byte 0 without validators", "[net][fast]") {
   Fixture f;
   f.server.serve("/data.bin", f.v1);
   f.interrupted_run(80000);
@@ -153,7 +153,7 @@ TEST_CASE("net file get: a changed size restarts from byte 0 without validators"
   CHECK(f.server.requests().size() == 3);
 }
 
-TEST_CASE("net file get: a complete file is recognised from the 416 answer, a longer one restarts") {
+TEST_CASE("net file get: a complete file is recognised from the 416 answer, a longer one restarts", "[net][fast]") {
   Fixture f;
   f.server.serve("/data.bin", f.v1);
   fs::create_directories(f.dir);
@@ -170,7 +170,7 @@ TEST_CASE("net file get: a complete file is recognised from the 416 answer, a lo
   CHECK(f.server.requests().size() == 3);  // 416 for the longer file, then the whole body
 }
 
-TEST_CASE("net file get: 5xx is retried, 404 is not, and neither touches the file") {
+TEST_CASE("net file get: 5xx is retried, 404 is not, and neither touches the file", "[net][fast]") {
   Fixture f;
   f.server.script("/data.bin", {503, {{"Retry-After", "0"}}, "busy"});
   f.server.serve("/data.bin", f.v1);

@@ -65,7 +65,7 @@ struct Sent {
 
 }  // namespace
 
-TEST_CASE("net transport: method, body, content type, bearer token and headers go out, and the answer comes back") {
+TEST_CASE("net transport: method, body, content type, bearer token and headers go out, and the answer comes back", "[net][fast]") {
   HttpTestServer server;
   server.script("/things", {201, {{"X-Reply", "yes"}}, R"({"ok":true})"});
   net::Transport transport;
@@ -88,7 +88,7 @@ TEST_CASE("net transport: method, body, content type, bearer token and headers g
   CHECK(seen[0].headers.at("accept") == "application/json");
 }
 
-TEST_CASE("net transport: a 2xx body is streamed to on_data, which can stop the transfer") {
+TEST_CASE("net transport: a 2xx body is streamed to on_data, which can stop the transfer", "[net][fast]") {
   HttpTestServer server;
   server.serve("/log", std::string(100000, 'x'));
   net::Transport transport;
@@ -110,7 +110,7 @@ TEST_CASE("net transport: a 2xx body is streamed to on_data, which can stop the 
   CHECK_FALSE(out.transport_failed);
 }
 
-TEST_CASE("net transport: a refused connection is a transport failure the server never saw") {
+TEST_CASE("net transport: a refused connection is a transport failure the server never saw", "[net][fast]") {
   net::Transport transport;
   net::Request r;
   r.url = "http://127.0.0.1:" + std::to_string(closed_port()) + "/x";
@@ -122,7 +122,7 @@ TEST_CASE("net transport: a refused connection is a transport failure the server
   CHECK(transport.perform(r).permanent);
 }
 
-TEST_CASE("net retry: 5xx on an idempotent request is retried with backoff until it succeeds") {
+TEST_CASE("net retry: 5xx on an idempotent request is retried with backoff until it succeeds", "[net][fast]") {
   HttpTestServer server;
   server.script("/r", {503, {}, "busy"});
   server.script("/r", {502, {}, "bad gateway"});
@@ -143,7 +143,7 @@ TEST_CASE("net retry: 5xx on an idempotent request is retried with backoff until
   CHECK(next_attempts == std::vector<int>{2, 3});
 }
 
-TEST_CASE("net retry: the attempts are bounded and the last answer is returned") {
+TEST_CASE("net retry: the attempts are bounded and the last answer is returned", "[net][fast]") {
   HttpTestServer server;
   for (int i = 0; i < 5; ++i) server.script("/r", {500, {}, "broken " + std::to_string(i)});
   Sent s;
@@ -154,7 +154,7 @@ TEST_CASE("net retry: the attempts are bounded and the last answer is returned")
   CHECK(out.response.body == "broken 2");
 }
 
-TEST_CASE("net retry: a POST is repeated after 429 and a refused connection, never after 5xx") {
+TEST_CASE("net retry: a POST is repeated after 429 and a refused connection, never after 5xx", "[net][fast]") {
   HttpTestServer server;
   server.script("/p", {503, {}, "maybe applied"});
   Sent s;
@@ -178,7 +178,7 @@ TEST_CASE("net retry: a POST is repeated after 429 and a refused connection, nev
   CHECK(s.attempts == 3);  // the server saw nothing: safe to repeat
 }
 
-TEST_CASE("net retry: a wrong URL scheme is not retried") {
+TEST_CASE("net retry: a wrong URL scheme is not retried", "[net][fast]") {
   Sent s;
   net::Request r;
   r.url = "gopher://127.0.0.1/x";
@@ -187,7 +187,7 @@ TEST_CASE("net retry: a wrong URL scheme is not retried") {
   CHECK(s.attempts == 1);
 }
 
-TEST_CASE("net retry: Retry-After is honoured, and capped by max_retry_after") {
+TEST_CASE("net retry: Retry-After is honoured, and capped by max_retry_after", "[net][slow]") {
   HttpTestServer server;
   server.script("/r", {429, {{"Retry-After", "1"}}, ""});
   server.script("/r", {200, {}, "ok"});
@@ -211,7 +211,7 @@ TEST_CASE("net retry: Retry-After is honoured, and capped by max_retry_after") {
   CHECK(waited < 10s);
 }
 
-TEST_CASE("net retry: a 401 is sent again once after re-authentication, not counted as an attempt") {
+TEST_CASE("net retry: a 401 is sent again once after re-authentication, not counted as an attempt", "[net][fast]") {
   HttpTestServer server;
   server.script("/r", {401, {}, "expired"});
   server.script("/r", {200, {}, "ok"});
@@ -234,7 +234,7 @@ TEST_CASE("net retry: a 401 is sent again once after re-authentication, not coun
   CHECK(reauth == 1);
 }
 
-TEST_CASE("net retry: Retry-After parsing") {
+TEST_CASE("net retry: Retry-After parsing", "[net][fast]") {
   using Case = std::pair<std::string, std::optional<long>>;
   auto [text, seconds] = GENERATE(Case{"0", 0L}, Case{"120", 120L}, Case{"", std::nullopt}, Case{"1.5", std::nullopt},
                                   Case{"-1", std::nullopt}, Case{"Wed, 21 Oct 2015 07:28:00 GMT", std::nullopt},
@@ -245,7 +245,7 @@ TEST_CASE("net retry: Retry-After parsing") {
   if (seconds) CHECK(parsed->count() == *seconds);
 }
 
-TEST_CASE("net retry: backoff grows exponentially with jitter, capped, and waits at least Retry-After") {
+TEST_CASE("net retry: backoff grows exponentially with jitter, capped, and waits at least Retry-After", "[net][fast]") {
   net::RetryPolicy p;
   p.base_delay = 100ms;
   p.max_delay = 400ms;
@@ -264,19 +264,19 @@ TEST_CASE("net retry: backoff grows exponentially with jitter, capped, and waits
   CHECK(net::backoff_delay(p, attempt, &asks) == 3000ms);
 }
 
-TEST_CASE("net redact: every occurrence of each secret becomes ****") {
+TEST_CASE("net redact: every occurrence of each secret becomes ****", "[net][fast]") {
   CHECK(net::redact("id=a&secret=s3cr3t; again s3cr3t", {"s3cr3t"}) == "id=a&secret=****; again ****");
   CHECK(net::redact("nothing here", {"", "zzz"}) == "nothing here");
   CHECK(net::redact("tok and key", {"tok", "key"}) == "**** and ****");
 }
 
-TEST_CASE("net redact: a URL's user information becomes ***, the rest stays") {
+TEST_CASE("net redact: a URL's user information becomes ***, the rest stays", "[net][fast]") {
   CHECK(net::redact_url("https://user:secret@mirror.example/x/y.zip") == "https://***@mirror.example/x/y.zip");
   CHECK(net::redact_url("https://mirror.example/a@b.zip") == "https://mirror.example/a@b.zip");
   CHECK(net::redact_url("http://127.0.0.1:8080/data") == "http://127.0.0.1:8080/data");
 }
 
-TEST_CASE("net url_escape: unreserved characters stay, everything else is percent-encoded") {
+TEST_CASE("net url_escape: unreserved characters stay, everything else is percent-encoded", "[net][fast]") {
   CHECK(net::url_escape("Az09-._~") == "Az09-._~");
   CHECK(net::url_escape("a b&c=d/é") == "a%20b%26c%3Dd%2F%C3%A9");
 }

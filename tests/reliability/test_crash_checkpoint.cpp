@@ -40,7 +40,7 @@ int64_t check_latest(const fs::path& dir) {
 
 }  // namespace
 
-TEST_CASE("crash injection: checkpoint saves killed anywhere leave the last complete checkpoint") {
+TEST_CASE("crash injection: checkpoint saves killed anywhere leave the last complete checkpoint", "[reliability][slow]") {
   const fs::path dir = fs::temp_directory_path() / ("lane-crash-ckpt-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);

@@ -167,7 +167,7 @@ void report(const Rig& rig, const char* what) {
 
 }  // namespace
 
-TEST_CASE("crash injection: snapshot create survives kill -9 anywhere") {
+TEST_CASE("crash injection: snapshot create survives kill -9 anywhere", "[reliability][slow]") {
   Rig rig;
   {
     auto args = [](int i) {
@@ -199,7 +199,7 @@ TEST_CASE("crash injection: snapshot create survives kill -9 anywhere") {
   report(rig, "snapshot create");
 }
 
-TEST_CASE("crash injection: restore --to-pvc survives kill -9 anywhere") {
+TEST_CASE("crash injection: restore --to-pvc survives kill -9 anywhere", "[reliability][slow]") {
   Rig rig;
   {
     auto args = [](int i) { return std::vector<std::string>{"restore", "base", "--to-pvc", fmt::format("r{}", i)}; };
@@ -226,7 +226,7 @@ TEST_CASE("crash injection: restore --to-pvc survives kill -9 anywhere") {
   report(rig, "restore --to-pvc");
 }
 
-TEST_CASE("crash injection: restore --in-place survives kill -9 anywhere") {
+TEST_CASE("crash injection: restore --in-place survives kill -9 anywhere", "[reliability][slow]") {
   Rig rig;
   {
     auto args = [](int) {

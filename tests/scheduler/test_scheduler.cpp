@@ -28,7 +28,7 @@ int count_started(const Decision& d, const std::string& project) {
 
 }  // namespace
 
-TEST_CASE("quota is guaranteed even when another project submitted first") {
+TEST_CASE("quota is guaranteed even when another project submitted first", "[scheduler][fast]") {
   ClusterState s;
   s.nodes = {node("node-1", 4), node("node-2", 4)};
   s.projects = {project("team-a", 4), project("team-b", 4)};
@@ -48,7 +48,7 @@ TEST_CASE("quota is guaranteed even when another project submitted first") {
   CHECK_THAT(why, Catch::Contains("project team-a would exceed its fair share (4 + 1 > 4 GPUs)"));
 }
 
-TEST_CASE("spare GPUs are shared over quota in proportion to the quotas") {
+TEST_CASE("spare GPUs are shared over quota in proportion to the quotas", "[scheduler][fast]") {
   ClusterState s;
   s.nodes = {node("node-1", 4), node("node-2", 4), node("node-3", 4)};
   s.projects = {project("team-a", 2), project("team-b", 4), project("team-c", 0)};
@@ -68,7 +68,7 @@ TEST_CASE("spare GPUs are shared over quota in proportion to the quotas") {
              Catch::Contains("fair share 8 GPUs = 4 guaranteed + 4 of the GPUs other projects do not need"));
 }
 
-TEST_CASE("a project whose demand is met releases its part of the spare GPUs (water-filling)") {
+TEST_CASE("a project whose demand is met releases its part of the spare GPUs (water-filling)", "[scheduler][fast]") {
   ClusterState s;
   s.nodes = {node("node-1", 4), node("node-2", 4), node("node-3", 4)};
   s.projects = {project("team-a", 2), project("team-b", 4), project("team-c", 0)};
@@ -83,7 +83,7 @@ TEST_CASE("a project whose demand is met releases its part of the spare GPUs (wa
   CHECK(d.pending_reason.size() == 6);
 }
 
-TEST_CASE("oversold quotas are scaled down in proportion to the quotas") {
+TEST_CASE("oversold quotas are scaled down in proportion to the quotas", "[scheduler][fast]") {
   ClusterState s;
   s.nodes = {node("node-1", 6)};
   s.projects = {project("team-a", 8), project("team-b", 4)};
@@ -97,7 +97,7 @@ TEST_CASE("oversold quotas are scaled down in proportion to the quotas") {
   CHECK_THAT(report(d, "team-a").explanation[1], Catch::Contains("the quotas add up to more than the cluster's 6 GPUs"));
 }
 
-TEST_CASE("over-quota disabled keeps a project at its quota on an idle cluster") {
+TEST_CASE("over-quota disabled keeps a project at its quota on an idle cluster", "[scheduler][fast]") {
   ClusterState s;
   s.nodes = {node("node-1", 8)};
   s.projects = {project("team-a", 2, /*over_quota=*/false)};
@@ -112,7 +112,7 @@ TEST_CASE("over-quota disabled keeps a project at its quota on an idle cluster")
         "requests 3 GPUs but project team-a has a quota of 2 and over-quota is disabled");
 }
 
-TEST_CASE("the youngest over-fair-share training jobs are preempted for a project below its fair share") {
+TEST_CASE("the youngest over-fair-share training jobs are preempted for a project below its fair share", "[scheduler][fast]") {
   ClusterState s;
   s.nodes = {node("node-1", 4), node("node-2", 4), node("node-3", 4)};
   s.projects = {project("team-a", 4), project("team-b", 6), project("team-d", 2)};
@@ -141,7 +141,7 @@ TEST_CASE("the youngest over-fair-share training jobs are preempted for a projec
         "team-b/j32; team-a is over its fair share (8 of 4)");
 }
 
-TEST_CASE("no preemption for a project that would then be above its fair share") {
+TEST_CASE("no preemption for a project that would then be above its fair share", "[scheduler][fast]") {
   ClusterState s;
   s.nodes = {node("node-1", 8)};
   s.projects = {project("team-a", 7), project("team-b", 1)};
@@ -159,7 +159,7 @@ TEST_CASE("no preemption for a project that would then be above its fair share")
                              "running jobs are preempted for it"));
 }
 
-TEST_CASE("no preemption at all when the requester is already at its fair share") {
+TEST_CASE("no preemption at all when the requester is already at its fair share", "[scheduler][fast]") {
   ClusterState s;
   s.nodes = {node("node-1", 8)};
   s.projects = {project("team-a", 6), project("team-b", 2)};
@@ -174,7 +174,7 @@ TEST_CASE("no preemption at all when the requester is already at its fair share"
   CHECK(report(d, "team-b").fair_share == 2);
 }
 
-TEST_CASE("a victim is preempted only when that makes room (no useless preemption)") {
+TEST_CASE("a victim is preempted only when that makes room (no useless preemption)", "[scheduler][fast]") {
   ClusterState s;
   s.nodes = {node("node-1", 4), node("node-2", 4)};
   s.projects = {project("team-a", 0), project("team-b", 4), project("team-c", 3)};
@@ -196,7 +196,7 @@ TEST_CASE("a victim is preempted only when that makes room (no useless preemptio
   CHECK(report(d, "team-a").fair_share == 3);
 }
 
-TEST_CASE("interactive jobs are never preempted and stay within quota") {
+TEST_CASE("interactive jobs are never preempted and stay within quota", "[scheduler][fast]") {
   ClusterState s;
   s.nodes = {node("node-1", 8)};
   s.projects = {project("team-a", 2), project("team-b", 6)};
@@ -253,7 +253,7 @@ std::vector<int> place_fractions(const std::vector<double>& fractions, std::vect
 
 }  // namespace
 
-TEST_CASE("fractional GPUs are packed best-fit and never exceed one GPU") {
+TEST_CASE("fractional GPUs are packed best-fit and never exceed one GPU", "[scheduler][fast]") {
   const auto [fractions, gpus] = GENERATE(table<std::vector<double>, std::vector<int>>({
       {{0.5, 0.5}, {0, 0}},
       {{0.6, 0.6}, {0, 1}},
@@ -262,14 +262,14 @@ TEST_CASE("fractional GPUs are packed best-fit and never exceed one GPU") {
   CHECK(place_fractions(fractions) == gpus);
 }
 
-TEST_CASE("a fraction goes to the partly used GPU it fits best") {
+TEST_CASE("a fraction goes to the partly used GPU it fits best", "[scheduler][fast]") {
   // GPU 0 has 0.3 left, GPU 1 has 0.5 left: 0.3 goes to GPU 0, 0.4 to GPU 1.
   std::vector<Workload> run = {running(job("team-a", "r0", 0.7, 1), {on("node-1", {0}, 0.7)}),
                                running(job("team-a", "r1", 0.5, 2), {on("node-1", {1}, 0.5)})};
   CHECK(place_fractions({0.3, 0.4}, run) == std::vector<int>{0, 1});
 }
 
-TEST_CASE("a fraction that fits on no GPU names the largest free share") {
+TEST_CASE("a fraction that fits on no GPU names the largest free share", "[scheduler][fast]") {
   ClusterState s;
   s.nodes = {node("node-1", 1)};
   s.projects = {project("team-a", 1)};
@@ -282,7 +282,7 @@ TEST_CASE("a fraction that fits on no GPU names the largest free share") {
                                "node-1 GPU 0; no GPU is completely free)"));
 }
 
-TEST_CASE("whole-GPU pods never share a GPU with fractional pods") {
+TEST_CASE("whole-GPU pods never share a GPU with fractional pods", "[scheduler][fast]") {
   ClusterState s;
   s.nodes = {node("node-1", 2)};
   s.projects = {project("team-a", 2)};
@@ -300,7 +300,7 @@ TEST_CASE("whole-GPU pods never share a GPU with fractional pods") {
   CHECK(one->placement[0].gpu_indices == std::vector<int>{1});
 }
 
-TEST_CASE("a multi-GPU pod lands on one node, best fit") {
+TEST_CASE("a multi-GPU pod lands on one node, best fit", "[scheduler][fast]") {
   ClusterState s;
   s.nodes = {node("node-1", 4), node("node-2", 4)};
   s.projects = {project("team-a", 8)};
@@ -327,7 +327,7 @@ TEST_CASE("a multi-GPU pod lands on one node, best fit") {
   CHECK(start_of(best, "team-a/three")->placement[0].node == "node-1");  // keeps node-2's 4 free
 }
 
-TEST_CASE("an MPI job is gang-scheduled: all its pods or none") {
+TEST_CASE("an MPI job is gang-scheduled: all its pods or none", "[scheduler][fast]") {
   ClusterState s;
   s.nodes = {node("node-1", 4), node("node-2", 4)};
   s.projects = {project("team-a", 8)};
@@ -355,7 +355,7 @@ TEST_CASE("an MPI job is gang-scheduled: all its pods or none") {
   CHECK_FALSE(never_fits(empty, job("team-a", "m", 4, 1, JobType::kMpi, 2)).has_value());
 }
 
-TEST_CASE("never_fits names what the cluster can never give") {
+TEST_CASE("never_fits names what the cluster can never give", "[scheduler][fast]") {
   ClusterState s;
   s.nodes = {node("node-1", 8), node("node-2", 8)};
   s.projects = {project("team-a", 16)};
@@ -371,7 +371,7 @@ TEST_CASE("never_fits names what the cluster can never give") {
   CHECK(never_fits(s, job("team-a", "x", gpus, 1)).value_or("") == reason);
 }
 
-TEST_CASE("a pending job that can never fit waits with that reason and does not count as demand") {
+TEST_CASE("a pending job that can never fit waits with that reason and does not count as demand", "[scheduler][fast]") {
   ClusterState s;
   s.nodes = {node("node-1", 8), node("node-2", 8)};
   s.projects = {project("team-a", 16)};
@@ -381,7 +381,7 @@ TEST_CASE("a pending job that can never fit waits with that reason and does not 
   CHECK(report(d, "team-a").fair_share == 0);
 }
 
-TEST_CASE("CPU-only jobs start without GPUs and without counting against quota") {
+TEST_CASE("CPU-only jobs start without GPUs and without counting against quota", "[scheduler][fast]") {
   ClusterState s;
   s.nodes = {node("node-1", 0)};
   s.projects = {project("team-a", 0, false)};
@@ -393,7 +393,7 @@ TEST_CASE("CPU-only jobs start without GPUs and without counting against quota")
   CHECK(report(d, "team-a").allocated == 0);
 }
 
-TEST_CASE("projects are served furthest below their fair share first") {
+TEST_CASE("projects are served furthest below their fair share first", "[scheduler][fast]") {
   ClusterState s;
   s.nodes = {node("node-1", 4)};
   s.projects = {project("team-a", 2), project("team-b", 2)};
@@ -408,7 +408,7 @@ TEST_CASE("projects are served furthest below their fair share first") {
   CHECK(d.start[2].id == "team-b/j21");
 }
 
-TEST_CASE("same state in any order gives the same decision") {
+TEST_CASE("same state in any order gives the same decision", "[scheduler][fast]") {
   ClusterState s;
   s.nodes = {node("node-1", 4), node("node-2", 4), node("node-3", 2)};
   s.projects = {project("team-a", 3), project("team-b", 3), project("team-c", 0)};
@@ -429,7 +429,7 @@ TEST_CASE("same state in any order gives the same decision") {
   }
 }
 
-TEST_CASE("an inconsistent state is rejected with a clear error") {
+TEST_CASE("an inconsistent state is rejected with a clear error", "[scheduler][fast]") {
   ClusterState s;
   s.nodes = {node("node-1", 2)};
   s.projects = {project("team-a", 2)};
@@ -446,7 +446,7 @@ TEST_CASE("an inconsistent state is rejected with a clear error") {
   CHECK_THROWS_WITH(schedule(s), Catch::Contains(why));
 }
 
-TEST_CASE("Workload::preemptible overrides the type: preemptible interactive, non-preemptible training") {
+TEST_CASE("Workload::preemptible overrides the type: preemptible interactive, non-preemptible training", "[scheduler][fast]") {
   ClusterState s;
   s.nodes = {node("node-1", 4)};
   s.projects = {project("team-a", 1), project("team-b", 3)};

@@ -186,7 +186,7 @@ void complete_some(ClusterState& s, Rng& rng) {
 
 }  // namespace
 
-TEST_CASE("random clusters keep every scheduling invariant (300 seeds × 8 passes)") {
+TEST_CASE("random clusters keep every scheduling invariant (300 seeds × 8 passes)", "[scheduler][fast]") {
   int passes = 0, starts = 0, preemptions = 0;
   for (uint64_t seed = 1; seed <= 300; ++seed) {
     Rng rng(seed);
@@ -217,7 +217,7 @@ TEST_CASE("random clusters keep every scheduling invariant (300 seeds × 8 passe
   CHECK(preemptions > 50);
 }
 
-TEST_CASE("after settling, every project gets min(quota, demand) and nobody waits below its fair share while another is above") {
+TEST_CASE("after settling, every project gets min(quota, demand) and nobody waits below its fair share while another is above", "[scheduler][fast]") {
   const uint64_t seed = GENERATE(range(uint64_t(1), uint64_t(201)));
   Rng rng(seed * 7919);
   ClusterState s;

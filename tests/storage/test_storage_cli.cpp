@@ -28,7 +28,7 @@ Run lanectl(const std::filesystem::path& home, const std::string& args) {
 
 }  // namespace
 
-TEST_CASE("snapshot, restore and lineage through lanectl, and in-place revert needs --yes") {
+TEST_CASE("snapshot, restore and lineage through lanectl, and in-place revert needs --yes", "[storage][fast]") {
   lane::test::TempDir home("cli");
   REQUIRE(lanectl(home.path, "submit fill -i ubuntu --pvc :1Gi:/mnt -e API_TOKEN=xyz --command -- "
                              "sh -c 'echo data > /mnt/a && echo model > /mnt/b'").code == 0);

@@ -28,7 +28,7 @@ using test::wait_child;
 
 }  // namespace
 
-TEST_CASE("a snapshot killed half way leaves no snapshot, an untouched volume, and collectable orphans") {
+TEST_CASE("a snapshot killed half way leaves no snapshot, an untouched volume, and collectable orphans", "[storage][fast]") {
   TempDir tmp("crash");
   test::DirVolumes volumes(tmp.path / "volumes");
   fs::path vol = volumes.create("data", "", "", lane::storage::VolumeOrigin::user()).local_path;
@@ -80,7 +80,7 @@ TEST_CASE("a snapshot killed half way leaves no snapshot, an untouched volume, a
   CHECK(store.object_count() == 40);
 }
 
-TEST_CASE("orphans of a killed snapshot that nothing uses are removed by the next delete") {
+TEST_CASE("orphans of a killed snapshot that nothing uses are removed by the next delete", "[storage][fast]") {
   TempDir tmp("orphan");
   test::DirVolumes volumes(tmp.path / "volumes");
   fs::path vol = volumes.create("data", "", "", lane::storage::VolumeOrigin::user()).local_path;
@@ -109,7 +109,7 @@ TEST_CASE("orphans of a killed snapshot that nothing uses are removed by the nex
   CHECK(store.verify("keep").ok());
 }
 
-TEST_CASE("a full disk fails the snapshot without leaving a partial one") {
+TEST_CASE("a full disk fails the snapshot without leaving a partial one", "[storage][fast]") {
   TempDir tmp("enospc");
   test::DirVolumes volumes(tmp.path / "volumes");
   fs::path vol = volumes.create("data", "", "", lane::storage::VolumeOrigin::user()).local_path;
@@ -150,7 +150,7 @@ TEST_CASE("a full disk fails the snapshot without leaving a partial one") {
   if (real_tmpfs) ::umount(store_root.c_str());
 }
 
-TEST_CASE("concurrent create and delete from several processes never lose a shared object") {
+TEST_CASE("concurrent create and delete from several processes never lose a shared object", "[storage][fast]") {
   TempDir tmp("concurrent");
   constexpr int kProcs = 4, kRounds = 6;
   // Each process snapshots its own volume; all volumes share most files, so every process's

@@ -86,7 +86,7 @@ struct Setup {
 
 }  // namespace
 
-TEST_CASE("a restore killed half way leaves no volume, and the next restore removes its staging") {
+TEST_CASE("a restore killed half way leaves no volume, and the next restore removes its staging", "[storage][fast]") {
   Setup f("restore-kill", 40);
   auto& volumes = f.volumes;
   const fs::path& vol = f.vol;
@@ -102,7 +102,7 @@ TEST_CASE("a restore killed half way leaves no volume, and the next restore remo
   CHECK(test::describe_tree(volumes.find("restored")->local_path) == test::describe_tree(vol));
 }
 
-TEST_CASE("an in-place revert killed half way leaves the volume as it was, and the next run cleans up") {
+TEST_CASE("an in-place revert killed half way leaves the volume as it was, and the next run cleans up", "[storage][fast]") {
   Setup f("revert-kill", 30);
   auto& volumes = f.volumes;
   const fs::path& vol = f.vol;
@@ -123,7 +123,7 @@ TEST_CASE("an in-place revert killed half way leaves the volume as it was, and t
   CHECK(store.create("data", "s2", "", {}).content_digest == store.describe("s1").content_digest);
 }
 
-TEST_CASE("restore hashes what it copies: one changed byte fails both forms, naming the damaged paths") {
+TEST_CASE("restore hashes what it copies: one changed byte fails both forms, naming the damaged paths", "[storage][fast]") {
   Setup f("restore-damaged", 12);
   auto& volumes = f.volumes;
   const fs::path& vol = f.vol;
@@ -167,7 +167,7 @@ class DiesOnRecordLineage : public local::LocalSnapshotStore {
 };
 }  // namespace
 
-TEST_CASE("a job's snapshot and its lineage are one record: no snapshot shows a job the lineage lacks") {
+TEST_CASE("a job's snapshot and its lineage are one record: no snapshot shows a job the lineage lacks", "[storage][fast]") {
   TempDir tmp("lineage-atomic");
   test::DirVolumes volumes(tmp.path / "volumes");
   fs::path vol = volumes.create("pvc-data", "1Gi", "", lane::storage::VolumeOrigin::user()).local_path;

@@ -50,7 +50,7 @@ void fill_sample(const fs::path& vol) {
 
 }  // namespace
 
-TEST_CASE("restore to a new volume reproduces the tree byte for byte") {
+TEST_CASE("restore to a new volume reproduces the tree byte for byte", "[storage][fast]") {
   Fixture f;
   fill_sample(f.vol);
   SnapshotInfo info = f.store.create("data", "v1", "job-1", {});
@@ -72,7 +72,7 @@ TEST_CASE("restore to a new volume reproduces the tree byte for byte") {
   CHECK(lane::read_file(f.volumes.find("restored-2")->local_path / "models/best.pt") == "weights-v1");
 }
 
-TEST_CASE("restore refuses an existing target volume and cleans up a failed restore") {
+TEST_CASE("restore refuses an existing target volume and cleans up a failed restore", "[storage][fast]") {
   Fixture f;
   fill_sample(f.vol);
   f.store.create("data", "v1", "", {});
@@ -88,7 +88,7 @@ TEST_CASE("restore refuses an existing target volume and cleans up a failed rest
   CHECK_FALSE(fs::exists(f.tmp.path / "volumes" / "broken"));
 }
 
-TEST_CASE("identical contents are stored once and an unchanged volume adds no objects") {
+TEST_CASE("identical contents are stored once and an unchanged volume adds no objects", "[storage][fast]") {
   Fixture f;
   fill_sample(f.vol);
   SnapshotInfo first = f.store.create("data", "v1", "", {});
@@ -109,7 +109,7 @@ TEST_CASE("identical contents are stored once and an unchanged volume adds no ob
   CHECK(third.content_digest != first.content_digest);
 }
 
-TEST_CASE("unchanged files are recognised by path, size, mtime and inode without re-reading") {
+TEST_CASE("unchanged files are recognised by path, size, mtime and inode without re-reading", "[storage][fast]") {
   Fixture f;
   write_text(f.vol / "big.bin", std::string(5000, 'x'));
   test::age(f.vol / "big.bin");
@@ -136,7 +136,7 @@ TEST_CASE("unchanged files are recognised by path, size, mtime and inode without
   CHECK(f.store.manifest("v3").entries[0].digest != f.store.manifest("v1").entries[0].digest);
 }
 
-TEST_CASE("a file changed just before the previous snapshot is re-hashed (racy mtime)") {
+TEST_CASE("a file changed just before the previous snapshot is re-hashed (racy mtime)", "[storage][fast]") {
   Fixture f;
   write_text(f.vol / "fresh.txt", "one");  // mtime = now: inside the racy window
   f.store.create("data", "v1", "", {});
@@ -149,7 +149,7 @@ TEST_CASE("a file changed just before the previous snapshot is re-hashed (racy m
   CHECK(f.store.manifest("v2").entries[0].digest == sha256_hex("two"));
 }
 
-TEST_CASE("verify recomputes digests and names damaged and missing objects") {
+TEST_CASE("verify recomputes digests and names damaged and missing objects", "[storage][fast]") {
   Fixture f;
   fill_sample(f.vol);
   f.store.create("data", "v1", "", {});
@@ -180,7 +180,7 @@ TEST_CASE("verify recomputes digests and names damaged and missing objects") {
   CHECK(r.damaged[1].find("corrupted") != std::string::npos);
 }
 
-TEST_CASE("deleting a snapshot frees only the objects no other snapshot uses") {
+TEST_CASE("deleting a snapshot frees only the objects no other snapshot uses", "[storage][fast]") {
   Fixture f;
   write_text(f.vol / "shared.txt", "shared");
   write_text(f.vol / "changes.txt", "version-1");
@@ -202,7 +202,7 @@ TEST_CASE("deleting a snapshot frees only the objects no other snapshot uses") {
   CHECK(f.store.list(std::nullopt).empty());
 }
 
-TEST_CASE("snapshot names are validated and must be new") {
+TEST_CASE("snapshot names are validated and must be new", "[storage][fast]") {
   Fixture f;
   write_text(f.vol / "x", "x");
   for (std::string bad : std::vector<std::string>{"", "../escape", "a/b", "UPPER", "-lead", "trail-", "dot.ted", "sp ace",
@@ -217,7 +217,7 @@ TEST_CASE("snapshot names are validated and must be new") {
   CHECK(f.store.list(std::nullopt).size() == 2);
 }
 
-TEST_CASE("revert in place lists newer snapshots and restores the old contents") {
+TEST_CASE("revert in place lists newer snapshots and restores the old contents", "[storage][fast]") {
   Fixture f;
   write_text(f.vol / "model.pt", "v1");
   f.store.create("data", "s1", "", {});
@@ -247,7 +247,7 @@ TEST_CASE("revert in place lists newer snapshots and restores the old contents")
   CHECK(fs::is_empty(f.volumes.staging_dir()));
 }
 
-TEST_CASE("lineage: every snapshot gets a record, and restores name their parent") {
+TEST_CASE("lineage: every snapshot gets a record, and restores name their parent", "[storage][fast]") {
   Fixture f;
   write_text(f.vol / "data/x.txt", "x");
   write_text(f.vol / "out/metrics.json", "{}");
@@ -280,7 +280,7 @@ TEST_CASE("lineage: every snapshot gets a record, and restores name their parent
   CHECK(f.store.all_lineage().size() == 2);
 }
 
-TEST_CASE("naming helpers: training snapshot names and secret masking") {
+TEST_CASE("naming helpers: training snapshot names and secret masking", "[storage][fast]") {
   // 2021-03-05 16:23:42 UTC, the seed's example.
   const int64_t ms = 1614961422000;
   CHECK(training_snapshot_name("pvc-download-tusimple-data-0", "dist-lane-detection-training", ms) ==
@@ -295,7 +295,7 @@ TEST_CASE("naming helpers: training snapshot names and secret masking") {
   for (std::string s : {"BATCH_SIZE", "PVC_NAME", "ENABLE_SNAPSHOT"}) CHECK_FALSE(is_secret_env_name(s));
 }
 
-TEST_CASE("odd file names round trip and a damaged manifest is reported, not trusted") {
+TEST_CASE("odd file names round trip and a damaged manifest is reported, not trusted", "[storage][fast]") {
   Fixture f;
   write_text(f.vol / "tab\there", "t");
   write_text(f.vol / "new\nline", "n");

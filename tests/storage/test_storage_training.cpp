@@ -40,7 +40,7 @@ submit::JobSpec training_spec() {
 
 }  // namespace
 
-TEST_CASE("ENABLE_SNAPSHOT and PVC_NAME select the end-of-training snapshot") {
+TEST_CASE("ENABLE_SNAPSHOT and PVC_NAME select the end-of-training snapshot", "[storage][fast]") {
   ::unsetenv("ENABLE_SNAPSHOT");
   CHECK_FALSE(training_snapshot_request_from_env("/out", "abc"));
   ::setenv("ENABLE_SNAPSHOT", "false", 1);
@@ -61,7 +61,7 @@ TEST_CASE("ENABLE_SNAPSHOT and PVC_NAME select the end-of-training snapshot") {
   for (const char* v : {"ENABLE_SNAPSHOT", "PVC_NAME", "LANECTL_JOB_NAME", "LANECTL_PROJECT"}) ::unsetenv(v);
 }
 
-TEST_CASE("final metrics are the last value of each key per kind, torn lines skipped") {
+TEST_CASE("final metrics are the last value of each key per kind, torn lines skipped", "[storage][fast]") {
   TempDir tmp("metrics");
   write_text(tmp.path / "metrics.jsonl",
              "{\"kind\":\"train\",\"step\":1,\"loss\":0.9}\n"
@@ -76,7 +76,7 @@ TEST_CASE("final metrics are the last value of each key per kind, torn lines ski
   CHECK(read_final_metrics(tmp.path / "nothing-here").empty());
 }
 
-TEST_CASE("final metrics read what the trainer's MetricsRecord lines say") {
+TEST_CASE("final metrics read what the trainer's MetricsRecord lines say", "[storage][fast]") {
   TempDir tmp("metrics-records");
   const lane::RunLayout run{tmp.path};
   const lane::MetricsRecord train{std::string(lane::MetricsRecord::kTrain), {{"step", 7}, {"loss", 0.125}}};
@@ -87,7 +87,7 @@ TEST_CASE("final metrics read what the trainer's MetricsRecord lines say") {
   CHECK(m["val"] == val.fields);
 }
 
-TEST_CASE("snapshot after training: seed name and log line, lineage with masked secrets and metrics") {
+TEST_CASE("snapshot after training: seed name and log line, lineage with masked secrets and metrics", "[storage][fast]") {
   TempDir tmp("train-snap");
   test::DirVolumes volumes(tmp.path / "volumes");
   local::LocalSnapshotStore store(tmp.path / "snapshots", volumes);
@@ -129,7 +129,7 @@ TEST_CASE("snapshot after training: seed name and log line, lineage with masked 
   CHECK(stored.find("tok-value") == std::string::npos);
 }
 
-TEST_CASE("OUTPUT_DIR inside the job maps into the volume through the PVC mount path") {
+TEST_CASE("OUTPUT_DIR inside the job maps into the volume through the PVC mount path", "[storage][fast]") {
   TempDir tmp("mount-map");
   test::DirVolumes volumes(tmp.path / "volumes");
   local::LocalSnapshotStore store(tmp.path / "snapshots", volumes);
@@ -147,7 +147,7 @@ TEST_CASE("OUTPUT_DIR inside the job maps into the volume through the PVC mount 
   CHECK(store.lineage(r2.snapshot)->job->name == "j2");
 }
 
-TEST_CASE("lineage views: a restored volume's snapshot is derived from its parent, and job lookup") {
+TEST_CASE("lineage views: a restored volume's snapshot is derived from its parent, and job lookup", "[storage][fast]") {
   TempDir tmp("lineage-view");
   test::DirVolumes volumes(tmp.path / "volumes");
   local::LocalSnapshotStore store(tmp.path / "snapshots", volumes);

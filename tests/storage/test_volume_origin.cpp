@@ -12,7 +12,7 @@ using lane::storage::VolumeInfo;
 using lane::storage::VolumeOrigin;
 using Kind = lane::storage::VolumeOrigin::Kind;
 
-TEST_CASE("volume origin: every stored form parses to its kind and prints back byte for byte") {
+TEST_CASE("volume origin: every stored form parses to its kind and prints back byte for byte", "[storage][fast]") {
   struct Case {
     const char* text;
     Kind kind;
@@ -41,7 +41,7 @@ TEST_CASE("volume origin: every stored form parses to its kind and prints back b
   CHECK(VolumeOrigin::job("a", "b") != VolumeOrigin::job("", "b"));
 }
 
-TEST_CASE("volume origin: malformed stored forms are refused, and so are names they cannot hold") {
+TEST_CASE("volume origin: malformed stored forms are refused, and so are names they cannot hold", "[storage][fast]") {
   for (const char* bad : {"", "restore:", "restore:Snap", "restore:a/b", "restore:a.b", "job/", "job/team",
                           "job//train", "job/team/", "job/Team/train", "job/team/train/x", "job/team/tr ain",
                           "a b", "x:y", "-lead", "trail-", "user/x"}) {
@@ -53,7 +53,7 @@ TEST_CASE("volume origin: malformed stored forms are refused, and so are names t
   CHECK_THROWS_AS(VolumeOrigin::job("", ""), lane::Error);
 }
 
-TEST_CASE("lineage links: restores from the volumes' origins, derivations from the records") {
+TEST_CASE("lineage links: restores from the volumes' origins, derivations from the records", "[storage][fast]") {
   auto volume = [](const char* name, VolumeOrigin origin) {
     VolumeInfo v;
     v.name = name;

@@ -23,7 +23,7 @@ void seed_namespace(lane::kube::KubeClient& c) {
 
 }  // namespace
 
-TEST_CASE("kube snapshots: create waits for readyToUse, list, restore --to-pvc, delete") {
+TEST_CASE("kube snapshots: create waits for readyToUse, list, restore --to-pvc, delete", "[storage_kube][fast]") {
   lane::test::FakeApiServer server;
   auto client = std::make_shared<lane::kube::KubeClient>(server.connection());
   seed_namespace(*client);
@@ -87,7 +87,7 @@ TEST_CASE("kube snapshots: create waits for readyToUse, list, restore --to-pvc, 
   CHECK_THROWS_WITH(store.describe("snap-1"), Catch::Contains("does not exist"));
 }
 
-TEST_CASE("kube snapshots: status.error surfaces and leaves no snapshot behind") {
+TEST_CASE("kube snapshots: status.error surfaces and leaves no snapshot behind", "[storage_kube][fast]") {
   lane::test::FakeApiServer server;
   auto client = std::make_shared<lane::kube::KubeClient>(server.connection());
   seed_namespace(*client);
@@ -98,7 +98,7 @@ TEST_CASE("kube snapshots: status.error surfaces and leaves no snapshot behind")
   CHECK_FALSE(client->try_get(res::kVolumeSnapshot, "runai-ld", "snap-x"));
 }
 
-TEST_CASE("kube snapshots: end-of-training snapshot from a pod's service account over TLS") {
+TEST_CASE("kube snapshots: end-of-training snapshot from a pod's service account over TLS", "[storage_kube][fast]") {
   lane::test::TempDir dir;
   lane::test::make_self_signed_cert(dir.path);
   lane::test::FakeApiServer server({"sa-token-1", dir.path / "cert.pem", dir.path / "key.pem"});

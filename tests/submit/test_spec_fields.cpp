@@ -39,7 +39,7 @@ JobSpec everything_set() {
 
 }  // namespace
 
-TEST_CASE("spec fields: the stored JSON is the one written before the table, byte for byte") {
+TEST_CASE("spec fields: the stored JSON is the one written before the table, byte for byte", "[submit][fast]") {
   // Dumped by the hand-written spec_to_json of 9633205.
   CHECK(spec_to_json(JobSpec{}).dump() == R"json({"args":[],"cliArgv":[],"command":[],"cpu":"","env":[],"gpu":0.0,"image":"","largeShm":false,"memory":"","name":"","nodeType":"","ports":[],"processes":1,"project":"","pvcs":[],"serviceType":"","shmSize":"","slotsPerWorker":1,"type":"Train","user":"","volumes":[],"workingDir":""})json");
   CHECK(spec_to_json(everything_set()).dump() == R"json({"args":["--epochs","2"],"attach":true,"backoffLimit":0,"cleanPodPolicy":"All","cliArgv":["lanectl","submit","train-1"],"command":["python","train.py"],"completions":4,"cpu":"500m","cpuLimit":"1.5","createHomeDir":true,"elastic":true,"env":[{"name":"BATCH_SIZE","value":"33"},{"name":"TOKEN","value":"SECRET:s,k"}],"gpu":0.5,"gpuMemory":"4G","hostIPC":true,"hostNetwork":true,"image":"scnn-train","imagePullPolicy":"IfNotPresent","largeShm":true,"memory":"2Gi","memoryLimit":"4Gi","migProfile":"1g.5gb","name":"train-1","nodePool":"pool-a","nodeType":"a100","parallelism":2,"ports":["8080:80","8888"],"preemptibility":"preemptible","preventPrivilegeEscalation":true,"processes":1,"project":"lane-detection","pvcs":[{"claim":"","create":true,"mountPath":"/data","readOnly":false,"size":"10Gi","storageClass":"fast"},{"claim":"pvc-x-0","create":false,"mountPath":"/mnt","readOnly":true,"size":"","storageClass":""}],"runAsGroup":100,"runAsUser":1000,"serviceType":"nodeport","shmSize":"8Gi","slotsPerWorker":1,"stdin":true,"tolerations":[{"effect":"NoSchedule","key":"nvidia.com/gpu","value":""},{"effect":"","key":"pool","value":"a100"}],"ttlSecondsAfterFinished":90,"tty":true,"type":"Interactive","user":"alice","volumes":[{"containerPath":"/in","hostPath":"/host","readOnly":true}],"workingDir":"/work"})json");
@@ -47,7 +47,7 @@ TEST_CASE("spec fields: the stored JSON is the one written before the table, byt
   CHECK(spec_to_json(spec_from_json(j)) == j);
 }
 
-TEST_CASE("spec fields: one row per flag, each with a JSON key of its own and a sample") {
+TEST_CASE("spec fields: one row per flag, each with a JSON key of its own and a sample", "[submit][fast]") {
   std::set<std::string_view> keys;
   for (const auto& f : spec_fields()) {
     INFO(f.json_key);
@@ -59,7 +59,7 @@ TEST_CASE("spec fields: one row per flag, each with a JSON key of its own and a 
   CHECK(keys.size() == lane::test::field_samples().size());
 }
 
-TEST_CASE("spec fields: every row is written by spec_to_json and read back by spec_from_json") {
+TEST_CASE("spec fields: every row is written by spec_to_json and read back by spec_from_json", "[submit][fast]") {
   for (const auto& f : spec_fields()) {
     INFO(f.json_key);
     const std::string key(f.json_key);
@@ -76,7 +76,7 @@ TEST_CASE("spec fields: every row is written by spec_to_json and read back by sp
   }
 }
 
-TEST_CASE("spec fields: describe's flag lines, in the order and wording of before the table") {
+TEST_CASE("spec fields: describe's flag lines, in the order and wording of before the table", "[submit][fast]") {
   const std::vector<std::pair<std::string, std::string>> expected = {
       {"PREEMPTIBLE:", "true"}, {"IMAGE PULL POLICY:", "IfNotPresent"}, {"TTY / STDIN:", "true / true (--attach)"},
       {"BACKOFF LIMIT:", "0"}, {"COMPLETIONS:", "4"}, {"PARALLELISM:", "2"}, {"TTL AFTER FINISH:", "90s"},
@@ -91,7 +91,7 @@ TEST_CASE("spec fields: describe's flag lines, in the order and wording of befor
   CHECK(describe_flag_lines(s) == std::vector<std::pair<std::string, std::string>>{{"TTY / STDIN:", "false / true"}});
 }
 
-TEST_CASE("spec fields: the local backend's notes, one per subject, in the order of before the table") {
+TEST_CASE("spec fields: the local backend's notes, one per subject, in the order of before the table", "[submit][fast]") {
   JobSpec s = everything_set();
   s.attach = false;  // with --attach, the attach says it itself
   const std::vector<std::pair<std::string, std::string>> expected = {

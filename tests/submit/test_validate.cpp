@@ -52,7 +52,7 @@ struct Case {
 
 }  // namespace
 
-TEST_CASE("validate: a complete spec passes, single-process and MPI") {
+TEST_CASE("validate: a complete spec passes, single-process and MPI", "[submit][fast]") {
   JobSpec s = valid_spec();
   CHECK_NOTHROW(lane::submit::validate(s));
   s.gpu = 0.5;
@@ -68,7 +68,7 @@ TEST_CASE("validate: a complete spec passes, single-process and MPI") {
   CHECK_NOTHROW(lane::submit::validate(s));
 }
 
-TEST_CASE("validate: each rule has one message naming the flag and the fix") {
+TEST_CASE("validate: each rule has one message naming the flag and the fix", "[submit][fast]") {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
   auto c = GENERATE_COPY(values<Case>({
@@ -176,7 +176,7 @@ TEST_CASE("validate: each rule has one message naming the flag and the fix") {
   CHECK(message_of(s) == c.message);
 }
 
-TEST_CASE("validate: an MPI job's name leaves room for -launcher and -worker-N, whatever the process count") {
+TEST_CASE("validate: an MPI job's name leaves room for -launcher and -worker-N, whatever the process count", "[submit][fast]") {
   auto [processes, longest] = GENERATE(table<int, size_t>({{1, 54}, {2, 54}, {10, 54}, {11, 53}, {100, 53}, {101, 52}}));
   INFO("--processes " << processes);
   JobSpec s = valid_spec();
@@ -193,7 +193,7 @@ TEST_CASE("validate: an MPI job's name leaves room for -launcher and -worker-N, 
   CHECK_NOTHROW(lane::submit::validate(s));
 }
 
-TEST_CASE("validate: what the new path and quantity rules still accept") {
+TEST_CASE("validate: what the new path and quantity rules still accept", "[submit][fast]") {
   JobSpec s = valid_spec();
   s.ports = {lane::submit::parse_port("30000:80"), lane::submit::parse_port("32767:81"),
              lane::submit::parse_port("8888")};  // the node port range's ends; a bare port lets Kubernetes pick
@@ -212,13 +212,13 @@ TEST_CASE("validate: what the new path and quantity rules still accept") {
   CHECK_NOTHROW(lane::submit::validate(s));
 }
 
-TEST_CASE("validate: a job name that is not a DNS-1035 label (the Service's name) is refused with --port") {
+TEST_CASE("validate: a job name that is not a DNS-1035 label (the Service's name) is refused with --port", "[submit][fast]") {
   JobSpec s = valid_spec();
   s.name = "1job";  // a DNS-1123 label but not DNS-1035: the job-name rule covers the Service's name
   CHECK(message_of(s) == "invalid job name (--name) '1job': must start with a letter, as Run:AI requires (e.g. 'job-1job')");
 }
 
-TEST_CASE("validate_project_name: a DNS-1123 label that leaves room for runai- (57 characters)") {
+TEST_CASE("validate_project_name: a DNS-1123 label that leaves room for runai- (57 characters)", "[submit][fast]") {
   using lane::submit::validate_project_name;
   CHECK_NOTHROW(validate_project_name(std::string(57, 'p'), "project name"));
   CHECK_NOTHROW(validate_project_name("0-lanes", "project name"));  // projects may start with a digit
@@ -228,7 +228,7 @@ TEST_CASE("validate_project_name: a DNS-1123 label that leaves room for runai- (
   CHECK_THROWS_WITH(validate_project_name("Lanes", "project name"), Catch::StartsWith("invalid project name 'Lanes': must be 1-63"));
 }
 
-TEST_CASE("validate_job_name_prefix: the generated names follow the job name rules") {
+TEST_CASE("validate_job_name_prefix: the generated names follow the job name rules", "[submit][fast]") {
   using lane::submit::validate_job_name_prefix;
   CHECK_NOTHROW(validate_job_name_prefix("job"));
   CHECK_NOTHROW(validate_job_name_prefix("train-2"));
@@ -237,7 +237,7 @@ TEST_CASE("validate_job_name_prefix: the generated names follow the job name rul
   CHECK_THROWS_WITH(validate_job_name_prefix("Job"), Catch::StartsWith("invalid --job-name-prefix 'Job': must be 1-63"));
 }
 
-TEST_CASE("validate_unnamed: the name may be picked later, every other rule still applies") {
+TEST_CASE("validate_unnamed: the name may be picked later, every other rule still applies", "[submit][fast]") {
   JobSpec s = valid_spec();
   s.name.clear();
   CHECK_NOTHROW(lane::submit::validate_unnamed(s));
@@ -248,7 +248,7 @@ TEST_CASE("validate_unnamed: the name may be picked later, every other rule stil
   CHECK_THROWS_WITH(lane::submit::validate_unnamed(s), Catch::StartsWith("invalid job name (--name) 'Bad'"));
 }
 
-TEST_CASE("port mappings: [EXTERNAL:]CONTAINER with ports 1-65535") {
+TEST_CASE("port mappings: [EXTERNAL:]CONTAINER with ports 1-65535", "[submit][fast]") {
   using lane::submit::parse_port_mapping;
   auto [text, external, container] = GENERATE(table<std::string, int, int>({
       {"80", 80, 80}, {"8080:80", 8080, 80}, {"65535:1", 65535, 1},
@@ -270,13 +270,13 @@ TEST_CASE("port mappings: [EXTERNAL:]CONTAINER with ports 1-65535") {
   }
 }
 
-TEST_CASE("variable names: letters, digits and '_', not starting with a digit") {
+TEST_CASE("variable names: letters, digits and '_', not starting with a digit", "[submit][fast]") {
   auto [name, ok] = GENERATE(table<std::string, bool>({{"A", true}, {"_x1", true}, {"BATCH_SIZE", true},
                                                        {"", false}, {"1A", false}, {"A-B", false}, {"A=B", false}}));
   CHECK(lane::submit::is_env_name(name) == ok);
 }
 
-TEST_CASE("AlreadyExists: a usage error (exit 2) every backend throws with one wording") {
+TEST_CASE("AlreadyExists: a usage error (exit 2) every backend throws with one wording", "[submit][fast]") {
   auto e = lane::submit::job_name_taken("dup", "team");
   const lane::UsageError& as_usage = e;
   CHECK(as_usage.code() == lane::ExitCode::kUsage);
@@ -311,7 +311,7 @@ JobSpec run_ai_spec() {
 
 }  // namespace
 
-TEST_CASE("validate: the Run:AI flags pass when well formed") {
+TEST_CASE("validate: the Run:AI flags pass when well formed", "[submit][fast]") {
   using lane::submit::Preemptibility;
   JobSpec s = run_ai_spec();
   s.preemptibility = Preemptibility::kNonPreemptible;
@@ -334,7 +334,7 @@ TEST_CASE("validate: the Run:AI flags pass when well formed") {
   CHECK_NOTHROW(lane::submit::validate(s));
 }
 
-TEST_CASE("validate: each Run:AI flag rule has one message naming the flag and the fix") {
+TEST_CASE("validate: each Run:AI flag rule has one message naming the flag and the fix", "[submit][fast]") {
   using lane::submit::Preemptibility;
   auto c = GENERATE(values<Case>({
       {"preemptible training", [](JobSpec& s) { s.preemptibility = Preemptibility::kPreemptible; },
@@ -401,7 +401,7 @@ TEST_CASE("validate: each Run:AI flag rule has one message naming the flag and t
   CHECK(message_of(s) == c.message);
 }
 
-TEST_CASE("preemptibility and the TYPE label: interactive jobs only when asked, others unless asked") {
+TEST_CASE("preemptibility and the TYPE label: interactive jobs only when asked, others unless asked", "[submit][fast]") {
   using lane::submit::Preemptibility;
   JobSpec s = valid_spec();
   CHECK(lane::submit::is_preemptible(s));
@@ -417,7 +417,7 @@ TEST_CASE("preemptibility and the TYPE label: interactive jobs only when asked, 
   CHECK(lane::submit::type_label(s) == "Interactive-Preemptible");
 }
 
-TEST_CASE("stored specs: the Run:AI fields round-trip, and a spec stored without them loads with defaults") {
+TEST_CASE("stored specs: the Run:AI fields round-trip, and a spec stored without them loads with defaults", "[submit][fast]") {
   using lane::submit::Preemptibility;
   JobSpec s = valid_spec();
   const auto plain = lane::submit::spec_to_json(s);

@@ -83,7 +83,7 @@ WorkloadSummary without_spec_annotation(WorkloadSummary w) {
 
 }  // namespace
 
-TEST_CASE("kube fields: a spec written by mapping reads back the same through both readers") {
+TEST_CASE("kube fields: a spec written by mapping reads back the same through both readers", "[submit_kube][fast]") {
   const KubeSettings settings;
   auto [type, gpu] = GENERATE(table<JobType, double>({{JobType::kTrain, 2},
                                                       {JobType::kTrain, 0.5},
@@ -162,7 +162,7 @@ TEST_CASE("kube fields: a spec written by mapping reads back the same through bo
   }
 }
 
-TEST_CASE("kube fields: status conditions read back as the Run:AI status") {
+TEST_CASE("kube fields: status conditions read back as the Run:AI status", "[submit_kube][fast]") {
   const KubeSettings settings;
   auto [kind, condition, status] = GENERATE(table<std::string, std::string, JobStatus>({
       {kJobKind, kConditionComplete, JobStatus::kSucceeded},
@@ -189,7 +189,7 @@ TEST_CASE("kube fields: status conditions read back as the Run:AI status") {
   }
 }
 
-TEST_CASE("kube fields: a preemptible interactive job reads back as one, with or without the spec annotation") {
+TEST_CASE("kube fields: a preemptible interactive job reads back as one, with or without the spec annotation", "[submit_kube][fast]") {
   const KubeSettings settings;
   JobSpec written = spec_of(JobType::kInteractive, 1);
   written.preemptibility = Preemptibility::kPreemptible;

@@ -61,7 +61,7 @@ const Json* find_env(const Json& container, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("kube mapping: the seed's MPI command line renders an MPIJob v2beta1") {
+TEST_CASE("kube mapping: the seed's MPI command line renders an MPIJob v2beta1", "[submit_kube][fast]") {
   KubeSettings s;
   Json job = mpijob_object(s, seed_training());
   CHECK(job["metadata"]["namespace"] == "runai-lane-detection");
@@ -107,7 +107,7 @@ TEST_CASE("kube mapping: the seed's MPI command line renders an MPIJob v2beta1")
   CHECK_THROWS_WITH(render_job(s, bad), Catch::Contains("--port"));
 }
 
-TEST_CASE("kube backend: the seed workflow (submit, submit-mpi, list, logs, describe, delete)") {
+TEST_CASE("kube backend: the seed workflow (submit, submit-mpi, list, logs, describe, delete)", "[submit_kube][fast]") {
   Fixture f;
   // Project = namespace labelled runai/queue + a KAI Queue.
   auto ns = f.client->get(res::kNamespace, "", "runai-lane-detection");
@@ -191,7 +191,7 @@ TEST_CASE("kube backend: the seed workflow (submit, submit-mpi, list, logs, desc
 
 // A real API server sends the items of a list without kind/apiVersion (the fake does the same);
 // a listed MPIJob must still be judged by the MPIJob rules (condition Succeeded, not Complete).
-TEST_CASE("kube backend: a 409 AlreadyExists for the workload is the typed AlreadyExists") {
+TEST_CASE("kube backend: a 409 AlreadyExists for the workload is the typed AlreadyExists", "[submit_kube][fast]") {
   Fixture f;
   // A batch Job the lookup before creating does not count as a job (an MPIJob's launcher Job),
   // so the name clash shows only in the API server's 409 answer to the create.
@@ -213,7 +213,7 @@ TEST_CASE("kube backend: a 409 AlreadyExists for the workload is the typed Alrea
   }
 }
 
-TEST_CASE("kube backend: listed MPIJobs keep MPIJob status rules although list items carry no kind") {
+TEST_CASE("kube backend: listed MPIJobs keep MPIJob status rules although list items carry no kind", "[submit_kube][fast]") {
   Fixture f;
   f.backend.jobs().submit(seed_download());  // makes the claim the MPI job mounts
   f.backend.jobs().submit(seed_training());
@@ -239,7 +239,7 @@ TEST_CASE("kube backend: listed MPIJobs keep MPIJob status rules although list i
   CHECK(f.backend.jobs().describe_job("dist-lane-detection-training", "lane-detection")->status == JobStatus::kSucceeded);
 }
 
-TEST_CASE("kube backend: render, services, status demotion and projects") {
+TEST_CASE("kube backend: render, services, status demotion and projects", "[submit_kube][fast]") {
   Fixture f;
   JobSpec nb;
   nb.name = "notebook";
@@ -299,7 +299,7 @@ TEST_CASE("kube backend: render, services, status demotion and projects") {
   CHECK_THROWS_WITH(f.backend.jobs().exec("x", "lane-detection", {"ls"}, false, "", out, err), Catch::Contains("does not exist"));
 }
 
-TEST_CASE("kube backend: storage progress goes to the stream it was given, nothing is written by itself") {
+TEST_CASE("kube backend: storage progress goes to the stream it was given, nothing is written by itself", "[submit_kube][fast]") {
   lane::test::FakeApiServer server;
   auto client = std::make_shared<lane::kube::KubeClient>(server.connection());
   std::ostringstream progress;

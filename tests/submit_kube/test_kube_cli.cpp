@@ -20,7 +20,7 @@ using Cli = lane::test::Lanectl;
 
 }  // namespace
 
-TEST_CASE("kube cli: the seed workflow with lanectl in place of runai") {
+TEST_CASE("kube cli: the seed workflow with lanectl in place of runai", "[submit_kube][fast]") {
   lane::test::FakeApiServer server;
   Cli cli(server.url());
   auto r = cli.run_shell("project create lane-detection --gpu-quota 3");
@@ -114,7 +114,7 @@ TEST_CASE("kube cli: the seed workflow with lanectl in place of runai") {
   CHECK(dist1["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"] == 2);
 }
 
-TEST_CASE("kube cli: --kubeconfig and --context choose the cluster, before or after the verb") {
+TEST_CASE("kube cli: --kubeconfig and --context choose the cluster, before or after the verb", "[submit_kube][slow]") {
   lane::test::FakeApiServer server;
   Cli cli(server.url());  // KUBECONFIG points to a kubeconfig whose only context is the test server
   // A second kubeconfig: its current context is a cluster nobody listens on; context "test" is
@@ -159,7 +159,7 @@ TEST_CASE("kube cli: --kubeconfig and --context choose the cluster, before or af
 
 // The Run:AI flags of issue 17 through the real binary: each one's field in the objects the
 // schema-checking test server received, the --dry-run rendering, describe, and the usage errors.
-TEST_CASE("kube cli: Run:AI flags become the Job's and MPIJob's fields") {
+TEST_CASE("kube cli: Run:AI flags become the Job's and MPIJob's fields", "[submit_kube][fast]") {
   lane::test::FakeApiServer server;
   Cli cli(server.url());
   REQUIRE(cli.run_shell("project create team --gpu-quota 2").code == 0);

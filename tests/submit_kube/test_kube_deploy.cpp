@@ -8,7 +8,7 @@
 #include "fake_server.h"
 #include "test_paths.h"
 
-TEST_CASE("kube deploy: manifests parse and validate against the official schemas") {
+TEST_CASE("kube deploy: manifests parse and validate against the official schemas", "[submit_kube][fast]") {
   lane::test::FakeApiServer server;
   std::set<std::string> validated_kinds;
   int documents = 0;

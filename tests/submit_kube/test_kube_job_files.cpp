@@ -33,7 +33,7 @@ std::string pod_of(Backend& b, const std::string& job) {
 
 }  // namespace
 
-TEST_CASE("kube job files: read in the running chief pod, links refused, sizes capped") {
+TEST_CASE("kube job files: read in the running chief pod, links refused, sizes capped", "[submit_kube][fast]") {
   lane::test::KubeBackendFixture f;
   f.backend.jobs().submit(train_job("train", {{"OUTPUT_DIR", "/mnt/runs"}}));
   const std::string pod = pod_of(f.backend, "train");
@@ -53,7 +53,7 @@ TEST_CASE("kube job files: read in the running chief pod, links refused, sizes c
   CHECK(files.read_file("train", "lane-detection", "/mnt/runs/digits", 1, false).modified_unix_ms == 1700000000000);
 }
 
-TEST_CASE("kube job files: OUTPUT_DIR from the container environment, and a pod that does not run is a reason") {
+TEST_CASE("kube job files: OUTPUT_DIR from the container environment, and a pod that does not run is a reason", "[submit_kube][fast]") {
   lane::test::KubeBackendFixture f;
   f.backend.jobs().submit(train_job("img", {}));
   const std::string pod = pod_of(f.backend, "img");

@@ -23,7 +23,7 @@ struct Case {
 
 }  // namespace
 
-TEST_CASE("kube cli: bad quantities, names, node ports and mount paths are refused before any request") {
+TEST_CASE("kube cli: bad quantities, names, node ports and mount paths are refused before any request", "[submit_kube][slow]") {
   lane::test::FakeApiServer server;
   lane::test::Lanectl cli(server.url());
   REQUIRE(cli.run_shell("project create lane-detection --gpu-quota 3").code == 0);

@@ -58,7 +58,7 @@ std::vector<std::string> urls_of(KubeBackend& b) {
 
 }  // namespace
 
-TEST_CASE("kube services: --service-type ingress renders an Ingress to the ClusterIP Service") {
+TEST_CASE("kube services: --service-type ingress renders an Ingress to the ClusterIP Service", "[submit_kube][fast]") {
   KubeSettings s;
   auto objects = render_job(s, notebook("ingress", {"8888", "9090:6006"}));
   REQUIRE(objects.size() == 3);
@@ -80,7 +80,7 @@ TEST_CASE("kube services: --service-type ingress renders an Ingress to the Clust
     for (const auto& o : render_job(s, notebook(other, {"8888"}))) CHECK(o["kind"] != "Ingress");
 }
 
-TEST_CASE("kube services: the Ingress is created, its URL comes from its status, and it goes with the job") {
+TEST_CASE("kube services: the Ingress is created, its URL comes from its status, and it goes with the job", "[submit_kube][fast]") {
   Fixture f;
   f.backend.jobs().submit(notebook("ingress", {"8888"}));
   auto ing = f.client->get(res::kIngress, kNs, "notebook");  // the test API server accepted it
@@ -94,7 +94,7 @@ TEST_CASE("kube services: the Ingress is created, its URL comes from its status,
   CHECK_FALSE(f.client->try_get(res::kService, kNs, "notebook"));
 }
 
-TEST_CASE("kube services: a node port's URL is the address of the job's node") {
+TEST_CASE("kube services: a node port's URL is the address of the job's node", "[submit_kube][fast]") {
   Fixture f;
   f.backend.jobs().submit(notebook("nodeport", {"30888:8888", "6006"}));
   CHECK(urls_of(f.backend).empty());  // the node's address is not known yet
@@ -107,7 +107,7 @@ TEST_CASE("kube services: a node port's URL is the address of the job's node") {
         std::vector<std::string>{"10.240.0.4:30888", "10.240.0.4:" + std::to_string(picked)});
 }
 
-TEST_CASE("kube services: a load balancer's URL comes from the Service status") {
+TEST_CASE("kube services: a load balancer's URL comes from the Service status", "[submit_kube][fast]") {
   Fixture f;
   f.backend.jobs().submit(notebook("loadbalancer", {"8080:8888"}));
   CHECK(urls_of(f.backend).empty());
@@ -115,14 +115,14 @@ TEST_CASE("kube services: a load balancer's URL comes from the Service status") 
   CHECK(urls_of(f.backend) == std::vector<std::string>{"52.1.1.1:8080", "nb.example.com:8080"});
 }
 
-TEST_CASE("kube services: portforward has no URL the cluster knows") {
+TEST_CASE("kube services: portforward has no URL the cluster knows", "[submit_kube][fast]") {
   Fixture f;
   f.backend.jobs().submit(notebook("portforward", {"8888"}));
   f.set_balancer_status(res::kService, "notebook", Json::array({{{"ip", "52.1.1.1"}}}));  // ignored on ClusterIP
   CHECK(urls_of(f.backend).empty());
 }
 
-TEST_CASE("service_urls and node_address read only what the status says") {
+TEST_CASE("service_urls and node_address read only what the status says", "[submit_kube][fast]") {
   Json node{{"status", {{"addresses", Json::array({{{"type", "InternalIP"}, {"address", "10.0.0.1"}},
                                                    {{"type", "ExternalIP"}, {"address", "1.2.3.4"}}})}}}};
   CHECK(node_address(node) == "1.2.3.4");  // ExternalIP first
@@ -139,7 +139,7 @@ TEST_CASE("service_urls and node_address read only what the status says") {
   CHECK(service_urls(svc, &ing, "").empty());
 }
 
-TEST_CASE("kube cli: list and describe print SERVICE URL(S)") {
+TEST_CASE("kube cli: list and describe print SERVICE URL(S)", "[submit_kube][fast]") {
   lane::test::FakeApiServer server;
   lane::test::Lanectl cli(server.url());
   REQUIRE(cli.run_shell("project create lane-detection --gpu-quota 3").code == 0);

@@ -54,7 +54,7 @@ Json job_pod(lane::kube::KubeClient& client, const std::string& job) {
 
 }  // namespace
 
-TEST_CASE("kube verbs: config project sets the context namespace and a runai-X namespace selects X") {
+TEST_CASE("kube verbs: config project sets the context namespace and a runai-X namespace selects X", "[submit_kube][fast]") {
   lane::test::FakeApiServer server;
   lane::test::TempDir dir;
   const std::string kc = write_kubeconfig(dir.path, server);
@@ -96,7 +96,7 @@ TEST_CASE("kube verbs: config project sets the context namespace and a runai-X n
   CHECK(fresh.run_shell("list -p team-b" + flag).out.rfind("Showing jobs for project team-b\n", 0) == 0);
 }
 
-TEST_CASE("kube verbs: suspend and resume set spec.suspend / spec.runPolicy.suspend") {
+TEST_CASE("kube verbs: suspend and resume set spec.suspend / spec.runPolicy.suspend", "[submit_kube][fast]") {
   lane::test::FakeApiServer server;
   Cli cli(server.url());
   REQUIRE(cli.run_shell("project create p --gpu-quota 2").code == 0);
@@ -129,7 +129,7 @@ TEST_CASE("kube verbs: suspend and resume set spec.suspend / spec.runPolicy.susp
   CHECK(cli.run_shell("suspend nosuch -p p").code == 1);
 }
 
-TEST_CASE("kube verbs: logs -f says when the job is deleted while followed") {
+TEST_CASE("kube verbs: logs -f says when the job is deleted while followed", "[submit_kube][slow]") {
   lane::test::FakeApiServer server;
   Cli cli(server.url());
   REQUIRE(cli.run_shell("project create p --gpu-quota 2").code == 0);
@@ -150,7 +150,7 @@ TEST_CASE("kube verbs: logs -f says when the job is deleted while followed") {
   CHECK(has(r.out, "lanectl: error: job chatty was deleted"));
 }
 
-TEST_CASE("kube verbs: nodes, top node, whoami and list -o wide") {
+TEST_CASE("kube verbs: nodes, top node, whoami and list -o wide", "[submit_kube][fast]") {
   lane::test::FakeApiServer server;
   lane::test::TempDir dir;
   const std::string kc = write_kubeconfig(dir.path, server);
@@ -202,7 +202,7 @@ TEST_CASE("kube verbs: nodes, top node, whoami and list -o wide") {
   CHECK(has(r.out, "  10.244.3.9  2026-01-02T03:04:05Z\n"));
 }
 
-TEST_CASE("kube verbs: attach joins the chief pod over pods/attach and exits with the job's result") {
+TEST_CASE("kube verbs: attach joins the chief pod over pods/attach and exits with the job's result", "[submit_kube][fast]") {
   lane::test::FakeApiServer server;
   Cli cli(server.url());
   REQUIRE(cli.run_shell("project create p --gpu-quota 2").code == 0);
@@ -238,7 +238,7 @@ TEST_CASE("kube verbs: attach joins the chief pod over pods/attach and exits wit
   CHECK(cli.run_shell("attach nosuch -p p").code == 1);
 }
 
-TEST_CASE("kube: submit --attach creates an interactive-ready pod and joins it over pods/attach") {
+TEST_CASE("kube: submit --attach creates an interactive-ready pod and joins it over pods/attach", "[submit_kube][fast]") {
   lane::test::FakeApiServer server;
   Cli cli(server.url());
   REQUIRE(cli.run_shell("project create p --gpu-quota 2").code == 0);

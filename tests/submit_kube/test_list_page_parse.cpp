@@ -149,7 +149,7 @@ const std::string kPodPage = R"({
 
 }  // namespace
 
-TEST_CASE("list page parse: every field list reads from MPIJobs and Jobs") {
+TEST_CASE("list page parse: every field list reads from MPIJobs and Jobs", "[submit_kube][fast]") {
   std::vector<WorkloadSummary> got;
   auto meta = parse_workload_page(kWorkloadPage, "MPIJob", got);
   CHECK(meta.continue_token == "next-page");
@@ -201,7 +201,7 @@ TEST_CASE("list page parse: every field list reads from MPIJobs and Jobs") {
   CHECK(sax_workloads(kWorkloadPage, "MPIJob") == tree_workloads(kWorkloadPage, "MPIJob"));
 }
 
-TEST_CASE("list page parse: every field list reads from Pods") {
+TEST_CASE("list page parse: every field list reads from Pods", "[submit_kube][fast]") {
   std::vector<PodSummary> got;
   auto meta = parse_pod_page(kPodPage, got);
   CHECK(meta.continue_token.empty());
@@ -235,7 +235,7 @@ TEST_CASE("list page parse: every field list reads from Pods") {
   CHECK(sax_pods(kPodPage) == tree_pods(kPodPage));
 }
 
-TEST_CASE("list page parse: missing and null fields take the defaults") {
+TEST_CASE("list page parse: missing and null fields take the defaults", "[submit_kube][fast]") {
   const std::string workloads = R"({"metadata": null, "items": [
     {},
     {"kind": null, "metadata": {"name": null, "labels": null, "annotations": {"user": null},
@@ -291,7 +291,7 @@ TEST_CASE("list page parse: missing and null fields take the defaults") {
   CHECK(none.empty());
 }
 
-TEST_CASE("list page parse: escapes and unicode are decoded") {
+TEST_CASE("list page parse: escapes and unicode are decoded", "[submit_kube][fast]") {
   const std::string page = R"({"items": [{"metadata": {
       "name": "caf\u00e9-\ud83d\ude80", "namespace": "runai-p",
       "labels": {"kai.scheduler/queue": "q\"uoted\\back", "t\u0061b": "a\tb"},
@@ -305,7 +305,7 @@ TEST_CASE("list page parse: escapes and unicode are decoded") {
   CHECK(sax_workloads(page, "MPIJob") == tree_workloads(page, "MPIJob"));
 }
 
-TEST_CASE("list page parse: unknown fields are skipped, also where they reuse known names") {
+TEST_CASE("list page parse: unknown fields are skipped, also where they reuse known names", "[submit_kube][fast]") {
   // Known names inside unknown objects, and known objects of the wrong type, must not leak.
   const std::string page = R"({"extra": {"items": [{"metadata": {"name": "decoy"}}]},
     "metadata": {"continue": "tok", "nested": {"continue": "no"}},
@@ -326,7 +326,7 @@ TEST_CASE("list page parse: unknown fields are skipped, also where they reuse kn
   CHECK(sax_pods(page) == tree_pods(page));
 }
 
-TEST_CASE("list page parse: malformed JSON is a parse error, also inside skipped values") {
+TEST_CASE("list page parse: malformed JSON is a parse error, also inside skipped values", "[submit_kube][fast]") {
   std::vector<PodSummary> pods;
   CHECK_THROWS_AS(parse_pod_page(R"({"items": [{"metadata": {"name": "a"})", pods), Json::parse_error);
   CHECK_THROWS_AS(parse_pod_page(R"({"items": [{"spec": {"volumes": [1, 2,]}}]})", pods), Json::parse_error);
@@ -335,7 +335,7 @@ TEST_CASE("list page parse: malformed JSON is a parse error, also inside skipped
   CHECK_THROWS_AS(parse_workload_page(R"({"items": [{"metadata": {"name": "\x"}}]})", "Job", ws), Json::parse_error);
 }
 
-TEST_CASE("list pages: a malformed page is an error naming the list") {
+TEST_CASE("list pages: a malformed page is an error naming the list", "[submit_kube][fast]") {
   lane::test::FakeApiServer server;
   lane::kube::KubeClient client(server.connection());
   server.fault({{"method", "GET"}, {"path", "/pods"}, {"action", "malformed"}, {"count", 1}});
@@ -351,7 +351,7 @@ TEST_CASE("list pages: a malformed page is an error naming the list") {
   }
 }
 
-TEST_CASE("list pages: pages continue until the last, and a list starts over after 410") {
+TEST_CASE("list pages: pages continue until the last, and a list starts over after 410", "[submit_kube][fast]") {
   lane::test::FakeApiServer server;
   lane::kube::KubeClient client(server.connection());
   for (int i = 0; i < 5; ++i) {

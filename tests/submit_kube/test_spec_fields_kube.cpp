@@ -23,7 +23,7 @@ Json rendered(const JobSpec& spec) {
 
 }  // namespace
 
-TEST_CASE("spec fields: each row reaches the Kubernetes objects, or says why not") {
+TEST_CASE("spec fields: each row reaches the Kubernetes objects, or says why not", "[submit_kube][fast]") {
   for (const auto& f : spec_fields()) {
     INFO(f.json_key << ": " << f.kube.where);
     auto [without, with] = lane::test::sample_pair(std::string(f.json_key));

@@ -55,7 +55,7 @@ std::string slurp(const fs::path& p) {
 
 }  // namespace
 
-TEST_CASE("ENABLE_SNAPSHOT asks for the end-of-training snapshot only when true, 1 or yes") {
+TEST_CASE("ENABLE_SNAPSHOT asks for the end-of-training snapshot only when true, 1 or yes", "[trainer][fast]") {
   for (const char* on : {"true", "TRUE", "1", "yes"}) {
     ScopedEnv e("ENABLE_SNAPSHOT", on);
     CHECK(train::snapshot_requested());
@@ -66,7 +66,7 @@ TEST_CASE("ENABLE_SNAPSHOT asks for the end-of-training snapshot only when true,
   }
 }
 
-TEST_CASE("the snapshot program is the lanectl beside scnn-train, else lanectl on PATH") {
+TEST_CASE("the snapshot program is the lanectl beside scnn-train, else lanectl on PATH", "[trainer][fast]") {
   test::ScratchDir dir("snapshot_program");
   CHECK(train::snapshot_program(dir.path) == fs::path("lanectl"));
   std::ofstream(dir.path / "lanectl") << "not executable\n";
@@ -76,7 +76,7 @@ TEST_CASE("the snapshot program is the lanectl beside scnn-train, else lanectl o
   CHECK(train::snapshot_program(dir.path) == dir.path / "lanectl");
 }
 
-TEST_CASE("after training, ENABLE_SNAPSHOT=true runs lanectl __training-snapshot with the run's folder") {
+TEST_CASE("after training, ENABLE_SNAPSHOT=true runs lanectl __training-snapshot with the run's folder", "[trainer][fast]") {
   test::ScratchDir dir("after_training");
   const fs::path record = dir.path / "record.txt";
   fake_lanectl(dir.path / "bin", record, 0);
@@ -96,7 +96,7 @@ TEST_CASE("after training, ENABLE_SNAPSHOT=true runs lanectl __training-snapshot
   CHECK_FALSE(fs::exists(record));
 }
 
-TEST_CASE("a failing or missing snapshot program is an error that names it and the fix") {
+TEST_CASE("a failing or missing snapshot program is an error that names it and the fix", "[trainer][fast]") {
   test::ScratchDir dir("after_training_fail");
   const fs::path record = dir.path / "record.txt";
   const auto usage = fake_lanectl(dir.path / "usage", record, 2);

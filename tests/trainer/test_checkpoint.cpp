@@ -34,7 +34,7 @@ bool same_parameters(model::Scnn& a, model::Scnn& b) {
 
 }  // namespace
 
-TEST_CASE("checkpoint round trip restores model, optimiser, progress and RNG") {
+TEST_CASE("checkpoint round trip restores model, optimiser, progress and RNG", "[trainer][slow]") {
   test::ScratchDir dir("ckpt_roundtrip");
   torch::manual_seed(5);
   model::Scnn net(tiny_model());
@@ -72,7 +72,7 @@ TEST_CASE("checkpoint round trip restores model, optimiser, progress and RNG") {
   CHECK_THROWS_AS(train::read_checkpoint_info(dir.path / "missing.pt"), UsageError);
 }
 
-TEST_CASE("an interrupted checkpoint write never breaks the latest checkpoint") {
+TEST_CASE("an interrupted checkpoint write never breaks the latest checkpoint", "[trainer][fast]") {
   test::ScratchDir dir("ckpt_atomic");
   torch::manual_seed(6);
   model::Scnn net(tiny_model());

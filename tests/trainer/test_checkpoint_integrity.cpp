@@ -28,7 +28,7 @@ struct Saved {
 
 }  // namespace
 
-TEST_CASE("a checkpoint with any single flipped byte is refused as damaged, naming the file") {
+TEST_CASE("a checkpoint with any single flipped byte is refused as damaged, naming the file", "[trainer][slow]") {
   test::ScratchDir dir("ckpt_digest");
   torch::manual_seed(3);
   Saved s;
@@ -66,7 +66,7 @@ TEST_CASE("a checkpoint with any single flipped byte is refused as damaged, nami
   CHECK(train::load_checkpoint(path, net, nullptr).step == 4);
 }
 
-TEST_CASE("a checkpoint written before digests (a bare libtorch archive) still loads") {
+TEST_CASE("a checkpoint written before digests (a bare libtorch archive) still loads", "[trainer][fast]") {
   test::ScratchDir dir("ckpt_legacy");
   torch::manual_seed(4);
   Saved s;
@@ -78,7 +78,7 @@ TEST_CASE("a checkpoint written before digests (a bare libtorch archive) still l
   CHECK(train::read_checkpoint_info(path).crop_top == 12);
 }
 
-TEST_CASE("temporaries of a killed checkpoint save are removed by the next save, live writers' are kept") {
+TEST_CASE("temporaries of a killed checkpoint save are removed by the next save, live writers' are kept", "[trainer][fast]") {
   test::ScratchDir dir("ckpt_tmp");
   torch::manual_seed(5);
   Saved s;

@@ -13,7 +13,7 @@
 
 using namespace lane;
 
-TEST_CASE("scnn-train train rejects bad configuration with exit 2 and the variable's name") {
+TEST_CASE("scnn-train train rejects bad configuration with exit 2 and the variable's name", "[trainer][slow]") {
   const std::string data = "--data-dir " + test::tusimple_dir().string() + " ";
   struct Case { std::string env, args, expect; };
   const std::vector<Case> cases = {
@@ -39,7 +39,7 @@ TEST_CASE("scnn-train train rejects bad configuration with exit 2 and the variab
   }
 }
 
-TEST_CASE("scnn-train train --help lists every setting with its variable and real default") {
+TEST_CASE("scnn-train train --help lists every setting with its variable and real default", "[trainer][slow]") {
   const auto r = test::run_command(test::scnn_train() + " train --help");
   REQUIRE(r.exit_code == 0);
   for (const auto& s : train::train_settings()) {
@@ -49,7 +49,7 @@ TEST_CASE("scnn-train train --help lists every setting with its variable and rea
   CHECK_THAT(r.output, Catch::Contains("Environment (flags win): DATA_DIR OUTPUT_DIR BATCH_SIZE"));
 }
 
-TEST_CASE("scnn-train predict on the real 0601 frames writes json-lines and overlays") {
+TEST_CASE("scnn-train predict on the real 0601 frames writes json-lines and overlays", "[trainer][slow]") {
   test::ScratchDir dir("predict");
   torch::manual_seed(7);
   auto cfg = test::tiny_config(dir.path);

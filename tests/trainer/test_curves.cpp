@@ -32,7 +32,7 @@ bool near_colour(const cv::Mat& img, cv::Point at, const cv::Scalar& c) {
 
 }  // namespace
 
-TEST_CASE("curves: metrics.jsonl series are plotted in their colours, axes labelled, PNG written") {
+TEST_CASE("curves: metrics.jsonl series are plotted in their colours, axes labelled, PNG written", "[trainer][fast]") {
   test::ScratchDir dir("curves");
   {
     std::ofstream m(dir.path / "metrics.jsonl");
@@ -68,7 +68,7 @@ TEST_CASE("curves: metrics.jsonl series are plotted in their colours, axes label
   CHECK(cv::norm(png, img, cv::NORM_INF) == 0);
 }
 
-TEST_CASE("curves: no validation yet draws the loss and an empty metrics panel") {
+TEST_CASE("curves: no validation yet draws the loss and an empty metrics panel", "[trainer][fast]") {
   train::CurveSet c;
   c.loss = {{1, 2.0}, {2, 1.0}};
   train::CurvesLayout layout;
@@ -81,7 +81,7 @@ TEST_CASE("curves: no validation yet draws the loss and an empty metrics panel")
                                   layout.loss_plot.height - 6)) == 0);  // a curve, no text
 }
 
-TEST_CASE("metrics.jsonl: what MetricsLog writes, the curves and a MetricsRecord reader read back") {
+TEST_CASE("metrics.jsonl: what MetricsLog writes, the curves and a MetricsRecord reader read back", "[trainer][fast]") {
   test::ScratchDir dir("metrics_round_trip");
   const RunLayout run{dir.path};
   const std::vector<MetricsRecord> written = {

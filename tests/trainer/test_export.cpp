@@ -30,7 +30,7 @@ model::Scnn trained_looking_net(const model::ScnnConfig& cfg) {
 
 }  // namespace
 
-TEST_CASE("export: the TorchScript module reproduces the checkpoint's outputs") {
+TEST_CASE("export: the TorchScript module reproduces the checkpoint's outputs", "[trainer][fast]") {
   test::ScratchDir dir("export");
   auto cfg = model::model_preset("small");
   cfg.input_height = 48;
@@ -70,7 +70,7 @@ TEST_CASE("export: the TorchScript module reproduces the checkpoint's outputs") 
   CHECK_FALSE(torch::allclose(other_out, want.seg_logits, 1e-3, 1e-3));
 }
 
-TEST_CASE("export: PAD-style message passing (--scnn-edge pad) is exported as trained") {
+TEST_CASE("export: PAD-style message passing (--scnn-edge pad) is exported as trained", "[trainer][fast]") {
   auto cfg = model::model_preset("small");
   cfg.input_height = 32;
   cfg.input_width = 64;

@@ -9,7 +9,7 @@
 #include "train/model/scnn_config.h"
 #include "train/trainer/inference.h"
 
-TEST_CASE("validation and predict post-processing resamples lanes on the robust lane fit") {
+TEST_CASE("validation and predict post-processing resamples lanes on the robust lane fit", "[trainer][fast]") {
   auto model = lane::model::model_preset("small");
   model.input_height = 128;
   model.input_width = 224;

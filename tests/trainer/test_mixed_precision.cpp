@@ -34,7 +34,7 @@ struct Tiny {
 
 }  // namespace
 
-TEST_CASE("autocast runs convolutions in bf16 inside its scope on the CPU, fp32 outside") {
+TEST_CASE("autocast runs convolutions in bf16 inside its scope on the CPU, fp32 outside", "[trainer][fast]") {
   auto conv = torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 4, 3));
   auto x = torch::randn({1, 3, 8, 8});
   {
@@ -49,7 +49,7 @@ TEST_CASE("autocast runs convolutions in bf16 inside its scope on the CPU, fp32 
   }
 }
 
-TEST_CASE("the loss scaler unscales to the unscaled gradients and steps") {
+TEST_CASE("the loss scaler unscales to the unscaled gradients and steps", "[trainer][fast]") {
   auto comm = dist::create_single_process_communicator();
   torch::manual_seed(3);
   Tiny a, b;
@@ -71,7 +71,7 @@ TEST_CASE("the loss scaler unscales to the unscaled gradients and steps") {
   CHECK(scaler.skipped_steps() == 0);
 }
 
-TEST_CASE("a step with an injected inf or NaN gradient is skipped and the scale backs off") {
+TEST_CASE("a step with an injected inf or NaN gradient is skipped and the scale backs off", "[trainer][fast]") {
   auto comm = dist::create_single_process_communicator();
   for (const double poison : {std::numeric_limits<double>::infinity(), std::nan("")}) {
     INFO("injected " << poison);
@@ -94,7 +94,7 @@ TEST_CASE("a step with an injected inf or NaN gradient is skipped and the scale 
   }
 }
 
-TEST_CASE("the scale grows after growth_interval clean steps in a row, and an inf resets the count") {
+TEST_CASE("the scale grows after growth_interval clean steps in a row, and an inf resets the count", "[trainer][fast]") {
   auto comm = dist::create_single_process_communicator();
   Tiny t;
   torch::optim::SGD opt(t.fc->parameters(), 1e-3);
@@ -119,7 +119,7 @@ TEST_CASE("the scale grows after growth_interval clean steps in a row, and an in
   CHECK_THROWS_AS(train::GradScaler(train::GradScaler::Options{1, 1.0, 0.5, 10}), lane::Error);
 }
 
-TEST_CASE("bf16 training on the CPU lowers the loss on the real frames, and its checkpoint resumes in fp32") {
+TEST_CASE("bf16 training on the CPU lowers the loss on the real frames, and its checkpoint resumes in fp32", "[trainer][slow]") {
   test::ScratchDir dir("bf16");
   auto config = test::tiny_config(dir.path / "bf16");
   config.precision = "bf16";
@@ -149,7 +149,7 @@ TEST_CASE("bf16 training on the CPU lowers the loss on the real frames, and its 
   CHECK(std::isfinite(resumed.final_loss));
 }
 
-TEST_CASE("scnn-train train: device and precision requests this build cannot meet exit 2 with the fix") {
+TEST_CASE("scnn-train train: device and precision requests this build cannot meet exit 2 with the fix", "[trainer][slow]") {
   test::ScratchDir dir("device_cli");
   const std::string data = "--data-dir " + test::tusimple_dir().string() +
                            " --train-labels label_data_0601_first6.json --model small --input-height 64 "

@@ -27,7 +27,7 @@ std::vector<std::pair<int64_t, double>> train_losses(const std::filesystem::path
 
 }  // namespace
 
-TEST_CASE("resume continues bit-exactly: N steps + resume N steps == 2N steps") {
+TEST_CASE("resume continues bit-exactly: N steps + resume N steps == 2N steps", "[trainer][slow]") {
   test::ScratchDir dir("resume");
   auto config = test::tiny_config(dir.path / "straight");
   config.epochs = 2;  // 3 steps per epoch: the interruption falls mid-epoch 1 (step 4 of 6)

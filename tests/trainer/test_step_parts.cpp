@@ -24,7 +24,7 @@ std::vector<torch::Device> devices_here() {
 
 }  // namespace
 
-TEST_CASE("make_step_parts builds model, optimizer and loss on the requested device") {
+TEST_CASE("make_step_parts builds model, optimizer and loss on the requested device", "[trainer][fast]") {
   // bench_train_step --device cuda built the loss for the CPU and threw at its first step
   // ("targets on cuda:0 but the loss was built for cpu").
   for (const auto& device : devices_here()) {
@@ -44,7 +44,7 @@ TEST_CASE("make_step_parts builds model, optimizer and loss on the requested dev
   }
 }
 
-TEST_CASE("checkpoint archives round-trip a list of CUDA RNG states, and archives without them read as none") {
+TEST_CASE("checkpoint archives round-trip a list of CUDA RNG states, and archives without them read as none", "[trainer][fast]") {
   // Stand-ins for CUDA generator states (uint8 tensors of any length): the format is what is tested.
   const std::vector<torch::Tensor> states{torch::randint(0, 255, {16}, torch::kUInt8),
                                           torch::randint(0, 255, {16}, torch::kUInt8)};
@@ -72,7 +72,7 @@ TEST_CASE("checkpoint archives round-trip a list of CUDA RNG states, and archive
   CHECK_FALSE(train::read_cuda_rng_states(in).has_value());
 }
 
-TEST_CASE("every checkpoint records the CUDA RNG states of the visible GPUs (none on a CPU)") {
+TEST_CASE("every checkpoint records the CUDA RNG states of the visible GPUs (none on a CPU)", "[trainer][fast]") {
   test::ScratchDir dir("ckpt_cuda_rng");
   model::Scnn net(test::tiny_model());
   torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
@@ -89,7 +89,7 @@ TEST_CASE("every checkpoint records the CUDA RNG states of the visible GPUs (non
   CHECK_NOTHROW(train::load_checkpoint(path, net, &opt));
 }
 
-TEST_CASE("a checkpoint saved before the CUDA RNG states were recorded still loads") {
+TEST_CASE("a checkpoint saved before the CUDA RNG states were recorded still loads", "[trainer][fast]") {
   test::ScratchDir dir("ckpt_no_cuda_rng");
   torch::manual_seed(4);
   model::Scnn net(test::tiny_model());

@@ -40,7 +40,7 @@ std::string error_of(const TrainFlags& f, std::map<std::string, std::string> env
 
 }  // namespace
 
-TEST_CASE("seed environment variables configure the run, flags win") {
+TEST_CASE("seed environment variables configure the run, flags win", "[trainer][fast]") {
   auto c = resolve_train_config(with_data(), env_of({{"BATCH_SIZE", "33"}, {"VAL_BATCH_SIZE", "99"},
                                                      {"EPOCHS", "3"}, {"NUM_WORKERS", "4"},
                                                      {"USE_WORKERS", "true"}, {"USE_VAL", "false"},
@@ -66,7 +66,7 @@ TEST_CASE("seed environment variables configure the run, flags win") {
   CHECK(c.data_dir == lane::test::tusimple_dir());
 }
 
-TEST_CASE("invalid settings are rejected naming the variable or flag") {
+TEST_CASE("invalid settings are rejected naming the variable or flag", "[trainer][fast]") {
   CHECK_THAT(error_of(with_data(), {{"BATCH_SIZE", "abc"}}), Catch::Contains("BATCH_SIZE") && Catch::Contains("abc"));
   CHECK_THAT(error_of(with_data(), {{"BATCH_SIZE", "0"}}), Catch::Contains("BATCH_SIZE"));
   CHECK_THAT(error_of(with_data(), {{"BATCH_SIZE", "-3"}}), Catch::Contains("BATCH_SIZE"));
@@ -98,7 +98,7 @@ TEST_CASE("invalid settings are rejected naming the variable or flag") {
              Catch::Contains("DATA_DIR") && Catch::Contains("/nonexistent/tusimple"));
 }
 
-TEST_CASE("poly schedule with linear warm-up") {
+TEST_CASE("poly schedule with linear warm-up", "[trainer][fast]") {
   lane::train::LrSchedule s{0.1, 4, 104, 0.9};
   CHECK(s.at(0) == Approx(0.02));
   CHECK(s.at(3) == Approx(0.08));
@@ -107,7 +107,7 @@ TEST_CASE("poly schedule with linear warm-up") {
   CHECK(s.at(104) == Approx(0.0));
 }
 
-TEST_CASE("the dropout and freeze-bn flags reach the config, and a bad dropout names the flag") {
+TEST_CASE("the dropout and freeze-bn flags reach the config, and a bad dropout names the flag", "[trainer][fast]") {
   auto f = with_data();
   auto defaults = resolve_train_config(f, env_of({}));
   CHECK(defaults.model.dropout == 0.1);
@@ -126,7 +126,7 @@ TEST_CASE("the dropout and freeze-bn flags reach the config, and a bad dropout n
   CHECK_THAT(error_of(f, {}), Catch::Contains("--dropout") && Catch::Contains("abc"));
 }
 
-TEST_CASE("the loss weight flags reach the config and bad values name the flag") {
+TEST_CASE("the loss weight flags reach the config and bad values name the flag", "[trainer][fast]") {
   auto f = with_data();
   auto defaults = resolve_train_config(f, env_of({}));
   CHECK(defaults.background_weight == 0.4);
@@ -143,7 +143,7 @@ TEST_CASE("the loss weight flags reach the config and bad values name the flag")
   CHECK_THAT(error_of(f, {}), Catch::Contains("--exist-weight") && Catch::Contains(">= 0"));
 }
 
-TEST_CASE("the settings list: unique keys and flags, one record entry each, help with the real default") {
+TEST_CASE("the settings list: unique keys and flags, one record entry each, help with the real default", "[trainer][fast]") {
   const auto& settings = lane::train::train_settings();
   std::set<std::string> keys, flags;
   const lane::train::TrainConfig defaults;
@@ -175,7 +175,7 @@ TEST_CASE("the settings list: unique keys and flags, one record entry each, help
   CHECK(help_of("--data-dir") == "TuSimple root (clips/ + label files) [DATA_DIR]");
 }
 
-TEST_CASE("nothing given resolves every setting to the TrainConfig default") {
+TEST_CASE("nothing given resolves every setting to the TrainConfig default", "[trainer][fast]") {
   const auto resolved = resolve_train_config(with_data(), env_of({}));
   auto expected = lane::train::settings_record(lane::train::TrainConfig{});
   expected["data_dir"] = lane::test::tusimple_dir().string();
@@ -184,7 +184,7 @@ TEST_CASE("nothing given resolves every setting to the TrainConfig default") {
              Catch::StartsWith("data_dir=" + lane::test::tusimple_dir().string() + " output_dir=output batch_size=8 "));
 }
 
-TEST_CASE("every setting with a variable: the variable beats the default, the flag beats the variable") {
+TEST_CASE("every setting with a variable: the variable beats the default, the flag beats the variable", "[trainer][fast]") {
   const std::string data = lane::test::tusimple_dir().string();
   // A value for the variable and a different one for the flag, per variable; a setting with a
   // variable missing here fails the test.
@@ -220,7 +220,7 @@ TEST_CASE("every setting with a variable: the variable beats the default, the fl
   CHECK(resolve_train_config(f, env_of({{"DEVICE", "cuda"}})).device_source == "--device");
 }
 
-TEST_CASE("switches set their field, and a flag that is no setting is refused") {
+TEST_CASE("switches set their field, and a flag that is no setting is refused", "[trainer][fast]") {
   auto f = with_data();
   for (const char* flag : {"--nesterov", "--no-augment", "--freeze-bn", "--skip-bad", "--resume"}) f[flag] = "true";
   const auto c = resolve_train_config(f, env_of({}));
