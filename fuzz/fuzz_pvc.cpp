@@ -2,6 +2,7 @@
 // a lane::UsageError naming the flag.
 #include "cli/spec_parsing.h"
 #include "common/error.h"
+#include "submit/core/workload.h"
 #include "fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -15,6 +16,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   guarded(lane::cli::parse_pvc);
   guarded(lane::cli::parse_host_mount);
   guarded(lane::cli::parse_env);
-  guarded(lane::cli::parse_port);
+  guarded([](const std::string& v) {
+    // --port and stored specs share one parser; what it accepts prints back to the same mapping.
+    const auto port = lane::submit::parse_port(v);
+    const auto again = lane::submit::parse_port(lane::submit::to_string(port));
+    if (again.external != port.external || again.container != port.container ||
+        again.external_given != port.external_given)
+      __builtin_trap();
+  });
   return 0;
 }

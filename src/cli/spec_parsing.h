@@ -19,9 +19,6 @@ submit::HostMount parse_host_mount(const std::string& value);
 // `NAME=VALUE` (NAME: letters, digits, '_', not starting with a digit)
 submit::EnvVar parse_env(const std::string& value);
 
-// `[EXT:]CONTAINER` with ports in 1..65535
-std::string parse_port(const std::string& value);
-
 // `--gpu`: a decimal number (0, 0.5, 2); empty or trailing text is refused rather than read as 0.
 // The range rules are submit::validate's.
 double parse_gpu(const std::string& value);
