@@ -231,7 +231,7 @@ void add_workload_fields(std::vector<SpecField>& t) {
   t.push_back(field<&JobSpec::user>("", "user", kAlways, json_only(), on_kube("the workload annotation user")));
 }
 
-// The Run:AI flags of issue 17, first half (docs/cli.md, "Run:AI flags and their local meaning").
+// The Run:AI flags, first half (docs/cli.md, "Run:AI flags and their local meaning").
 void add_run_ai_fields(std::vector<SpecField>& t) {
   t.push_back(field<&JobSpec::preemptibility>(
       "--preemptible/--non-preemptible", "preemptibility", kWhenSet,
@@ -277,7 +277,7 @@ void add_run_ai_fields(std::vector<SpecField>& t) {
       on_kube("ttlSecondsAfterFinished (the Job's, the MPIJob's runPolicy)")));
 }
 
-// The Run:AI flags of issue 17, second half: limits, placement and the pod's security settings.
+// The Run:AI flags, second half: limits, placement and the pod's security settings.
 void add_pod_fields(std::vector<SpecField>& t) {
   const char* kLimits = "--cpu-limit/--memory-limit";
   const char* kNoLimits = "local jobs have no CPU or memory limits";
