@@ -3,11 +3,14 @@
 // (narrow + conv2d + cat per slice) in the same run; also the message-passing module alone.
 // Usage: bench_train_step [--steps N] [--threads T] [--batch B] [--sizes 288x512,368x640]
 // Precision mode (issue 12): bench_train_step --precision fp32,bf16 [--device cpu|cuda]
-//   [--channels-last] [--width-mult W] [--largest-batch] [--cudnn-benchmark on|off (CUDA, default
-//   on; printed in the header, as eager_scnn.py prints its own)]: the trainer's own step (train_step:
-//   autocast, float32 loss, loss scaling for fp16) per precision, against fp32 in the same run,
-//   with the loss after the timed steps on one fixed batch; --largest-batch (CUDA) also finds the
-//   largest batch that fits by doubling and times it.
+//   [--batch B[,B2,...]] [--memory-format auto|channels_last|contiguous (the trainer's setting;
+//   auto: channels_last on CUDA; --channels-last = channels_last)] [--width-mult W]
+//   [--largest-batch] [--cudnn-benchmark on|off (CUDA, default on; printed in the header, as
+//   eager_scnn.py prints its own)]: the trainer's own step (train_step: autocast, float32 loss,
+//   loss scaling for fp16) per batch and precision, against fp32 in the same run, with the loss
+//   after the timed steps on one fixed batch; a batch that runs out of CUDA memory is reported as
+//   such and the next one runs; --largest-batch (CUDA) also finds the largest batch that fits by
+//   doubling and times it.
 // scripts/gpu-check: --batch max (per precision, the largest batch that fits on the GPU: doubling,
 //   then bisection, until CUDA runs out of memory; then timed), --json FILE (every row also as a
 //   JSON line), --trace FILE (a Kineto chrome trace of 5 steps of the first precision; libtorch 2.x).
@@ -96,16 +99,13 @@ void sync_device(const torch::Device& d) {
 // The trainer's step (train_step) at `precision` on a fixed random batch: seconds per step after
 // two warm-up steps, and the loss of the last step.
 StepResult time_precision_step(const lane::model::ScnnConfig& c, torch::Device device, lane::train::Precision p,
-                               int batch, int steps, bool channels_last) {
+                               int batch, int steps, at::MemoryFormat fmt) {
   torch::manual_seed(0);
   auto parts = lane::train::make_step_parts(c, device);  // the loss on `device`, as the trainer's
   auto& net = parts.net;
   auto& opt = *parts.opt;
   const auto& loss_fn = parts.loss;
-  const auto fmt = channels_last ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
-  if (channels_last)
-    for (auto& q : net->parameters())
-      if (q.dim() == 4) q.set_data(q.data().contiguous(fmt));
+  net->set_memory_format(fmt);  // as the trainer does; forward() lays the NCHW batch out so
   auto comm = lane::dist::create_single_process_communicator();
   lane::dist::GradientSynchronizer sync(*comm, net->parameters(), lane::dist::kDefaultFusionThresholdBytes);
   // The trainer's float32 math for p: strict fp32 (no TF32) for fp32, TF32 for tf32.
@@ -114,7 +114,7 @@ StepResult time_precision_step(const lane::model::ScnnConfig& c, torch::Device d
                                   p);
   lane::train::MixedPrecision amp(device.type(), p);
   torch::manual_seed(1);
-  const auto images = torch::randn({batch, 3, c.input_height, c.input_width}).to(device).contiguous(fmt);
+  const auto images = torch::randn({batch, 3, c.input_height, c.input_width}).to(device);
   const auto host_seg = torch::randint(0, c.num_classes, {batch, c.input_height, c.input_width}, torch::kInt64);
   const auto seg = host_seg.to(device);
   const auto exist = torch::randint(0, 2, {batch, c.num_classes - 1}).to(torch::kFloat32).to(device);
@@ -172,9 +172,9 @@ lane::train::Precision parse_precision(const std::string& name, const torch::Dev
 }
 
 bool fits(const lane::model::ScnnConfig& c, torch::Device device, lane::train::Precision p, int batch,
-          bool channels_last) {
+          at::MemoryFormat fmt) {
   try {
-    time_precision_step(c, device, p, batch, 1, channels_last);
+    time_precision_step(c, device, p, batch, 1, fmt);
     return true;
   } catch (const c10::OutOfMemoryError&) {
     return false;
@@ -188,12 +188,12 @@ bool fits(const lane::model::ScnnConfig& c, torch::Device device, lane::train::P
 // bisection to within 1/16 of the batch (cuDNN autotuning off while searching: every trial batch
 // is a new shape).
 int find_largest_batch(const lane::model::ScnnConfig& c, torch::Device device, lane::train::Precision p, int start,
-                       bool channels_last) {
+                       at::MemoryFormat fmt) {
   const bool autotune = at::globalContext().benchmarkCuDNN();
   at::globalContext().setBenchmarkCuDNN(false);
   int good = 0, bad = 0;
   for (int b = std::max(1, start); b <= 65536; b *= 2) {
-    if (!fits(c, device, p, b, channels_last)) {
+    if (!fits(c, device, p, b, fmt)) {
       bad = b;
       break;
     }
@@ -201,7 +201,7 @@ int find_largest_batch(const lane::model::ScnnConfig& c, torch::Device device, l
   }
   while (bad > 0 && bad - good > std::max(1, good / 16)) {
     const int mid = good + (bad - good) / 2;
-    (fits(c, device, p, mid, channels_last) ? good : bad) = mid;
+    (fits(c, device, p, mid, fmt) ? good : bad) = mid;
   }
   at::globalContext().setBenchmarkCuDNN(autotune);
   return good;
@@ -209,7 +209,7 @@ int find_largest_batch(const lane::model::ScnnConfig& c, torch::Device device, l
 
 // --batch max: per precision, the largest batch that fits, then timed.
 int largest_batch_mode(const std::string& device_text, const std::string& precisions, const std::string& sizes,
-                       int steps, bool channels_last, double width_mult) {
+                       int steps, at::MemoryFormat fmt, double width_mult) {
   const torch::Device device(device_text);
   if (!device.is_cuda()) {
     std::fprintf(stderr, "bench_train_step: --batch max needs --device cuda (it searches until CUDA runs out of memory)\n");
@@ -226,14 +226,14 @@ int largest_batch_mode(const std::string& device_text, const std::string& precis
     std::stringstream list(precisions);
     for (std::string name; std::getline(list, name, ',');) {
       const auto p = parse_precision(name, device);
-      const int b = find_largest_batch(c, device, p, 24, channels_last);
+      const int b = find_largest_batch(c, device, p, 24, fmt);
       if (b == 0) {
         std::printf("%-9s %-6s %6s (not even batch 1 fits)\n", size.c_str(), name.c_str(), "-");
         continue;
       }
       StepResult r;
       try {  // autotuning may pick algorithms with larger workspaces than the search did
-        r = time_precision_step(c, device, p, b, steps, channels_last);
+        r = time_precision_step(c, device, p, b, steps, fmt);
       } catch (const std::exception& e) {
         if (!is_out_of_memory(e)) throw;
         std::printf("%-9s %-6s %6d out of memory once cuDNN autotuning was on\n", size.c_str(), name.c_str(), b);
@@ -249,7 +249,7 @@ int largest_batch_mode(const std::string& device_text, const std::string& precis
 // --trace FILE: a Kineto (PyTorch profiler) chrome trace of 5 training steps (2 warm-up + 3) of the
 // first precision at the first size, after one untraced run of the same shape (cuDNN autotuning).
 int trace_mode(const std::string& device_text, const std::string& precisions, const std::string& sizes, int batch,
-               bool channels_last, double width_mult, const std::string& path) {
+               at::MemoryFormat fmt, double width_mult, const std::string& path) {
 #if TORCH_VERSION_MAJOR >= 2
   const torch::Device device(device_text);
   lane::model::ScnnConfig c;
@@ -257,14 +257,14 @@ int trace_mode(const std::string& device_text, const std::string& precisions, co
   c.width_mult = width_mult;
   const std::string name = precisions.substr(0, precisions.find(','));
   const auto p = parse_precision(name, device);
-  time_precision_step(c, device, p, batch, 1, channels_last);
+  time_precision_step(c, device, p, batch, 1, fmt);
   namespace prof = torch::autograd::profiler;
   std::set<torch::profiler::impl::ActivityType> activities{torch::profiler::impl::ActivityType::CPU};
   if (device.is_cuda()) activities.insert(torch::profiler::impl::ActivityType::CUDA);
   const torch::profiler::impl::ProfilerConfig config(torch::profiler::impl::ProfilerState::KINETO);
   prof::prepareProfiler(config, activities);
   prof::enableProfiler(config, activities);
-  const auto r = time_precision_step(c, device, p, batch, 3, channels_last);
+  const auto r = time_precision_step(c, device, p, batch, 3, fmt);
   auto result = prof::disableProfiler();
   result->save(path);
   std::printf("trace of 5 %s steps at %dx%d, batch %d (%.4f s/step while traced): %s\n", name.c_str(),
@@ -277,9 +277,33 @@ int trace_mode(const std::string& device_text, const std::string& precisions, co
 #endif
 }
 
+// One row of precision mode: the step at batch b, or a line saying the batch did not fit.
+void precision_row(const lane::model::ScnnConfig& c, const std::string& size, const torch::Device& device,
+                   const std::string& name, int b, int steps, at::MemoryFormat fmt, double& fp32_s) {
+  const auto p = parse_precision(name, device);
+  StepResult r;
+  try {
+    r = time_precision_step(c, device, p, b, steps, fmt);
+  } catch (const std::exception& e) {
+    if (!device.is_cuda() || !is_out_of_memory(e)) throw;
+    std::printf("%-9s %-6s %6d   out of GPU memory\n", size.c_str(), name.c_str(), b);
+    if (json_out != nullptr)
+      std::fprintf(json_out, "{\"kind\":\"step_oom\",\"input\":\"%s\",\"precision\":\"%s\",\"batch\":%d}\n",
+                   size.c_str(), name.c_str(), b);
+    if (p == lane::train::Precision::kFp32) fp32_s = 0;
+    return;
+  }
+  // The ratio is of CPU time on the CPU (load-independent), of wall time on a GPU.
+  const double t = device.is_cuda() ? r.seconds : r.cpu_seconds;
+  if (p == lane::train::Precision::kFp32) fp32_s = t;
+  std::printf("%-9s %-6s %6d %12.4f %10.2f %12.4f %9.3fx %12.5f\n", size.c_str(), name.c_str(), b, r.seconds,
+              b / r.seconds, r.cpu_seconds, fp32_s > 0 ? fp32_s / t : 0.0, r.loss);
+  json_row("step", size, name, b, r, fp32_s > 0 ? fp32_s / t : 0.0);
+}
+
 int precision_mode(const std::string& device_text, const std::string& precisions, const std::string& sizes,
-                   int batch, int steps, bool channels_last, double width_mult, bool largest_batch,
-                   const std::string& cudnn_benchmark) {
+                   const std::vector<int>& batch_list, int steps, at::MemoryFormat fmt, double width_mult,
+                   bool largest_batch, const std::string& cudnn_benchmark) {
   const torch::Device device(device_text);
   if (device.is_cuda() && !torch::cuda::is_available()) {
     std::fprintf(stderr, "bench_train_step: --device %s but this build/machine has no CUDA device\n",
@@ -288,7 +312,8 @@ int precision_mode(const std::string& device_text, const std::string& precisions
   }
   std::printf("SCNN (width %.3g) train_step on %s, %d timed step(s) after 2 warm-up, %s, %s; baseline: fp32 in "
               "this run\n",
-              width_mult, device_text.c_str(), steps, channels_last ? "channels_last" : "contiguous (NCHW)",
+              width_mult, device_text.c_str(), steps,
+              fmt == at::MemoryFormat::ChannelsLast ? "channels_last (NHWC)" : "contiguous (NCHW)",
               setup_cudnn_benchmark(device, cudnn_benchmark).c_str());
   std::printf("%-9s %-6s %6s %12s %10s %12s %10s %12s\n", "input", "prec", "batch", "s/step", "img/s", "CPU-s/step",
               "vs fp32", "loss@end");
@@ -297,54 +322,48 @@ int precision_mode(const std::string& device_text, const std::string& precisions
     lane::model::ScnnConfig c;
     std::sscanf(size.c_str(), "%dx%d", &c.input_height, &c.input_width);
     c.width_mult = width_mult;
-    std::vector<int> batches{batch};
+    std::vector<int> batches = batch_list;
     if (largest_batch && device.is_cuda()) {
-      int fits = batch;
-      for (int b = batch * 2; b <= 4096; b *= 2) {
-        try {
-          time_precision_step(c, device, lane::train::Precision::kBf16, b, 1, channels_last);
-          fits = b;
-        } catch (const std::exception& e) {
-          if (!is_out_of_memory(e)) throw;
-          break;
-        }
-      }
-      if (fits != batch) batches.push_back(fits);
+      const int fits = find_largest_batch(c, device, lane::train::Precision::kBf16, batch_list.back(), fmt);
+      if (fits > batch_list.back()) batches.push_back(fits);
     }
     for (int b : batches) {
       double fp32_s = 0;
       std::stringstream list(precisions);
-      for (std::string name; std::getline(list, name, ',');) {
-        const auto p = lane::train::resolve_precision(name, "--precision",
-                                                      device.is_cuda() ? lane::train::DeviceChoice{lane::train::DeviceKind::kCuda, 0}
-                                                                       : lane::train::DeviceChoice{},
-                                                      true);
-        const auto r = time_precision_step(c, device, p, b, steps, channels_last);
-        // The ratio is of CPU time on the CPU (load-independent), of wall time on a GPU.
-        const double t = device.is_cuda() ? r.seconds : r.cpu_seconds;
-        if (p == lane::train::Precision::kFp32) fp32_s = t;
-        std::printf("%-9s %-6s %6d %12.4f %10.2f %12.4f %9.3fx %12.5f\n", size.c_str(), name.c_str(), b, r.seconds,
-                    b / r.seconds, r.cpu_seconds, fp32_s > 0 ? fp32_s / t : 0.0, r.loss);
-        json_row("step", size, name, b, r, fp32_s > 0 ? fp32_s / t : 0.0);
-      }
+      for (std::string name; std::getline(list, name, ',');) precision_row(c, size, device, name, b, steps, fmt, fp32_s);
     }
   }
   return 0;
 }
 
+// "24,48,96" → {24, 48, 96}; empty when an entry is not a positive number.
+std::vector<int> parse_batches(const std::string& text) {
+  std::vector<int> out;
+  std::stringstream list(text);
+  for (std::string item; std::getline(list, item, ',');) {
+    char* end = nullptr;
+    const long v = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || v < 1 || v > 65536) return {};
+    out.push_back(static_cast<int>(v));
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int steps = 2, threads = 1, batch = 4;
+  int steps = 2, threads = 1;
+  std::vector<int> batches{4};
   std::string sizes = "288x512,368x640", precisions, device = "cpu", cudnn_benchmark = "on";
   std::string json_path, trace_path;  // scripts/gpu-check
-  bool max_batch = false;
-  bool channels_last = false, largest_batch = false;
+  bool max_batch = false, largest_batch = false;
+  std::string memory_format = "auto";
   double width_mult = 1.0;
   for (int i = 1; i < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--channels-last" || a == "--largest-batch") {
-      (a == "--channels-last" ? channels_last : largest_batch) = true;
+      if (a == "--channels-last") memory_format = "channels_last";
+      else largest_batch = true;
       --i;
       continue;
     }
@@ -360,7 +379,14 @@ int main(int argc, char** argv) {
     else if (a == "--batch" && std::string(argv[i + 1]) == "max") max_batch = true;
     else if (a == "--json") json_path = argv[i + 1];
     else if (a == "--trace") trace_path = argv[i + 1];
-    else if (a == "--batch") batch = std::atoi(argv[i + 1]);
+    else if (a == "--batch" && (batches = parse_batches(argv[i + 1])).empty()) {
+      std::fprintf(stderr, "--batch: '%s' is not max or a list of positive numbers (24 or 24,48,96)\n", argv[i + 1]);
+      return 2;
+    } else if (a == "--batch") continue;
+    else if (a == "--memory-format" && !std::set<std::string>{"auto", "channels_last", "contiguous"}.count(argv[i + 1])) {
+      std::fprintf(stderr, "--memory-format: '%s' is not auto, channels_last or contiguous\n", argv[i + 1]);
+      return 2;
+    } else if (a == "--memory-format") memory_format = argv[i + 1];
     else if (a == "--sizes") sizes = argv[i + 1];
     else if (a == "--cudnn-benchmark" && (std::string(argv[i + 1]) == "on" || std::string(argv[i + 1]) == "off"))
       cudnn_benchmark = argv[i + 1];
@@ -376,13 +402,17 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (device != "cpu") setup_cudnn_benchmark(torch::Device(device), cudnn_benchmark);  // every mode
+  const at::MemoryFormat fmt = lane::train::resolve_memory_format(
+      memory_format, torch::Device(device).is_cuda() ? lane::train::DeviceChoice{lane::train::DeviceKind::kCuda, 0}
+                                                     : lane::train::DeviceChoice{});
+  const int batch = batches.front();
   if (!trace_path.empty())
-    return trace_mode(device, precisions.empty() ? "fp32" : precisions, sizes, batch, channels_last, width_mult,
+    return trace_mode(device, precisions.empty() ? "fp32" : precisions, sizes, batch, fmt, width_mult,
                       trace_path);
-  if (max_batch) return largest_batch_mode(device, precisions.empty() ? "fp32" : precisions, sizes, steps, channels_last,
+  if (max_batch) return largest_batch_mode(device, precisions.empty() ? "fp32" : precisions, sizes, steps, fmt,
                                            width_mult);
   if (!precisions.empty())
-    return precision_mode(device, precisions, sizes, batch, steps, channels_last, width_mult, largest_batch,
+    return precision_mode(device, precisions, sizes, batches, steps, fmt, width_mult, largest_batch,
                           cudnn_benchmark);
   std::printf("SCNN full network, batch %d, %d thread(s), %d timed step(s) after 1 warm-up\n", batch, threads, steps);
   std::printf("%-9s %-26s %12s %10s %14s\n", "input", "what", "s/step", "img/s", "peak RSS MiB");

@@ -103,3 +103,43 @@ TEST_CASE("pretrained VGG16-BN weights load by torchvision index, mismatches are
   CHECK_THROWS_AS(lane::model::load_vgg16_bn_pretrained(small_net, write("good.pt", dict)), lane::UsageError);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("a channels-last SCNN computes what the contiguous one does, forward and gradients", "[model][fast]") {
+  auto cfg = lane::model::model_preset("small", "--model");
+  cfg.input_height = 32;
+  cfg.input_width = 64;
+  cfg.dropout = 0.0;
+  torch::manual_seed(8);
+  lane::model::Scnn a(cfg), b(cfg);
+  {
+    torch::NoGradGuard g;
+    auto pa = a->parameters(), pb = b->parameters();
+    for (size_t i = 0; i < pa.size(); ++i) pb[i].copy_(pa[i]);
+  }
+  b->set_memory_format(at::MemoryFormat::ChannelsLast);
+  b->message_passing()->layout = lane::model::SliceLayout::kChannelsLast;  // what CUDA picks
+  for (const auto& p : b->parameters())
+    if (p.dim() == 4) CHECK(p.is_contiguous(at::MemoryFormat::ChannelsLast));
+  const auto x = torch::randn({2, 3, 32, 64});  // NCHW: forward lays it out
+  const auto oa = a->forward(x), ob = b->forward(x);
+  // The same function up to float32 rounding (the convolutions sum in another order): errors are
+  // measured against the largest magnitude, since a conv bias before BatchNorm gets a gradient
+  // that is rounding noise around zero.
+  auto close = [](const torch::Tensor& x, const torch::Tensor& ref, double scale) {
+    return (x - ref).abs().max().item<double>() <= 1e-4 * scale;
+  };
+  CHECK(close(ob.seg_logits, oa.seg_logits, oa.seg_logits.abs().max().item<double>()));
+  CHECK(close(ob.exist_logits, oa.exist_logits, oa.exist_logits.abs().max().item<double>()));
+  (oa.seg_logits.square().mean() + oa.exist_logits.square().mean()).backward();
+  (ob.seg_logits.square().mean() + ob.exist_logits.square().mean()).backward();
+  auto pa = a->named_parameters(), pb = b->named_parameters();
+  double largest = 0;
+  for (const auto& item : pa) largest = std::max(largest, item.value().grad().abs().max().item<double>());
+  for (const auto& item : pa) {
+    INFO(item.key());
+    CHECK(close(pb[item.key()].grad(), item.value().grad(), largest));
+  }
+  b->set_memory_format(at::MemoryFormat::Contiguous);  // and back
+  for (const auto& p : b->parameters()) CHECK(p.is_contiguous());
+}
+

@@ -72,6 +72,25 @@ TEST_CASE("checkpoint round trip restores model, optimiser, progress and RNG", "
   CHECK_THROWS_AS(train::read_checkpoint_info(dir.path / "missing.pt"), UsageError);
 }
 
+TEST_CASE("a channels-last run's checkpoint loads into a contiguous model in its own layout", "[trainer][fast]") {
+  test::ScratchDir dir("ckpt_layout");
+  torch::manual_seed(5);
+  model::Scnn net(tiny_model());
+  net->set_memory_format(at::MemoryFormat::ChannelsLast);  // what a GPU run trains in
+  torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
+  one_step(net, opt);
+  const auto path = dir.path / "checkpoint_latest.pt";
+  train::save_checkpoint(path, net, opt, {1, 0, 1, 0.0}, {net->config(), 0});
+
+  model::Scnn other(tiny_model());  // what predict and a CPU resume build: contiguous
+  train::load_checkpoint(path, other, nullptr);
+  CHECK(same_parameters(net, other));
+  for (const auto& p : other->parameters()) CHECK(p.is_contiguous());
+  const auto conv = other->vgg_units().front().conv->weight;
+  CHECK_FALSE(conv.is_contiguous(at::MemoryFormat::ChannelsLast));
+  CHECK(net->vgg_units().front().conv->weight.is_contiguous(at::MemoryFormat::ChannelsLast));
+}
+
 TEST_CASE("an interrupted checkpoint write never breaks the latest checkpoint", "[trainer][fast]") {
   test::ScratchDir dir("ckpt_atomic");
   torch::manual_seed(6);

@@ -9,6 +9,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include "train/trainer/checkpoint.h"
+#include "train/trainer/device_setup.h"
 #include "train/trainer/train_step.h"
 #include "trainer_test_util.h"
 
@@ -116,4 +117,14 @@ TEST_CASE("a checkpoint saved before the CUDA RNG states were recorded still loa
   model::Scnn other(test::tiny_model());
   torch::optim::SGD other_opt(other->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
   CHECK(train::load_checkpoint(path, other, &other_opt).step == 3);
+}
+
+TEST_CASE("--memory-format auto is channels_last on a GPU and contiguous on a CPU; the others are forced",
+          "[trainer][fast]") {
+  const train::DeviceChoice cpu{}, gpu{train::DeviceKind::kCuda, 0};
+  CHECK(train::resolve_memory_format("auto", cpu) == at::MemoryFormat::Contiguous);
+  CHECK(train::resolve_memory_format("auto", gpu) == at::MemoryFormat::ChannelsLast);
+  CHECK(train::resolve_memory_format("channels_last", cpu) == at::MemoryFormat::ChannelsLast);
+  CHECK(train::resolve_memory_format("contiguous", gpu) == at::MemoryFormat::Contiguous);
+  CHECK(std::string(train::memory_format_name(at::MemoryFormat::ChannelsLast)) == "channels_last");
 }

@@ -76,6 +76,8 @@ TEST_CASE("invalid settings are rejected naming the variable or flag", "[trainer
   CHECK_THAT(error_of(with_data(), {{"USE_WORKERS", "maybe"}}), Catch::Contains("USE_WORKERS"));
   CHECK_THAT(error_of(with_data(), {{"USE_VAL", "2"}}), Catch::Contains("USE_VAL"));
   CHECK_THAT(error_of(with_data(), {{"OMP_NUM_THREADS", "x"}}), Catch::Contains("OMP_NUM_THREADS"));
+  CHECK_THAT(error_of(with_data(), {{"MEMORY_FORMAT", "nhwc"}}),
+             Catch::Contains("MEMORY_FORMAT") && Catch::Contains("nhwc") && Catch::Contains("channels_last"));
 
   auto f = with_data();
   f["--batch-size"] = "0";
@@ -194,7 +196,7 @@ TEST_CASE("every setting with a variable: the variable beats the default, the fl
       {"EPOCHS", {"2", "9"}},            {"NUM_WORKERS", {"2", "3"}},
       {"USE_WORKERS", {"true", "false"}}, {"USE_VAL", {"true", "false"}},
       {"OMP_NUM_THREADS", {"3", "2"}},   {"DEVICE", {"cpu", "cuda:1"}},
-      {"PRECISION", {"bf16", "fp32"}},
+      {"PRECISION", {"bf16", "fp32"}},     {"MEMORY_FORMAT", {"contiguous", "channels_last"}},
   };
   const auto defaults = lane::train::settings_record(lane::train::TrainConfig{});
   for (const auto& s : lane::train::train_settings()) {

@@ -1,5 +1,7 @@
 #include "train/model/message_passing.h"
 
+#include <algorithm>
+#include <array>
 #include <vector>
 
 #include "train/model/autocast_state.h"
@@ -11,6 +13,85 @@ namespace {
 
 bool is_vertical(Direction d) { return d == Direction::kDown || d == Direction::kUp; }
 bool is_reverse(Direction d) { return d == Direction::kUp || d == Direction::kLeft; }
+
+// Slices [first, first + n) of a contiguous slice buffer as one [n·B, C, 1, L] batch of 2-D maps:
+// NCHW for an [S, B, C, L] buffer, NHWC (a channels-last view, no copy) for [S, B, L, C].
+torch::Tensor maps(const torch::Tensor& buffer, int64_t first, int64_t n, bool channels_last) {
+  const auto block = buffer.narrow(0, first, n).flatten(0, 1);
+  return (channels_last ? block.permute({0, 2, 1}) : block).unsqueeze(2);
+}
+
+// Which slices a pass updates and in what order: [lo, hi), ascending (each from slice s - 1) or,
+// for a reverse pass, descending (each from slice s + 1).
+struct SliceOrder {
+  int64_t lo, hi;
+  bool reverse;
+  int64_t count() const { return std::max<int64_t>(hi - lo, 0); }
+  int64_t at(int64_t i) const { return reverse ? hi - 1 - i : lo + i; }  // the i-th slice updated
+  int64_t from() const { return reverse ? 1 : -1; }                      // offset of its source
+};
+
+// One pass as one autograd node: out[s] = in[s] + ReLU(conv(out[s ∓ 1])) in SliceOrder. The
+// backward walks the slices the other way (each slice's gradient is complete before it feeds its
+// source) and computes the kernel's gradient once, as one convolution over all updated slices,
+// instead of one weight-gradient convolution and one accumulation per slice.
+class SliceRecurrence : public torch::autograd::Function<SliceRecurrence> {
+ public:
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& slices,
+                               const torch::Tensor& weight, int64_t lo, int64_t hi, bool reverse,
+                               bool channels_last) {
+    const SliceOrder order{lo, hi, reverse};
+    const std::vector<int64_t> stride{1, 1}, padding{0, weight.size(3) / 2};
+    auto out = slices.clone(at::MemoryFormat::Contiguous);  // slices not updated stay the input's
+    auto act = torch::empty_like(out);                       // ReLU(conv(source)) of each updated slice
+    for (int64_t i = 0; i < order.count(); ++i) {
+      const int64_t s = order.at(i);
+      // Under autocast conv2d runs in the autocast dtype, like the layers around it.
+      const auto pre = at::conv2d(maps(out, s + order.from(), 1, channels_last), weight, {}, stride, padding);
+      auto a = maps(act, s, 1, channels_last);
+      at::clamp_min_out(a, pre.to(a.scalar_type()), 0);  // the slices' dtype (a no-op in the trainer)
+      maps(out, s, 1, channels_last).add_(a);
+    }
+    ctx->save_for_backward({out, act, weight});
+    ctx->saved_data["lo"] = lo;
+    ctx->saved_data["hi"] = hi;
+    ctx->saved_data["reverse"] = reverse;
+    ctx->saved_data["channels_last"] = channels_last;
+    return out;
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const auto &out = saved[0], &act = saved[1], &weight = saved[2];
+    const SliceOrder order{ctx->saved_data["lo"].toInt(), ctx->saved_data["hi"].toInt(),
+                           ctx->saved_data["reverse"].toBool()};
+    const bool cl = ctx->saved_data["channels_last"].toBool();
+    const int64_t pad = weight.size(3) / 2, n = order.count();
+    // g: the gradient of every slice of out, completed slice by slice; d: of every conv output.
+    auto g = grads[0].clone(at::MemoryFormat::Contiguous);
+    auto d = torch::empty_like(g);
+    const auto dtype = weight.scalar_type();  // the dtype the convolutions ran in
+    const std::vector<int64_t> stride{1, 1}, padding{0, pad}, dilation{1, 1}, no_padding{0, 0};
+    for (int64_t i = n - 1; i >= 0; --i) {
+      const int64_t s = order.at(i), src = s + order.from();
+      auto ds = maps(d, s, 1, cl);
+      at::threshold_backward_out(ds, maps(g, s, 1, cl), maps(act, s, 1, cl), 0);
+      const auto input_grad = std::get<0>(at::convolution_backward(
+          ds.to(dtype), maps(out, src, 1, cl).to(dtype), weight, c10::nullopt, stride, padding, dilation, false,
+          no_padding, 1, {true, false, false}));
+      maps(g, src, 1, cl).add_(input_grad);
+    }
+    torch::Tensor weight_grad = torch::zeros_like(weight);
+    if (n > 0) {
+      const int64_t first_src = order.lo + order.from();  // the source of slice lo; the rest follow in step
+      weight_grad = std::get<1>(at::convolution_backward(
+          maps(d, order.lo, n, cl).to(dtype), maps(out, first_src, n, cl).to(dtype), weight, c10::nullopt, stride,
+          padding, dilation, false, no_padding, 1, {false, true, false}));
+    }
+    return {g, weight_grad, torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
+  }
+};
 
 }  // namespace
 
@@ -36,58 +117,57 @@ torch::nn::Conv2d& MessagePassingImpl::conv_for(Direction d) {
   return conv_d;
 }
 
-torch::Tensor MessagePassingImpl::slice_kernel(const torch::nn::Conv2d& conv, const torch::Tensor& x) const {
-  const torch::Tensor w = conv->weight.flatten(2);  // [C, C, k]
-  // Under autocast, conv1d would cast the kernel at every slice: a flattened weight is not a
-  // leaf, so autocast's cast cache does not keep it (~200 casts per forward at 368x640). One
-  // cast here instead; conv1d then finds it in its dtype already. fp32: the weight itself.
+bool MessagePassingImpl::channels_last_slices(const torch::Tensor& x) const {
+  return layout == SliceLayout::kAuto ? x.is_cuda() : layout == SliceLayout::kChannelsLast;
+}
+
+torch::Tensor MessagePassingImpl::slice_kernel(const torch::nn::Conv2d& conv, const torch::Tensor& x,
+                                               bool channels_last) const {
+  torch::Tensor w = conv->weight.flatten(2).unsqueeze(2);  // [C, C, 1, k] for either orientation
+  if (channels_last) w = w.contiguous(at::MemoryFormat::ChannelsLast);
+  // Under autocast, each slice's conv would cast a non-leaf kernel again (autocast's cache keeps
+  // casts of leaves only: ~200 casts per forward at 368x640). One cast here instead.
   const AutocastState autocast = autocast_state(x.device().type());
   return autocast.enabled && w.scalar_type() == torch::kFloat32 ? w.to(autocast.dtype) : w;
 }
 
-torch::Tensor MessagePassingImpl::recur(const torch::Tensor& slices, const torch::Tensor& weight,
-                                        bool reverse) const {
-  // Every step reads the freshly computed previous slice (a new tensor, never a view that is
-  // later written), so autograd sees no in-place modification of saved inputs.
-  std::vector<torch::Tensor> in = slices.unbind(0);
-  const int64_t n = static_cast<int64_t>(in.size());
-  std::vector<torch::Tensor> out(in.size());
-  const int64_t pad = kernel_ / 2;
-  auto step = [&](int64_t s, int64_t prev) {
-    out[s] = in[s] + torch::relu(torch::conv1d(out[prev], weight, {}, 1, pad));
-  };
-  if (!reverse) {
-    out[0] = in[0];
-    for (int64_t s = 1; s < n; ++s) step(s, s - 1);
-  } else {
-    out[n - 1] = in[n - 1];
-    const int64_t last = update_first_slice_ ? 0 : 1;
-    for (int64_t s = n - 2; s >= last; --s) step(s, s + 1);
-    if (!update_first_slice_ && n > 1) out[0] = in[0];
-  }
-  return torch::stack(out, 0);
+torch::Tensor MessagePassingImpl::recur(const torch::Tensor& slices, const torch::Tensor& weight, bool reverse,
+                                        bool channels_last) const {
+  const int64_t n = slices.size(0);
+  // Forward passes update slices 1..n-1; reverse passes n-2 down to 1, or to 0 with ORIG semantics.
+  const SliceOrder order = reverse ? SliceOrder{update_first_slice_ ? 0 : 1, n - 1, true} : SliceOrder{1, n, false};
+  return SliceRecurrence::apply(slices, weight, order.lo, order.hi, order.reverse, channels_last);
 }
 
 torch::Tensor MessagePassingImpl::pass_fast(const torch::Tensor& x, Direction d) {
-  const torch::Tensor w = slice_kernel(conv_for(d), x);  // [C, C, k]
-  if (is_vertical(d)) {
-    auto rows = x.permute({2, 0, 1, 3}).contiguous();  // [H, B, C, W]
-    return recur(rows, w, is_reverse(d)).permute({1, 2, 0, 3}).contiguous();
-  }
-  auto cols = x.permute({3, 0, 1, 2}).contiguous();  // [W, B, C, H]
-  return recur(cols, w, is_reverse(d)).permute({1, 2, 3, 0}).contiguous();
+  const bool cl = channels_last_slices(x);
+  const torch::Tensor w = slice_kernel(conv_for(d), x, cl);
+  // Vertical passes: slices are rows, [H, B, C|W, W|C]; horizontal: columns, [W, B, C|H, H|C].
+  const std::vector<int64_t> to_slices = is_vertical(d) ? (cl ? std::vector<int64_t>{2, 0, 3, 1}
+                                                              : std::vector<int64_t>{2, 0, 1, 3})
+                                                        : (cl ? std::vector<int64_t>{3, 0, 2, 1}
+                                                              : std::vector<int64_t>{3, 0, 1, 2});
+  std::vector<int64_t> back(4);
+  for (int64_t i = 0; i < 4; ++i) back[to_slices[i]] = i;
+  return recur(x.permute(to_slices).contiguous(), w, is_reverse(d), cl).permute(back).contiguous();
 }
 
 torch::Tensor MessagePassingImpl::forward_fast(const torch::Tensor& x) {
   // D and U share the row layout, R and L the column layout: three layout changes in total.
-  const torch::Tensor wd = slice_kernel(conv_d, x), wu = slice_kernel(conv_u, x);
-  const torch::Tensor wr = slice_kernel(conv_r, x), wl = slice_kernel(conv_l, x);
+  const bool cl = channels_last_slices(x);
+  const torch::Tensor wd = slice_kernel(conv_d, x, cl), wu = slice_kernel(conv_u, x, cl);
+  const torch::Tensor wr = slice_kernel(conv_r, x, cl), wl = slice_kernel(conv_l, x, cl);
+  if (cl) {
+    auto rows = x.permute({2, 0, 3, 1}).contiguous();  // [H, B, W, C]
+    rows = recur(recur(rows, wd, false, true), wu, true, true);
+    auto cols = rows.permute({2, 1, 0, 3}).contiguous();  // [W, B, H, C]
+    cols = recur(recur(cols, wr, false, true), wl, true, true);
+    return cols.permute({1, 3, 2, 0}).contiguous(at::MemoryFormat::ChannelsLast);  // [B, C, H, W], NHWC
+  }
   auto rows = x.permute({2, 0, 1, 3}).contiguous();  // [H, B, C, W]
-  rows = recur(rows, wd, false);
-  rows = recur(rows, wu, true);
+  rows = recur(recur(rows, wd, false, false), wu, true, false);
   auto cols = rows.permute({3, 1, 2, 0}).contiguous();  // [W, B, C, H]
-  cols = recur(cols, wr, false);
-  cols = recur(cols, wl, true);
+  cols = recur(recur(cols, wr, false, false), wl, true, false);
   return cols.permute({1, 2, 3, 0}).contiguous();  // [B, C, H, W]
 }
 

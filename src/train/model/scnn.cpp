@@ -100,12 +100,19 @@ void ScnnImpl::train(bool on) {
     if (auto* bn = m->as<torch::nn::BatchNorm2dImpl>()) bn->eval();
 }
 
+void ScnnImpl::set_memory_format(at::MemoryFormat format) {
+  torch::NoGradGuard no_grad;
+  for (auto& p : parameters())
+    if (p.dim() == 4 && !p.is_contiguous(format)) p.set_data(p.data().contiguous(format));
+  memory_format_ = format;
+}
+
 ScnnOutput ScnnImpl::forward(const torch::Tensor& images) {
   TORCH_CHECK(images.dim() == 4 && images.size(1) == 3, "SCNN expects [B, 3, H, W] images");
   TORCH_CHECK(images.size(2) == config_.input_height && images.size(3) == config_.input_width,
               "SCNN built for ", config_.input_height, "x", config_.input_width, " input, got ",
               images.size(2), "x", images.size(3));
-  torch::Tensor x = images;
+  torch::Tensor x = images.contiguous(memory_format_);
   for (auto& u : vgg_) {
     x = torch::relu(u.bn->forward(u.conv->forward(x)));
     if (u.pool_after) x = F::max_pool2d(x, F::MaxPool2dFuncOptions(2).stride(2));

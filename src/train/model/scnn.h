@@ -48,11 +48,19 @@ class ScnnImpl : public torch::nn::Module {
   void set_batch_norm_frozen(bool frozen);
   void train(bool on = true) override;
 
+  // The layout of the 4-D weights and of the input as forward() takes it: ChannelsLast (NHWC)
+  // runs a GPU's convolutions, BatchNorm and pooling without layout conversions; Contiguous
+  // (NCHW, the default) suits the CPU. Values are unchanged; applying it again re-lays out weights
+  // that a checkpoint load brought in another layout.
+  void set_memory_format(at::MemoryFormat format);
+  at::MemoryFormat memory_format() const { return memory_format_; }
+
  private:
   void init_weights();
 
   ScnnConfig config_;
   bool bn_frozen_ = false;
+  at::MemoryFormat memory_format_ = at::MemoryFormat::Contiguous;
   std::vector<VggUnit> vgg_;
   torch::nn::Conv2d fc6{nullptr}, fc7{nullptr}, fc8{nullptr};
   torch::nn::BatchNorm2d bn6{nullptr}, bn7{nullptr};

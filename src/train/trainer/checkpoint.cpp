@@ -232,6 +232,7 @@ TrainingProgress load_checkpoint(const fs::path& path, model::Scnn& net, torch::
   torch::serialize::InputArchive model_archive;
   archive.read("model", model_archive);
   net->load(model_archive);
+  net->set_memory_format(net->memory_format());  // the model's layout, whatever the saving run's was
   TrainingProgress p;
   const auto counters = read_tensor(archive, "progress");
   p.step = counters[0].item<int64_t>();

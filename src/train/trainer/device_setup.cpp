@@ -92,4 +92,13 @@ void move_optimizer_state(torch::optim::Optimizer& opt, const torch::Device& dev
   }
 }
 
+at::MemoryFormat resolve_memory_format(const std::string& request, const DeviceChoice& choice) {
+  const bool channels_last = request == "auto" ? choice.kind == DeviceKind::kCuda : request == "channels_last";
+  return channels_last ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
+}
+
+const char* memory_format_name(at::MemoryFormat format) {
+  return format == at::MemoryFormat::ChannelsLast ? "channels_last" : "contiguous";
+}
+
 }  // namespace lane::train

@@ -36,6 +36,12 @@ void activate_device(const DeviceChoice& choice);
 // on a CPU.
 MathMode apply_float32_math(const DeviceChoice& choice, Precision precision);
 
+// The layout of --memory-format (auto, channels_last, contiguous; checked by the settings) on
+// `choice`: auto is channels_last on a GPU (cuDNN's NHWC kernels, no layout conversions) and
+// contiguous on a CPU.
+at::MemoryFormat resolve_memory_format(const std::string& request, const DeviceChoice& choice);
+const char* memory_format_name(at::MemoryFormat format);
+
 // What train and predict do with --device/DEVICE: resolve `request` against this process's
 // environment (lane::UsageError naming `source` when it cannot be met) and activate the choice.
 DeviceChoice select_device(const std::string& request, const std::string& source);

@@ -59,6 +59,7 @@ struct TrainConfig {
   // flag or variable they came from, for error messages.
   std::string device = "auto", device_source = "--device";
   std::string precision, precision_source = "--precision";  // empty: the device's default
+  std::string memory_format = "auto";  // auto (channels_last on GPUs, contiguous on CPUs) | channels_last | contiguous
 };
 
 using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;

@@ -150,6 +150,11 @@ void check_crop_top(TrainConfig& c, const SettingSource& s) {
   if (c.crop_top >= 700) throw UsageError(s.name + ": must leave rows of the 720-row frame (< 700)");
 }
 
+void check_memory_format(TrainConfig&, const SettingSource& s) {
+  if (s.text != "auto" && s.text != "channels_last" && s.text != "contiguous")
+    throw UsageError(fmt::format("{}: '{}' is not auto, channels_last or contiguous", s.name, s.text));
+}
+
 void check_pretrained(TrainConfig&, const SettingSource& s) {
   if (!fs::is_regular_file(s.text)) throw UsageError(fmt::format("{}: '{}' is not a file", s.name, s.text));
 }
@@ -261,6 +266,10 @@ std::vector<TrainSetting> run_settings() {
                "fp32 (strict, no TF32), tf32 (GPU), bf16 or fp16 (GPU, loss scaling); unset: bf16 where the GPU "
                "or CPU has it, else fp16 on GPUs, fp32 on CPUs"},
               &C::precision, &C::precision_source),
+      text({"memory_format", "--memory-format", "MEMORY_FORMAT",
+            "Feature-map layout: channels_last (NHWC), contiguous (NCHW) or auto: channels_last on GPUs, "
+            "contiguous on CPUs"},
+           field(&C::memory_format), check_memory_format),
       switch_flag({"resume", "--resume", "", "Continue from <output-dir>/checkpoint_latest.pt"}, true,
                   field(&C::resume)),
   };

@@ -116,6 +116,7 @@ struct Compute {
   Precision precision = Precision::kFp32;
   MathMode math;
   torch::Device device = torch::kCPU;
+  at::MemoryFormat memory_format = at::MemoryFormat::Contiguous;
 };
 
 Compute choose_compute(const TrainConfig& cfg) {
@@ -125,6 +126,7 @@ Compute choose_compute(const TrainConfig& cfg) {
   c.precision = resolve_precision(cfg.precision, cfg.precision_source, c.choice, has_bf16);
   c.math = apply_float32_math(c.choice, c.precision);  // fp32 means fp32 (no TF32)
   c.device = torch_device(c.choice);
+  c.memory_format = resolve_memory_format(cfg.memory_format, c.choice);
   return c;
 }
 
@@ -187,10 +189,10 @@ void announce(const Run& run, const Compute& compute, const data::TusimpleLoader
   const TrainConfig& cfg = run.cfg;
   std::cout << fmt::format(
       "scnn-train: model {} ({} parameters, {}x{}, {} classes), {} frames, {} rank(s), {} batches/epoch, "
-      "{} steps, {} {}{}{}\n",
+      "{} steps, {} {} {}{}{}\n",
       cfg.model_name, run.net->parameter_count(), cfg.model.input_height, cfg.model.input_width,
       cfg.model.num_classes, train.dataset_size(), run.comm.size(), per_epoch, run.total_steps,
-      compute.choice.describe(), precision_name(compute.precision),
+      compute.choice.describe(), precision_name(compute.precision), memory_format_name(compute.memory_format),
       compute.choice.kind == DeviceKind::kCuda ? fmt::format(" ({})", compute.math.describe()) : "",
       cfg.resume ? fmt::format(", resuming at step {}", run.first_step) : "");
   std::cout << "scnn-train: settings " << settings_line(cfg) << "\n";
@@ -381,6 +383,7 @@ TrainingResult run_training(const TrainConfig& cfg, const EndOfTraining& end_of_
   const LrSchedule schedule{cfg.lr, cfg.warmup_steps, loaders.total_steps, cfg.poly_power};
   LoopState st;
   st.progress = start_point(cfg, layout, *comm, net, opt, compute.device);
+  net->set_memory_format(compute.memory_format);
   // CUDA parameters make the synchronizer reduce with NCCL (bootstrapped over this communicator).
   dist::GradientSynchronizer sync(*comm, net->parameters(), dist::kDefaultFusionThresholdBytes);
   const ScnnLoss loss_fn(cfg.model.num_classes, cfg.background_weight, cfg.exist_weight, compute.device);
