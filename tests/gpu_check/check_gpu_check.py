@@ -13,7 +13,7 @@
    LANE_TEST_SKIPPED and not by an exit status, so a case that fails with exit 4 is Failed and
    a case that prints the marker is Skipped; e2e records predict's steady time per image and its
    first image apart; bench-cpp runs the plan's fixed batch and its batch list and records each
-   planned row measured or out of memory; the budgets are doubled.
+   planned row measured or out of memory; the summary table shows both; the budgets are doubled.
 3. The same with a bench that reads `--batch 3,4` as 3 (built before the list): bench-cpp fails
    naming the row that is missing.
 
@@ -213,6 +213,10 @@ def main():
               "e2e records predict's steady ms per image and the first image apart: %s %s"
               % (e2e.get("predict_ms_per_image"), e2e.get("predict_first_image_ms")))
         check(e2e.get("accuracy") == 0.9 and e2e.get("fn") == 0.04, "e2e records the metric")
+        check("predict 8.0 ms/img after a 3675.0 ms first image" in run.stdout, "the summary table shows both",
+              run.stdout[-2000:])
+        check("step bf16 b4 out of memory" in run.stdout,
+              "the summary table shows the batch that ran out of memory", run.stdout[-2000:])
         bench = by2["bench-cpp"]
         f = bench["figures"]
         check(bench["status"] == "passed", "bench-cpp passes: %s" % bench["reason"])
