@@ -223,7 +223,7 @@ def main():
         check(f.get("planned") == ["fp32 b2", "bf16 b2", "bf16 b3", "bf16 b4"],
               "the plan: fp32 and bf16 at the fixed batch, bf16 at the list: %s" % f.get("planned"))
         check(f.get("measured") == ["fp32 b2", "bf16 b2", "bf16 b3"] and f.get("out_of_memory") == ["bf16 b4"]
-              and f.get("missing") == [], "each planned row measured or out of memory: %s" % f)
+              and f.get("failed") == [] and f.get("missing") == [], "each planned row measured or out of memory: %s" % f)
         check("--batch 3,4" in f.get("command", ""), "the batch list runs in one bench process: %s" % f.get("command"))
         rows = [json.loads(line) for line in open(os.path.join(tmp, "out-new", "bench.jsonl"))]
         check(len(rows) == 4, "bench.jsonl has every row, the out-of-memory one included: %d" % len(rows))
