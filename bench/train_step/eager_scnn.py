@@ -6,15 +6,14 @@ slice, Dropout2d(0.1), 1x1 classifier, bilinear x8 upsampling, the existence bra
 loss (weighted cross-entropy, background 0.4, + 0.1 x BCE of the existence), SGD with momentum,
 timed the way bench_train_step times the C++ step: images/s after two warm-up steps.
 
-    python3 bench/train_step/eager_scnn.py --batch 24 --height 288 --width 512 --steps 20 \
-        --precision fp32,bf16 [--device cuda] [--largest-batch N] [--compile] [--json FILE]
-        [--cudnn-benchmark on|off]
+    python3 bench/train_step/eager_scnn.py --batch 24[,48,96] --height 288 --width 512 --steps 20 \
+        --precision fp32,bf16 [--device cuda] [--compile] [--json FILE] [--cudnn-benchmark on|off]
 
---compile times the same model under torch.compile (the first two steps, which compile, are
-reported apart as warm-up seconds); --json appends one JSON object per row to FILE as it is
-measured (scripts/gpu-check reads them).
-
-Written where no GPU and no PyTorch were available: not run there (see docs/BENCHMARKS.md)."""
+One row per batch per precision, as bench_train_step --batch with a list; a batch that runs out
+of CUDA memory gets a row saying so (its "error") and the others go on. --compile times the same
+model under torch.compile (the first two steps, which compile, are reported apart as warm-up
+seconds); --json appends one JSON object per row to FILE as it is measured (scripts/gpu-check
+reads them)."""
 import argparse
 import json
 import time
@@ -122,15 +121,25 @@ def time_step(args, precision, batch):
     return (time.perf_counter() - t0) / args.steps, loss.item(), warmup
 
 
+def batch_list(text):
+    """--batch: "24" or "24,48,96", each a positive integer."""
+    try:
+        batches = [int(b) for b in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a batch or a comma list of batches: {text!r}")
+    if not batches or min(batches) < 1:
+        raise argparse.ArgumentTypeError(f"batches are positive: {text!r}")
+    return batches
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    p.add_argument("--batch", type=int, default=24)
+    p.add_argument("--batch", type=batch_list, default=[24], help="a batch or a comma list of batches")
     p.add_argument("--height", type=int, default=288)
     p.add_argument("--width", type=int, default=512)
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--precision", default="fp32,bf16")
-    p.add_argument("--largest-batch", type=int, default=0, help="also time this batch (the C++ bench's largest)")
     p.add_argument("--compile", action="store_true", help="the model under torch.compile instead of eager")
     p.add_argument("--json", help="append one JSON object per measured row to this file")
     p.add_argument("--cudnn-benchmark", choices=["on", "off"], default="on",
@@ -143,15 +152,23 @@ def main():
     print(f"{mode} PyTorch {torch.__version__} SCNN train step on {args.device}, {args.height}x{args.width}, "
           f"{args.steps} timed step(s) after 2 warm-up, {cudnn}", flush=True)
     print(f"{'prec':6} {'batch':>6} {'s/step':>10} {'img/s':>10} {'loss@end':>10} {'warm-up s':>10}", flush=True)
-    for batch in [args.batch] + ([args.largest_batch] if args.largest_batch else []):
+    for batch in args.batch:
         for precision in args.precision.split(","):
-            s, loss, warmup = time_step(args, precision, batch)
-            print(f"{precision:6} {batch:6d} {s:10.4f} {batch / s:10.2f} {loss:10.5f} {warmup:10.2f}", flush=True)
+            row = {"kind": mode, "input": f"{args.height}x{args.width}", "precision": precision, "batch": batch}
+            try:
+                s, loss, warmup = time_step(args, precision, batch)
+            except torch.cuda.OutOfMemoryError:
+                s = None
+            if s is None:
+                torch.cuda.empty_cache()  # here, not in the except: its traceback held the step's tensors
+                print(f"{precision:6} {batch:6d} out of memory", flush=True)
+                row["error"] = "out of memory"
+            else:
+                print(f"{precision:6} {batch:6d} {s:10.4f} {batch / s:10.2f} {loss:10.5f} {warmup:10.2f}", flush=True)
+                row.update(s_per_step=s, img_per_s=batch / s, loss=loss, warmup_s=warmup)
             if args.json:
                 with open(args.json, "a") as f:
-                    f.write(json.dumps({"kind": mode, "input": f"{args.height}x{args.width}", "precision": precision,
-                                        "batch": batch, "s_per_step": s, "img_per_s": batch / s, "loss": loss,
-                                        "warmup_s": warmup, "torch": torch.__version__}) + "\n")
+                    f.write(json.dumps(dict(row, torch=torch.__version__)) + "\n")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 // GPU tests: device placement, NCCL gradient averaging against the CPU mathematics, bf16/fp16
 // training on the real frames, and resume across devices. Each case needs visible GPUs and a
-// CUDA build; without them it prints one line saying why and exits 4 (ctest: Skipped).
+// CUDA build; without them it says why with LANE_SKIP_CASE (ctest: Skipped).
 #include "catch_torch.h"
 
 #include <cstdlib>
@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../trainer/trainer_test_util.h"
+#include "support/skip_case.h"
 #include "train/data/tensors/device_loader.h"
 #include "train/trainer/checkpoint.h"
 #include "train/trainer/device_setup.h"
@@ -21,15 +22,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void require_gpus(int n, const char* test) {
+// Why a case that needs `n` visible GPUs cannot run here; empty when it can.
+std::string missing_gpus(int n) {
   const int have = train::build_has_cuda() ? static_cast<int>(torch::cuda::device_count()) : 0;
-  if (have >= n) return;
+  if (have >= n) return "";
   const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-  std::cout << fmt::format("SKIPPED {}: needs {} visible GPU(s), found {} ({}{})\n", test, n, have,
-                           train::build_has_cuda() ? "CUDA build" : "CPU-only libtorch build",
-                           visible ? fmt::format(", CUDA_VISIBLE_DEVICES='{}'", visible) : "");
-  std::cout.flush();
-  std::exit(4);
+  return fmt::format("needs {} visible GPU(s), found {} ({}{})", n, have,
+                     train::build_has_cuda() ? "CUDA build" : "CPU-only libtorch build",
+                     visible ? fmt::format(", CUDA_VISIBLE_DEVICES='{}'", visible) : "");
 }
 
 double max_difference(model::Scnn& a, model::Scnn& b) {
@@ -49,7 +49,7 @@ model::Scnn load_weights(const fs::path& checkpoint) {
 }  // namespace
 
 TEST_CASE("model, optimizer state and batches are placed on the GPU of the local rank", "[gpu][fast]") {
-  require_gpus(1, "placement");
+  if (const auto why = missing_gpus(1); !why.empty()) LANE_SKIP_CASE("placement: " << why);
   const auto choice = train::resolve_device("cuda", "--device", train::probe_device_environment(train::process_environment()));
   train::activate_device(choice);
   const auto device = train::torch_device(choice);
@@ -88,7 +88,7 @@ TEST_CASE("model, optimizer state and batches are placed on the GPU of the local
 }
 
 TEST_CASE("bf16 and fp16 training on the GPU lower the loss on the real frames", "[gpu][fast]") {
-  require_gpus(1, "mixed-precision training");
+  if (const auto why = missing_gpus(1); !why.empty()) LANE_SKIP_CASE("mixed-precision training: " << why);
   for (const std::string precision : {"bf16", "fp16", "fp32"}) {
     INFO(precision);
     test::ScratchDir dir("gpu_" + precision);
@@ -109,7 +109,7 @@ TEST_CASE("bf16 and fp16 training on the GPU lower the loss on the real frames",
 }
 
 TEST_CASE("a GPU run resumes on the CPU and a CPU run resumes on the GPU", "[gpu][fast]") {
-  require_gpus(1, "resume across devices");
+  if (const auto why = missing_gpus(1); !why.empty()) LANE_SKIP_CASE("resume across devices: " << why);
   for (const auto& [first, second] : {std::pair<std::string, std::string>{"cuda", "cpu"}, {"cpu", "cuda"}}) {
     INFO(first << " then " << second);
     test::ScratchDir dir("gpu_resume");
@@ -128,7 +128,7 @@ TEST_CASE("a GPU run resumes on the CPU and a CPU run resumes on the GPU", "[gpu
 }
 
 TEST_CASE("a checkpoint continues the CUDA random stream: the draw after a resume equals the uninterrupted one", "[gpu][fast]") {
-  require_gpus(1, "CUDA RNG resume");
+  if (const auto why = missing_gpus(1); !why.empty()) LANE_SKIP_CASE("CUDA RNG resume: " << why);
   test::ScratchDir dir("gpu_cuda_rng");
   const torch::Device gpu(torch::kCUDA, 0);
   model::Scnn net(test::tiny_model());
@@ -147,7 +147,7 @@ TEST_CASE("a checkpoint continues the CUDA random stream: the draw after a resum
 }
 
 TEST_CASE("NCCL: 2 ranks x batch 1 on two GPUs reach the weights of 1 rank x batch 2 on the CPU", "[gpu][fast]") {
-  require_gpus(2, "NCCL against the CPU ring");
+  if (const auto why = missing_gpus(2); !why.empty()) LANE_SKIP_CASE("NCCL against the CPU ring: " << why);
   test::ScratchDir dir("gpu_nccl");
   auto command = [&](int ranks, int batch, const std::string& device, const fs::path& out) {
     return fmt::format("env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 {}{} train --data-dir {} --train-labels label_data_0601_first6.json --output-dir {} "

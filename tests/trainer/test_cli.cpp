@@ -1,13 +1,16 @@
 // The scnn-train binary: configuration errors exit 2 naming the variable or flag; predict on
-// the six real TuSimple frames writes six submission lines and six overlays.
+// the six real TuSimple frames writes six submission lines and six overlays, and reports the
+// first image's time apart from the steady mean over the others.
 #include "catch_torch.h"
 
 #include <fstream>
+#include <regex>
 
 #include <nlohmann/json.hpp>
 
 #include "train/trainer/checkpoint.h"
 #include "train/trainer/device_setup.h"
+#include "train/trainer/predictor.h"
 #include "train/trainer/train_settings.h"
 #include "trainer_test_util.h"
 
@@ -49,6 +52,18 @@ TEST_CASE("scnn-train train --help lists every setting with its variable and rea
   CHECK_THAT(r.output, Catch::Contains("Environment (flags win): DATA_DIR OUTPUT_DIR BATCH_SIZE"));
 }
 
+TEST_CASE("predict's time per image keeps the first image (the warm-up) out of the steady mean", "[trainer][fast]") {
+  train::PredictTiming timing;
+  timing.add(12.25);
+  CHECK(timing.describe() == "12.2 ms for its only image");
+  timing = {};
+  for (double ms : {3675.0, 7.0, 8.0, 9.0}) timing.add(ms);
+  CHECK(timing.images == 4);
+  CHECK(timing.first_ms == 3675.0);
+  CHECK(timing.steady_ms == Approx(8.0));  // with the first averaged in: 924.75
+  CHECK(timing.describe() == "8.0 ms per image after a 3675.0 ms first image");
+}
+
 TEST_CASE("scnn-train predict on the real 0601 frames writes json-lines and overlays", "[trainer][slow]") {
   test::ScratchDir dir("predict");
   torch::manual_seed(7);
@@ -64,7 +79,20 @@ TEST_CASE("scnn-train predict on the real 0601 frames writes json-lines and over
                                    test::tusimple_dir().string() + " --out " + (dir.path / "pred").string());
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.output, Catch::Contains("6 images") && Catch::Contains("ms per image"));
+  // The summary's two figures are the per-image lines': the first, and the mean of the other five.
+  std::vector<double> per_image;
+  const std::regex image_line(R"(: \d+ lanes, ([\d.]+) ms\n)");
+  const std::regex summary(
+      R"(6 images, ([\d.]+) ms per image after a ([\d.]+) ms first image \(network \+ post-processing, )");
+  for (auto it = std::sregex_iterator(r.output.begin(), r.output.end(), image_line); it != std::sregex_iterator(); ++it)
+    per_image.push_back(std::stod((*it)[1]));
+  REQUIRE(per_image.size() == 6);
+  std::smatch m;
+  REQUIRE(std::regex_search(r.output, m, summary));
+  CHECK(std::stod(m[2]) == per_image[0]);
+  double rest = 0;
+  for (size_t i = 1; i < per_image.size(); ++i) rest += per_image[i];
+  CHECK(std::stod(m[1]) == Approx(rest / 5).margin(0.11));  // each figure is rounded to 0.1 ms
 
   std::ifstream in(dir.path / "pred" / "predictions.json");
   size_t lines = 0;
@@ -95,7 +123,7 @@ TEST_CASE("scnn-train predict on the real 0601 frames writes json-lines and over
   const auto on_cpu = test::run_command(test::scnn_train() + one + " --device cpu");
   INFO(on_cpu.output);
   CHECK(on_cpu.exit_code == 0);
-  CHECK_THAT(on_cpu.output, Catch::Contains("1 images") && Catch::Contains("post-processing, cpu)"));
+  CHECK_THAT(on_cpu.output, Catch::Contains("1 images, ") && Catch::Contains(" ms for its only image (network + post-processing, cpu)"));
   const auto bad_flag = test::run_command(test::scnn_train() + one + " --device tpu");
   CHECK(bad_flag.exit_code == 2);
   CHECK_THAT(bad_flag.output, Catch::Contains("--device"));

@@ -94,6 +94,19 @@ eval::PostprocessOptions predict_postprocess_options(const PredictOptions& o, co
 
 }  // namespace
 
+void PredictTiming::add(double ms) {
+  if (images++ == 0) {
+    first_ms = ms;
+    return;
+  }
+  steady_ms += (ms - steady_ms) / static_cast<double>(images - 1);
+}
+
+std::string PredictTiming::describe() const {
+  if (images < 2) return fmt::format("{:.1f} ms for its only image", first_ms);
+  return fmt::format("{:.1f} ms per image after a {:.1f} ms first image", steady_ms, first_ms);
+}
+
 PredictSummary run_predict(const PredictOptions& o) {
   if (o.threads > 0) torch::set_num_threads(o.threads);
   const auto info = read_checkpoint_info(o.checkpoint);
@@ -113,7 +126,6 @@ PredictSummary run_predict(const PredictOptions& o) {
   summary.predictions = o.out_dir / "predictions.json";
   const auto truth = load_truth(o.labels);
   std::string lines;
-  double total_ms = 0;
   for (const auto& path : images) {
     std::optional<cv::Mat> decoded = read_frame(path);
     if (!decoded) continue;
@@ -128,7 +140,7 @@ PredictSummary run_predict(const PredictOptions& o) {
     post.h_samples = labelled ? label->second.h_samples : eval::default_h_samples();
     const auto lanes = lanes_for_image(probs, 0, post);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    total_ms += ms;
+    summary.timing.add(ms);
 
     lines += eval::submission_line(raw_file, lanes, post.h_samples, ms).dump() + "\n";
     eval::draw_lane_overlay(frame, lanes, post.h_samples,
@@ -145,9 +157,8 @@ PredictSummary run_predict(const PredictOptions& o) {
                                  "folder the label paths are relative to",
                                  fs::relative(images.front(), root).generic_string(), o.labels.string()));
   write_file_atomic(summary.predictions, lines);
-  summary.mean_ms = total_ms / static_cast<double>(summary.images);
-  std::cout << fmt::format("{} images, {:.1f} ms per image (network + post-processing, {}); wrote {} and {}\n",
-                           summary.images, summary.mean_ms, device_choice.describe(), summary.predictions.string(),
+  std::cout << fmt::format("{} images, {} (network + post-processing, {}); wrote {} and {}\n", summary.images,
+                           summary.timing.describe(), device_choice.describe(), summary.predictions.string(),
                            (o.out_dir / "overlays").string());
   return summary;
 }
