@@ -119,7 +119,7 @@ TEST_CASE("a checkpoint saved before the CUDA RNG states were recorded still loa
   CHECK(train::load_checkpoint(path, other, &other_opt).step == 3);
 }
 
-TEST_CASE("--memory-format auto is channels_last on a GPU and contiguous on a CPU; the others are forced",
+TEST_CASE("the memory format auto is channels_last on a GPU and contiguous on a CPU, the others are forced",
           "[trainer][fast]") {
   const train::DeviceChoice cpu{}, gpu{train::DeviceKind::kCuda, 0};
   CHECK(train::resolve_memory_format("auto", cpu) == at::MemoryFormat::Contiguous);
