@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 
-PHASES = ["env", "bundle", "ctest-gpu", "e2e", "bench-cpp", "bench-eager", "trace", "bench-compile"]
+PHASES = ["env", "bundle", "ctest-gpu", "e2e", "bench-cpp", "bench-eager", "trace", "trainer", "bench-compile"]
 
 # A stub torch for the env phase: a version, no CUDA.
 TORCH_STUB = '''__version__ = "0.0.0+stub"
