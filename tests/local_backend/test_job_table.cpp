@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 
+#include "submit/core/workload_json.h"
 #include "submit/local/state/job_table.h"
 #include "submit/local/state/state_store.h"
 
@@ -283,4 +284,11 @@ TEST_CASE("job table: the stored status strings are those earlier versions wrote
   CHECK(targets[JobTransition::kStart] == "Running");
   CHECK(targets[JobTransition::kSuspend] == "Suspended");
   CHECK(targets[JobTransition::kLoseSupervisor] == "Failed");
+}
+
+TEST_CASE("job table: status_in names the stored texts of the states, so SQL selects what JobStatus means", "[local_backend][fast]") {
+  CHECK(status_in({JobStatus::kPending, JobStatus::kRunning}) == "status IN ('Pending','Running')");
+  CHECK(status_in({JobStatus::kSucceeded}) == "status IN ('Succeeded')");
+  for (JobStatus s : {JobStatus::kPending, JobStatus::kRunning, JobStatus::kSucceeded, JobStatus::kFailed})
+    CHECK(job_status_from_string(to_string(s)) == s);  // the text the table stores reads back as the state
 }

@@ -8,7 +8,9 @@
 #include "common/error.h"
 #include "common/names.h"
 #include "submit/core/validate.h"
+#include "submit/core/workload_json.h"
 #include "submit/local/runtime/job_view.h"
+#include "submit/local/state/job_table.h"
 #include "submit/local/state/scheduling_pass.h"
 
 namespace lane::submit::local {
@@ -49,10 +51,13 @@ std::vector<ProjectStatus> LocalProjects::list_projects() {
     out.push_back(s);
   }
   // Job counts come from the stored state (what is running now), not from the what-if decision.
-  auto st = st_.db.prepare("SELECT project, status, COUNT(*) FROM jobs WHERE status IN ('Running','Pending') GROUP BY project, status");
-  while (st.step())
+  auto st = st_.db.prepare("SELECT project, status, COUNT(*) FROM jobs WHERE " +
+                            status_in({JobStatus::kRunning, JobStatus::kPending}) + " GROUP BY project, status");
+  while (st.step()) {
+    const bool running = job_status_from_string(st.text(1)) == JobStatus::kRunning;
     for (auto& s : out)
-      if (s.spec.name == st.text(0)) (st.text(1) == "Running" ? s.running_jobs : s.pending_jobs) = static_cast<int>(st.integer(2));
+      if (s.spec.name == st.text(0)) (running ? s.running_jobs : s.pending_jobs) = static_cast<int>(st.integer(2));
+  }
   double allocated_now = 0;
   for (auto& s : out) {
     allocated_now = 0;

@@ -11,6 +11,12 @@
 namespace lane::submit::local {
 using nlohmann::json;
 
+std::string status_in(const std::vector<JobStatus>& states) {
+  std::string list;
+  for (JobStatus s : states) list += fmt::format("{}'{}'", list.empty() ? "" : ",", to_string(s));
+  return fmt::format("status IN ({})", list);
+}
+
 const JobTransitionRule& transition_rule(JobTransition transition) {
   using S = JobStatus;
   static const JobTransitionRule kStart{"start", {S::kPending}, S::kRunning};
@@ -50,12 +56,6 @@ struct RowGuard {
   std::optional<int> attempt;
 };
 
-std::string sql_list(const std::vector<JobStatus>& states) {
-  std::string list;
-  for (JobStatus s : states) list += fmt::format("{}'{}'", list.empty() ? "" : ",", to_string(s));
-  return list;
-}
-
 JobTransitionRefused refusal(Database& db, int64_t id, const RowGuard& guard) {
   auto st = db.prepare("SELECT status, attempt FROM jobs WHERE id = ?1");
   st.bind(1, id);
@@ -76,8 +76,8 @@ JobTransitionRefused refusal(Database& db, int64_t id, const RowGuard& guard) {
 // ?1 (the id) and ?2 (the attempt) and from ?3 on whatever `bind` binds.
 void update_guarded(Database& db, int64_t id, const RowGuard& guard, const std::string& set,
                     const std::function<void(Statement&)>& bind = {}) {
-  auto st = db.prepare(fmt::format("UPDATE jobs SET {} WHERE id = ?1 AND status IN ({}) AND (?2 IS NULL OR attempt = ?2)",
-                                   set, sql_list(guard.from)));
+  auto st = db.prepare(fmt::format("UPDATE jobs SET {} WHERE id = ?1 AND {} AND (?2 IS NULL OR attempt = ?2)", set,
+                                   status_in(guard.from)));
   st.bind(1, id);
   if (guard.attempt) st.bind(2, static_cast<int64_t>(*guard.attempt));
   else st.bind_null(2);

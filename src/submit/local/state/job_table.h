@@ -46,6 +46,10 @@ const JobTransitionRule& transition_rule(JobTransition transition);
 // Every transition, in the order of the enum (for tests and documentation).
 const std::vector<JobTransition>& all_job_transitions();
 
+// The SQL condition "status IN ('Pending','Running')" for `states`: every query that selects rows
+// by their state names them through JobStatus, as the stored text is to_string(JobStatus).
+std::string status_in(const std::vector<JobStatus>& states);
+
 // A transition the job's row does not allow: it is gone, in another state, or in another attempt.
 class JobTransitionRefused : public Error {
  public:

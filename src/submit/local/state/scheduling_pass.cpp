@@ -117,7 +117,7 @@ PassEffects run_scheduling_pass(Database& db, const Paths& paths) {
 }
 
 bool any_lost_supervisor(Database& db) {
-  auto st = db.prepare("SELECT sup_pid, sup_start FROM jobs WHERE status = 'Running'");
+  auto st = db.prepare("SELECT sup_pid, sup_start FROM jobs WHERE " + status_in({JobStatus::kRunning}));
   while (st.step())
     if (!process_alive(static_cast<pid_t>(st.integer(0)), st.integer(1))) return true;
   return false;

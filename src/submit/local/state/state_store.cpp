@@ -6,6 +6,7 @@
 
 #include "common/clock.h"
 #include "submit/core/workload_json.h"
+#include "submit/local/state/job_table.h"
 
 namespace lane::submit::local {
 using nlohmann::json;
@@ -139,7 +140,7 @@ std::vector<JobRow> load_job_rows(Database& db, const std::optional<std::string>
   std::string sql = select_jobs(with_spec);
   std::string where;
   if (project) where = "project = ?1";
-  if (active_only) where += std::string(where.empty() ? "" : " AND ") + "status IN ('Pending','Running')";
+  if (active_only) where += std::string(where.empty() ? "" : " AND ") + status_in({JobStatus::kPending, JobStatus::kRunning});
   if (!where.empty()) sql += "WHERE " + where;
   sql += " ORDER BY project, name";
   auto st = db.prepare(sql);
