@@ -96,6 +96,11 @@ void sync_device(const torch::Device& d) {
   if (d.is_cuda()) torch::cuda::synchronize(d.index());
 }
 
+// The trainer's device choice for a torch device: the GPU of this process (index 0), or the CPU.
+lane::train::DeviceChoice choice_of(const torch::Device& device) {
+  return device.is_cuda() ? lane::train::DeviceChoice{lane::train::DeviceKind::kCuda, 0} : lane::train::DeviceChoice{};
+}
+
 // The trainer's step (train_step) at `precision` on a fixed random batch: seconds per step after
 // two warm-up steps, and the loss of the last step.
 StepResult time_precision_step(const lane::model::ScnnConfig& c, torch::Device device, lane::train::Precision p,
@@ -105,13 +110,11 @@ StepResult time_precision_step(const lane::model::ScnnConfig& c, torch::Device d
   auto& net = parts.net;
   auto& opt = *parts.opt;
   const auto& loss_fn = parts.loss;
-  net->set_memory_format(fmt);  // as the trainer does; forward() lays the NCHW batch out so
+  net->set_memory_format(fmt);  // as the trainer does: the batch stays NCHW, forward() lays it out
   auto comm = lane::dist::create_single_process_communicator();
   lane::dist::GradientSynchronizer sync(*comm, net->parameters(), lane::dist::kDefaultFusionThresholdBytes);
   // The trainer's float32 math for p: strict fp32 (no TF32) for fp32, TF32 for tf32.
-  lane::train::apply_float32_math(device.is_cuda() ? lane::train::DeviceChoice{lane::train::DeviceKind::kCuda, 0}
-                                                   : lane::train::DeviceChoice{},
-                                  p);
+  lane::train::apply_float32_math(choice_of(device), p);
   lane::train::MixedPrecision amp(device.type(), p);
   torch::manual_seed(1);
   const auto images = torch::randn({batch, 3, c.input_height, c.input_width}).to(device);
@@ -165,10 +168,7 @@ void json_row(const char* kind, const std::string& size, const std::string& prec
 }
 
 lane::train::Precision parse_precision(const std::string& name, const torch::Device& device) {
-  return lane::train::resolve_precision(name, "--precision",
-                                        device.is_cuda() ? lane::train::DeviceChoice{lane::train::DeviceKind::kCuda, 0}
-                                                         : lane::train::DeviceChoice{},
-                                        true);
+  return lane::train::resolve_precision(name, "--precision", choice_of(device), true);
 }
 
 bool fits(const lane::model::ScnnConfig& c, torch::Device device, lane::train::Precision p, int batch,
@@ -402,9 +402,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (device != "cpu") setup_cudnn_benchmark(torch::Device(device), cudnn_benchmark);  // every mode
-  const at::MemoryFormat fmt = lane::train::resolve_memory_format(
-      memory_format, torch::Device(device).is_cuda() ? lane::train::DeviceChoice{lane::train::DeviceKind::kCuda, 0}
-                                                     : lane::train::DeviceChoice{});
+  const at::MemoryFormat fmt = lane::train::resolve_memory_format(memory_format, choice_of(torch::Device(device)));
   const int batch = batches.front();
   if (!trace_path.empty())
     return trace_mode(device, precisions.empty() ? "fp32" : precisions, sizes, batch, fmt, width_mult,

@@ -14,6 +14,20 @@ namespace {
 bool is_vertical(Direction d) { return d == Direction::kDown || d == Direction::kUp; }
 bool is_reverse(Direction d) { return d == Direction::kUp || d == Direction::kLeft; }
 
+// The permutation of a [B, C, H, W] map into a slice buffer: rows ([H, B, C, W], or [H, B, W, C]
+// channels last) for vertical passes, columns ([W, B, C, H] or [W, B, H, C]) for horizontal ones.
+std::vector<int64_t> slice_dims(bool vertical, bool channels_last) {
+  if (vertical) return channels_last ? std::vector<int64_t>{2, 0, 3, 1} : std::vector<int64_t>{2, 0, 1, 3};
+  return channels_last ? std::vector<int64_t>{3, 0, 2, 1} : std::vector<int64_t>{3, 0, 1, 2};
+}
+
+// The permutation that undoes `dims`.
+std::vector<int64_t> inverse(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> back(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) back[static_cast<size_t>(dims[i])] = static_cast<int64_t>(i);
+  return back;
+}
+
 // Slices [first, first + n) of a contiguous slice buffer as one [n·B, C, 1, L] batch of 2-D maps:
 // NCHW for an [S, B, C, L] buffer, NHWC (a channels-last view, no copy) for [S, B, L, C].
 torch::Tensor maps(const torch::Tensor& buffer, int64_t first, int64_t n, bool channels_last) {
@@ -141,34 +155,22 @@ torch::Tensor MessagePassingImpl::recur(const torch::Tensor& slices, const torch
 
 torch::Tensor MessagePassingImpl::pass_fast(const torch::Tensor& x, Direction d) {
   const bool cl = channels_last_slices(x);
-  const torch::Tensor w = slice_kernel(conv_for(d), x, cl);
-  // Vertical passes: slices are rows, [H, B, C|W, W|C]; horizontal: columns, [W, B, C|H, H|C].
-  const std::vector<int64_t> to_slices = is_vertical(d) ? (cl ? std::vector<int64_t>{2, 0, 3, 1}
-                                                              : std::vector<int64_t>{2, 0, 1, 3})
-                                                        : (cl ? std::vector<int64_t>{3, 0, 2, 1}
-                                                              : std::vector<int64_t>{3, 0, 1, 2});
-  std::vector<int64_t> back(4);
-  for (int64_t i = 0; i < 4; ++i) back[to_slices[i]] = i;
-  return recur(x.permute(to_slices).contiguous(), w, is_reverse(d), cl).permute(back).contiguous();
+  const auto dims = slice_dims(is_vertical(d), cl);
+  const auto slices = recur(x.permute(dims).contiguous(), slice_kernel(conv_for(d), x, cl), is_reverse(d), cl);
+  return slices.permute(inverse(dims)).contiguous();
 }
 
 torch::Tensor MessagePassingImpl::forward_fast(const torch::Tensor& x) {
-  // D and U share the row layout, R and L the column layout: three layout changes in total.
+  // D and U share the row buffer, R and L the column buffer: three layout changes in total (the
+  // permutes between them are views; only contiguous() copies).
   const bool cl = channels_last_slices(x);
-  const torch::Tensor wd = slice_kernel(conv_d, x, cl), wu = slice_kernel(conv_u, x, cl);
-  const torch::Tensor wr = slice_kernel(conv_r, x, cl), wl = slice_kernel(conv_l, x, cl);
-  if (cl) {
-    auto rows = x.permute({2, 0, 3, 1}).contiguous();  // [H, B, W, C]
-    rows = recur(recur(rows, wd, false, true), wu, true, true);
-    auto cols = rows.permute({2, 1, 0, 3}).contiguous();  // [W, B, H, C]
-    cols = recur(recur(cols, wr, false, true), wl, true, true);
-    return cols.permute({1, 3, 2, 0}).contiguous(at::MemoryFormat::ChannelsLast);  // [B, C, H, W], NHWC
-  }
-  auto rows = x.permute({2, 0, 1, 3}).contiguous();  // [H, B, C, W]
-  rows = recur(recur(rows, wd, false, false), wu, true, false);
-  auto cols = rows.permute({3, 1, 2, 0}).contiguous();  // [W, B, C, H]
-  cols = recur(recur(cols, wr, false, false), wl, true, false);
-  return cols.permute({1, 2, 3, 0}).contiguous();  // [B, C, H, W]
+  const auto row_dims = slice_dims(true, cl), col_dims = slice_dims(false, cl);
+  auto rows = x.permute(row_dims).contiguous();
+  rows = recur(recur(rows, slice_kernel(conv_d, x, cl), false, cl), slice_kernel(conv_u, x, cl), true, cl);
+  auto cols = rows.permute(inverse(row_dims)).permute(col_dims).contiguous();
+  cols = recur(recur(cols, slice_kernel(conv_r, x, cl), false, cl), slice_kernel(conv_l, x, cl), true, cl);
+  // [B, C, H, W], laid out as the slices were: NHWC for channels-last slices, NCHW otherwise.
+  return cols.permute(inverse(col_dims)).contiguous(cl ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous);
 }
 
 torch::Tensor MessagePassingImpl::pass_naive(const torch::Tensor& input, Direction d) {
