@@ -1,7 +1,7 @@
 // The dashboard's router: "#/jobs" (default), "#/jobs/PROJECT/NAME", "#/projects", "#/nodes",
 // "#/snapshots" mount the page registered under that name (ui.js), and the one event stream
 // (/api/events) feeds ui.jobsFeed for every page.
-"use strict";
+import { pages, ui } from "./ui.js";
 
 let leavePage = null;
 

@@ -2,9 +2,9 @@
 // documents to `show`, every `intervalMs` (and on every change of the jobs stream when
 // `onJobs`); one fetch at a time; a failure goes to `status` as an error box naming `what`.
 // Returns the page's cleanup (stops the timer and the subscription).
-"use strict";
+import { ui } from "./ui.js";
 
-function pollPage({ paths, show, status, what, intervalMs, onJobs }) {
+export function pollPage({ paths, show, status, what, intervalMs, onJobs }) {
   let stopped = false, busy = false;
   async function refresh() {
     if (busy || stopped) return;

@@ -1,16 +1,14 @@
-// Shared helpers of the dashboard's pages (plain JavaScript, no framework): DOM building, the
-// API fetch, formatting, the page registry the router (app.js) mounts from, and the one jobs
-// event stream every page shares.
+// Shared helpers of the dashboard's pages (plain JavaScript modules, no framework, no build
+// step): DOM building, the API fetch, formatting, the page registry the router (app.js) mounts
+// from, and the one jobs event stream every page shares. index.html loads each page's module.
 //
 // A page is registered as `pages[name] = { title, mount(root, params) }`; mount fills `root` and
 // may return a function the router calls when the page is left (stop timers, unsubscribe).
 // Content-Security-Policy is `default-src 'self'`: no inline script and no `style="..."`
 // attribute; set styles through element.style (CSSOM), which the policy allows.
-"use strict";
+export const pages = {};
 
-const pages = {};
-
-const ui = {
+export const ui = {
   // el("div", {class: "x", onclick: f, dataset: {k: v}}, child, "text", ...)
   el(tag, attrs, ...children) {
     const e = document.createElement(tag);
