@@ -2,6 +2,10 @@
 
 #include <httplib.h>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <map>
 #include <thread>
@@ -9,13 +13,31 @@
 #include "common/error.h"
 #include "dashboard/assets.h"
 #include "dashboard/job_feed.h"
+#include "dashboard/peer_uid.h"
 #include "dashboard/token.h"
 
 namespace lane::dashboard {
 
 namespace {
 
-constexpr size_t kThreads = 16;  // each open event stream holds one
+// Threads beyond the event streams' (each open stream holds one): the other requests always
+// have these. Many, as an idle connection holds one until its timeout (asleep: a thread costs
+// little), so that a crowd of idle connections does not keep the others waiting.
+constexpr size_t kSpareThreads = 112;
+// A connection's read or write that makes no progress for this long ends it (a client that
+// sends nothing, or stops reading its event stream); an idle keep-alive connection is closed
+// sooner, so idle connections give their thread back quickly.
+constexpr time_t kReadWriteTimeoutSeconds = 5;
+constexpr time_t kKeepAliveTimeoutSeconds = 2;
+// Connections waiting for accept() (httplib listens with 5): idle ones wait there (deferred
+// accept, below) without keeping the others out.
+constexpr int kListenBacklog = 1024;
+
+// httplib's server, with its listening socket at hand to raise the backlog.
+class HttpServer : public httplib::Server {
+ public:
+  socket_t listener() const { return svr_sock_; }
+};
 
 // The host part of a Host header ("127.0.0.1:8080" → "127.0.0.1", "[::1]:80" → "::1").
 std::string host_of(const std::string& header) {
@@ -37,6 +59,12 @@ struct Server::Impl {
   Impl(Roles roles, ServerOptions o)
       : options(std::move(o)), api(roles), feed([this] { return list_jobs(); }, options.poll_interval) {}
 
+  // On loopback without a token: whether the client's socket belongs to the dashboard's own user.
+  bool from_own_user(const httplib::Request& req) const {
+    auto uid = loopback_peer_uid({req.remote_addr, req.remote_port}, {req.local_addr, req.local_port});
+    return uid && *uid == own_uid;
+  }
+
   std::vector<JobEntry> list_jobs() {
     std::vector<JobEntry> entries;
     for (auto& [key, json] : api.job_documents()) entries.push_back({std::move(key), std::move(json)});
@@ -50,9 +78,11 @@ struct Server::Impl {
 
   ServerOptions options;
   bool need_token = false;
+  uid_t own_uid = geteuid();
+  std::atomic<size_t> open_streams{0};
   Api api;
   JobFeed feed;
-  httplib::Server http;
+  HttpServer http;
   int port = -1;
 };
 
@@ -61,6 +91,12 @@ httplib::Server::HandlerResponse Server::Impl::screen(const httplib::Request& re
   if (!need_token) {
     if (!is_loopback_host(host_of(req.get_header_value("Host")))) {
       send(res, error_reply(403, "the dashboard listens on loopback: use a loopback Host (127.0.0.1, localhost)"));
+      return R::Handled;
+    }
+    if (!from_own_user(req)) {
+      send(res, error_reply(401, "without a token this dashboard serves only the user who started it (uid " +
+                                     std::to_string(own_uid) + "); to let others in, start it with --token or "
+                                     "LANECTL_DASHBOARD_TOKEN and send Authorization: Bearer TOKEN"));
       return R::Handled;
     }
   } else if (!request_has_token(options.token, req.get_header_value("Authorization"), req.get_header_value("Cookie"))) {
@@ -87,15 +123,26 @@ httplib::Server::HandlerResponse Server::Impl::screen(const httplib::Request& re
 }
 
 void Server::Impl::events(const httplib::Request&, httplib::Response& res) {
+  if (open_streams.fetch_add(1) >= options.max_event_streams) {
+    --open_streams;
+    res.set_header("Retry-After", "10");
+    send(res, error_reply(503, "too many open event streams (at most " + std::to_string(options.max_event_streams) +
+                                   "): close another dashboard tab; /api/jobs still answers"));
+    return;
+  }
   // Lives as long as the response (the content provider holds it): the feed polls while any does.
   struct Stream {
-    explicit Stream(JobFeed& feed) : viewer(feed) {}
+    Stream(JobFeed& feed, std::atomic<size_t>& open) : viewer(feed), open(open) {}
+    ~Stream() { --open; }
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
     JobFeed::Viewer viewer;
+    std::atomic<size_t>& open;
     uint64_t seen = 0;
     std::chrono::steady_clock::time_point last_write = std::chrono::steady_clock::now();
     bool started = false;
   };
-  auto stream = std::make_shared<Stream>(feed);
+  auto stream = std::make_shared<Stream>(feed, open_streams);
   res.set_header("Cache-Control", "no-store");
   res.set_header("X-Accel-Buffering", "no");
   res.set_chunked_content_provider("text/event-stream", [this, stream](size_t, httplib::DataSink& sink) {
@@ -145,12 +192,19 @@ Server::Server(Roles roles, ServerOptions options) {
   impl_ = std::make_unique<Impl>(roles, std::move(options));
   Impl& s = *impl_;
   s.need_token = !loopback || !s.options.token.empty();
-  s.http.new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
+  size_t threads = s.options.max_event_streams + kSpareThreads;
+  s.http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  s.http.set_read_timeout(kReadWriteTimeoutSeconds);
+  s.http.set_write_timeout(kReadWriteTimeoutSeconds);
+  s.http.set_keep_alive_timeout(kKeepAliveTimeoutSeconds);
   // SO_REUSEADDR only: httplib's default adds SO_REUSEPORT, which lets a second server (a second
   // `lanectl dashboard` of the same user) bind the same port and share its connections silently.
   s.http.set_socket_options([](socket_t sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    // A connection reaches accept() (and a thread) once it has sent something.
+    int defer_seconds = static_cast<int>(kReadWriteTimeoutSeconds);
+    setsockopt(sock, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer_seconds, sizeof defer_seconds);
   });
   s.http.set_default_headers({{"X-Content-Type-Options", "nosniff"},
                               {"X-Frame-Options", "DENY"},
@@ -177,6 +231,7 @@ int Server::bind() {
   if (port < 0)
     throw Error("dashboard: cannot listen on " + l.host + ":" + std::to_string(l.port) +
                 " (address in use or not on this machine); pick another with --listen HOST:PORT");
+  ::listen(impl_->http.listener(), kListenBacklog);  // on failure httplib's backlog stays
   impl_->port = port;
   return port;
 }

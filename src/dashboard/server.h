@@ -1,10 +1,12 @@
 #pragma once
 // `lanectl dashboard`'s HTTP server (cpp-httplib): the embedded web UI at /, the read-only JSON
 // API (api.h) at /api/..., the jobs event stream at /api/events. Security model (docs/dashboard.md):
-// read-only (any method but GET/HEAD is 405); on a loopback address no token is needed but the
-// Host header must name a loopback host (no DNS rebinding); beyond loopback every request needs
+// read-only (any method but GET/HEAD is 405); on a loopback address without a token only the
+// user who started it is served (the client socket's uid, peer_uid.h) and the Host header must
+// name a loopback host (no DNS rebinding); with a token, or beyond loopback, every request needs
 // the token (Authorization: Bearer T, the lanectl_dashboard_token cookie, or ?token=T once, which
-// sets the cookie and redirects). The token is never logged.
+// sets the cookie and redirects). The token is never logged. A bounded thread pool serves at most
+// max_event_streams event streams (more: 503) and always keeps threads for the other requests.
 #include <chrono>
 #include <memory>
 #include <string>
@@ -21,6 +23,7 @@ struct ServerOptions {
   // A comment on an idle event stream this often; a closed stream is noticed at its next write
   // (the feed polls while a stream is open), so short.
   std::chrono::milliseconds keepalive{5000};
+  size_t max_event_streams = 16;
 };
 
 class Server {

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <deque>
@@ -40,6 +41,24 @@ int64_t line_time_ms(const std::string& line) {
   tm.tm_year -= 1900;
   tm.tm_mon -= 1;
   return static_cast<int64_t>(timegm(&tm)) * 1000 + micros / 1000;
+}
+
+// The offset of the last `lines` complete lines of `in` (a partial last line is not one): read
+// backwards in blocks, so a tail costs the bytes it shows, not the whole file.
+std::streamoff tail_start(std::ifstream& in, int64_t lines) {
+  in.seekg(0, std::ios::end);
+  std::streamoff pos = in.tellg();
+  int64_t newlines = 0;  // the one ending the last complete line, then one per earlier line
+  char block[64 * 1024];
+  while (pos > 0) {
+    std::streamoff n = std::min<std::streamoff>(pos, sizeof block);
+    pos -= n;
+    in.seekg(pos);
+    if (!in.read(block, n)) return 0;
+    for (std::streamoff i = n; i-- > 0;)
+      if (block[i] == '\n' && ++newlines == lines + 1) return pos + i + 1;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -103,8 +122,14 @@ void read_log(const std::filesystem::path& path, const LogOptions& opts,
   std::ifstream in(path);
   std::deque<std::string> tail;
   std::string line;
-  // First pass: everything written so far, keeping only the last `tail` lines when asked.
+  // First pass: everything written so far, keeping only the last `tail` lines when asked (without
+  // a filter, only those lines are read).
   std::streamoff consumed = 0;
+  if (in && opts.tail >= 0 && !line_filter && !since_ms) {
+    consumed = tail_start(in, opts.tail);
+    in.clear();
+    in.seekg(consumed);
+  }
   while (std::getline(in, line)) {
     if (in.eof()) break;  // a partial last line: read it again once complete
     consumed = in.tellg();
