@@ -122,11 +122,21 @@ export const ui = {
         ui.setLive(true, "live");
         if (this.jobs) this.applyDelta(JSON.parse(e.data));
       });
-      events.onerror = () => ui.setLive(false, "reconnecting…");
+      events.onerror = () => {
+        // Closed for good when the server refused the stream (503: too many open): poll instead.
+        if (events.readyState !== EventSource.CLOSED) { ui.setLive(false, "reconnecting…"); return; }
+        ui.setLive(false, "polling");
+        this.poll();
+      };
       setTimeout(() => {
         if (!heard) ui.fetchJSON("/api/jobs").then((jobs) => { if (!this.jobs) this.publish(jobs); }).catch(() => {});
       }, 3000);
       return events;
+    },
+    // The list from /api/jobs every 5 s, for a page whose stream the server refused.
+    poll() {
+      ui.fetchJSON("/api/jobs").then((jobs) => this.publish(jobs)).catch(() => {});
+      setTimeout(() => this.poll(), 5000);
     },
   },
 

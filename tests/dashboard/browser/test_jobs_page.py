@@ -10,12 +10,15 @@
            in the DOM, scrolling shows later rows, sorting and filtering cover all the jobs
     kube   the Kubernetes backend against the test API server (tests/kube/fake_apiserver.py): a job
            submitted with lanectl shows; /api/projects and /api/nodes answer 200
+    crowded  every event stream taken (16, held by this test): the page's stream is refused (503),
+           it says "polling" and a job submitted from the CLI still shows without a reload
 Screenshots go to --out (ctest: <build>/dashboard-screenshots). Exit 77: skipped (no Chromium).
 """
 import argparse
 import json
 import os
 import shutil
+import socket
 import sys
 import tempfile
 import time
@@ -295,7 +298,41 @@ def case_kube(lanectl, out):
     print("PASS kube")
 
 
-CASES = {"live": case_live, "scale": case_scale, "kube": case_kube}
+def hold_event_streams(url, count):
+    """`count` open /api/events streams (the server's cap): the sockets, to close when done."""
+    host, port = url.split("//", 1)[1].rstrip("/").rsplit(":", 1)
+    held = []
+    for _ in range(count):
+        s = socket.create_connection((host, int(port)))
+        s.sendall(f"GET /api/events HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+        check(s.recv(12) == b"HTTP/1.1 200", "a held event stream was refused")
+        held.append(s)
+    return held
+
+
+def case_crowded(lanectl, out):
+    with Lane(lanectl) as lane, Chromium() as browser:
+        lane.run("submit", "first", "-i", "ubuntu", "--command", "--", "sleep", "60")
+        url = lane.start_dashboard()
+        held = hold_event_streams(url, 16)
+        try:
+            page = browser.open(url)
+            page.wait_for("document.getElementById('live').textContent === 'polling'", timeout=10)
+            page.wait_for("document.querySelector('#jobs-body tr[data-job=\"default/first\"]')", timeout=10)
+            page.eval("window.pageMarker = 1")
+            lane.run("submit", "second", "-i", "ubuntu", "--command", "--", "sleep", "60")
+            page.wait_for("document.querySelector('#jobs-body tr[data-job=\"default/second\"]')", timeout=10)
+            check(page.eval("window.pageMarker") == 1, "the page reloaded")
+            # The refused stream is the one error the browser logs (its 503), no script error.
+            errors = [e for e in page.errors() if "/api/events" not in e and "503" not in e]
+            check(errors == [], f"JavaScript errors on the page: {errors}")
+        finally:
+            for s in held:
+                s.close()
+    print("PASS crowded")
+
+
+CASES = {"live": case_live, "scale": case_scale, "kube": case_kube, "crowded": case_crowded}
 
 
 def main():
