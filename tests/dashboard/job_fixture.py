@@ -4,7 +4,8 @@ the job page API (test_job_api.py) and the browser test of the page.
 `submit_curves_job(run, scratch, name)` submits, through `run(*lanectl_args)`, a local job of the
 scnn-train image (OUTPUT_DIR=/mnt/runs by default) on a new claim mounted at /mnt that writes
 metrics.jsonl (train and val records as scnn-train writes them), a PNG overlay and a symbolic
-link out of the volume, prints 60 lines and then a log line per second, appends more records
+link out of the volume, prints 60 lines and then scnn-train's progress lines (the last: step
+40/400, epoch 1/2, ETA 00:01:00) and a log line per second, appends more records
 after a few seconds (so that a page can see the curves and the log grow) and then runs on. A
 secret env value is passed to check that it never reaches a page.
 """
@@ -77,7 +78,9 @@ def submit_curves_job(run, scratch, name="curves"):
               f"printf '{printf_octal(png())}' > /mnt/runs/overlays/frame_0001.png\n"
               "ln -s /etc/passwd /mnt/runs/overlays/link.png\n"
               "seq -f 'warm-up line %g' 1 60\n"
-              "i=0\nwhile [ $i -lt 4 ]; do i=$((i+1)); echo \"epoch 1 step $i loss 0.5\"; sleep 1; done\n"
+              # scnn-train's progress lines (the page shows the last one's step, epoch and ETA)
+              "i=0\nwhile [ $i -lt 4 ]; do i=$((i+1)); echo \"epoch 1/2 step $((i*10))/400 loss 0.5000 "
+              "(seg 0.4000 exist 0.1000) lr 0.01000 40.00 img/s ETA 00:0$((5-i)):00\"; sleep 1; done\n"
               f"printf '{more}' >> /mnt/runs/metrics.jsonl\n"
               "echo appended-more-metrics\n"
               "while true; do i=$((i+1)); echo \"tick $i\"; sleep 1; done\n")

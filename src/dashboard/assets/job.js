@@ -1,7 +1,8 @@
-// A job's page (#/jobs/PROJECT/NAME): status and times, the training curves of its
-// metrics.jsonl as interactive SVG charts (chart.js), the log tail following live, pods with their
-// nodes and GPUs, events, the spec (secret values arrive masked from the server) and the
-// prediction overlays. Everything polls the JSON API while the job runs and stops when the page
+// A job's page (#/jobs/PROJECT/NAME): status and times, a running trainer's progress and ETA,
+// the training curves of its metrics.jsonl as interactive SVG charts (chart.js), the log tail
+// following live, pods with their nodes and GPUs, events, the spec (secret values arrive masked
+// from the server) and the prediction overlays (curves and overlays hidden while a job that has
+// none has not started). Everything polls the JSON API while the job runs and stops when the page
 // is left.
 import { drawCharts } from "./chart.js";
 import { pages, ui } from "./ui.js";
@@ -9,6 +10,7 @@ import { pages, ui } from "./ui.js";
 const FINISHED = new Set(["Succeeded", "Failed", "Deleted"]);
 const POLL_JOB_MS = 2000, POLL_LOG_MS = 1000, POLL_METRICS_MS = 3000, POLL_OVERLAYS_MS = 10000, POLL_IDLE_MS = 15000;
 
+const NOT_STARTED = new Set(["Pending", "Suspended"]);
 const api = (p) => "/api/jobs/" + encodeURIComponent(p.project) + "/" + encodeURIComponent(p.name);
 
 // ---- times ----
@@ -23,6 +25,18 @@ function duration(from, to) {
   const a = Date.parse(from || ""), b = to ? Date.parse(to) : Date.now();
   if (Number.isNaN(a) || Number.isNaN(b)) return "–";
   return ui.formatAge(b - a);
+}
+
+// scnn-train's progress line ("epoch 1/3 step 40/300 loss ... img/s ETA 00:05:12", printed every
+// --log-every steps): the last one in `text` as {epoch, epochs, step, steps, eta}, or null.
+const PROGRESS_LINE = /\bepoch (\d+)\/(\d+) step (\d+)\/(\d+) .*\bETA (\S+)/;
+function lastProgress(text) {
+  const lines = (text || "").split("\n");
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const m = PROGRESS_LINE.exec(lines[i]);
+    if (m) return { epoch: +m[1], epochs: +m[2], step: +m[3], steps: +m[4], eta: m[5] };
+  }
+  return null;
 }
 
 // ---- the other sections ----
@@ -100,6 +114,9 @@ function layout(root, params) {
     ui.el("a", { href: "#/jobs", class: "back", text: "← Jobs" }),
     ui.el("h2", { id: "job-title", text: params.name }), ui.el("span", { id: "job-badge" }),
     ui.el("span", { class: "muted", text: "project " + params.project }));
+  const progress = ui.el("span", { id: "job-progress", class: "small" });
+  progress.hidden = true;
+  head.append(progress);
   const panels = {
     summary: section("summary", "Status"),
     charts: section("metrics", "Training curves", metricsNote),
@@ -113,7 +130,7 @@ function layout(root, params) {
   root.append(head, ui.el("div", { class: "job-grid" }, p.summary, p.spec, p.charts, p.log, p.pods, p.events, p.overlays));
   const logPre = ui.el("pre", { class: "log", id: "log-text", tabindex: "0" });
   p.log.querySelector(".panel-body").replaceChildren(logPre);
-  return { panels, logTail, logState, logPre, metricsNote };
+  return { panels, logTail, logState, logPre, metricsNote, progress };
 }
 
 // One mounted job page: its panels, what it last drew, its timers. Each section polls on its own
@@ -143,6 +160,7 @@ class JobPage {
   body(panel) { return this.panels[panel].querySelector(".panel-body"); }
   running() { return !this.job || !FINISHED.has(this.job.status); }
   finished() { return Boolean(this.job && FINISHED.has(this.job.status)); }
+  notStarted() { return Boolean(this.job && NOT_STARTED.has(this.job.status)); }
   logAtBottom() { return this.logPre.scrollHeight - this.logPre.scrollTop - this.logPre.clientHeight < 24; }
 
   // Runs `fn` now and again after `ms` (longer once the job has finished) until the page is left.
@@ -204,9 +222,19 @@ class JobPage {
       if (atBottom) logPre.scrollTop = logPre.scrollHeight;
     }
     logPre.classList.toggle("empty", !text);
+    this.showProgress(wasDone ? null : lastProgress(text));
     this.final.log = wasDone;
     logState.textContent = wasDone ? "job finished" : atBottom ? "following" : "paused (scrolled up)";
     logState.className = "small " + (wasDone ? "muted" : atBottom ? "following" : "muted");
+  }
+
+  // The trainer's step of its total, its epoch and the ETA it printed, while the job runs.
+  showProgress(p) {
+    this.progress.hidden = !p;
+    if (!p) return;
+    const pct = p.steps > 0 ? Math.min(100, Math.round(100 * p.step / p.steps)) : 0;
+    this.progress.replaceChildren(ui.el("progress", { max: p.steps, value: p.step }),
+      ` step ${p.step}/${p.steps} (${pct}%) · epoch ${p.epoch}/${p.epochs} · ETA ${p.eta}`);
   }
 
   async loadMetrics() {
@@ -214,6 +242,7 @@ class JobPage {
     const wasDone = this.finished();
     const doc = await ui.fetchJSON(this.base + "/metrics").catch((e) => ({ available: false, reason: e.message }));
     if (!this.alive) return;
+    this.panels.charts.hidden = !doc.available && this.notStarted();  // nothing to show yet
     const key = JSON.stringify(doc);
     if (key === this.last.metrics) { this.final.metrics = wasDone; return; }
     this.last.metrics = key;
@@ -247,6 +276,7 @@ class JobPage {
     const wasDone = this.finished();
     const doc = await ui.fetchJSON(this.base + "/overlays").catch((e) => ({ available: false, images: [], tried: [{ dir: "", reason: e.message }] }));
     if (!this.alive) return;
+    this.panels.overlays.hidden = !doc.available && this.notStarted();
     const key = JSON.stringify(doc);
     this.final.overlays = wasDone;
     if (key === this.last.overlays) return;

@@ -44,8 +44,12 @@ POINTS = """((title, key) => {
 
 def case_local(lanectl, shots):
     with Lane(lanectl) as lane, tempfile.TemporaryDirectory(prefix="lanectl-job-page-") as scratch:
+        lane.run("cluster", "set-nodes", "node-a=1")
         submit_curves_job(lane.run, scratch)
         lane.run("submit", "plain", "-i", "ubuntu", "--command", "--", "sh", "-c", "echo plain; sleep 60")
+        # Pending: the cluster's one GPU is taken.
+        lane.run("submit", "holder", "-i", "ubuntu", "--gpu", "1", "--command", "--", "sleep", "60")
+        lane.run("submit", "waiting", "-i", "ubuntu", "--gpu", "1", "--command", "--", "sleep", "60")
         url = lane.start_dashboard()
         with Chromium(width=1400, height=1000) as browser:
             page = browser.open(url + "#/jobs/default/curves")
@@ -61,6 +65,14 @@ def case_local(lanectl, shots):
             spec = page.eval("document.querySelector('#spec-body').textContent")
             check("API_TOKEN=****" in spec and "pvc-curves-0 → /mnt" in spec and "/fixture/write-metrics.sh" in spec,
                   f"spec: {spec[:500]}")
+
+            # The trainer's progress: its last progress line's step, epoch and ETA.
+            page.wait_for("(e => !e.hidden && e.textContent.includes('step 40/400'))(document.querySelector('#job-progress'))",
+                          timeout=20)
+            progress = page.eval("document.querySelector('#job-progress').textContent")
+            check("step 40/400 (10%)" in progress and "epoch 1/2" in progress and "ETA 00:01:00" in progress,
+                  f"progress: {progress!r}")
+            check(page.eval("document.querySelector('#job-progress progress').value") == 40, "the progress bar's value")
 
             # Pods with their node, and events.
             pods = page.eval("[...document.querySelectorAll('#pods-body tr[data-pod]')].map(r => [...r.cells].map(c => c.textContent))")
@@ -157,6 +169,15 @@ def case_local(lanectl, shots):
             reason = page.eval("document.querySelector('#metrics-reason').textContent")
             check("OUTPUT_DIR" in reason, f"no-metrics reason: {reason}")
             page.wait_for("!!document.querySelector('#overlays-body li')", timeout=15)
+            check(page.eval("document.querySelector('#job-progress').hidden"), "a plain job shows a training progress")
+
+            # A pending plain job: no empty Training curves and Prediction overlays panels.
+            page.navigate(url + "#/jobs/default/waiting")
+            page.wait_for("!!document.querySelector('#summary-body .status.Pending')", timeout=10)
+            page.wait_for("document.querySelector('#metrics').hidden && document.querySelector('#overlays').hidden", timeout=10)
+            check(not page.eval("document.querySelector('#log').hidden"), "the pending job's log panel is hidden")
+            shown = page.eval("[...document.querySelectorAll('.job-grid .panel')].filter(p => p.offsetParent).map(p => p.id)")
+            check(shown == ["summary", "spec", "log", "pods", "events"], f"the pending job's panels: {shown}")
 
             # A job that does not exist: the server's message, once, and no polling.
             page.navigate(url + "#/jobs/default/no-such-job")
