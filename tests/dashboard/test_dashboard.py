@@ -333,7 +333,9 @@ print(r.status, r.read().decode()[:300])
 
 
 def request_as(uid, port, path, *headers):
-    cmd = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", sys.executable, "-c", CLIENT,
+    # The system's python3: another user may not reach this one (e.g. under /root).
+    python = shutil.which("python3", path="/usr/bin:/bin") or sys.executable
+    cmd = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", python, "-c", CLIENT,
            str(port), path, *headers]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=20, cwd="/")
     check(r.returncode == 0, f"the client as uid {uid} failed: {r.stderr}")
