@@ -53,6 +53,9 @@ class KubeJobs : public Jobs, public JobFiles {
  private:
   // The workload (Job or MPIJob) named `name` in `ns`, or nullopt.
   std::optional<nlohmann::json> find_workload(const std::string& ns, const std::string& name);
+  // Waits (settings.deletion_wait, saying so on progress) for `workload`, which carries a
+  // deletionTimestamp, to go; throws AlreadyExists naming the fix when it is still there.
+  void await_deletion(const std::string& ns, const nlohmann::json& workload, const std::string& project);
   std::string chief_pod(const std::string& ns, const nlohmann::json& workload);
   // Deletes the object `job` of `r` in `ns` when it carries the job's label (a Service or Ingress).
   void remove_if_job_owns(const lane::kube::Resource& r, const std::string& ns, const std::string& job);

@@ -1,0 +1,110 @@
+// A job being deleted (foreground deletion: the workload stays, with deletionTimestamp and the
+// foregroundDeletion finalizer, until its pods are gone) against the test API server: delete
+// waits for it as `kubectl delete` does, and the seed's delete-then-resubmit of the same name
+// waits for it, or fails within the bound naming the fix.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <sstream>
+
+#include "fake_server.h"
+#include "submit/core/errors.h"
+#include "submit/kube/kube_backend.h"
+
+using namespace lane::submit;
+using namespace lane::submit::kube;
+using Json = nlohmann::json;
+namespace res = lane::kube::resources;
+
+namespace {
+
+constexpr const char* kNs = "runai-lane-detection";
+
+// The seed's MPI training, small: launcher + 2 workers.
+JobSpec training() {
+  JobSpec s;
+  s.name = "dist-lane-detection-training";
+  s.project = "lane-detection";
+  s.type = JobType::kMpi;
+  s.processes = 2;
+  s.gpu = 1;
+  s.image = "muneer7589/dist-lane-detection:3.1";
+  return s;
+}
+
+struct Deletion {
+  lane::test::FakeApiServer server;
+  std::shared_ptr<lane::kube::KubeClient> client =
+      std::make_shared<lane::kube::KubeClient>(server.connection());
+  std::ostringstream progress;
+  KubeBackend backend;
+  explicit Deletion(std::chrono::seconds wait, double termination_s)
+      : backend(client, settings(wait), "lane-detection", &progress) {
+    backend.projects().create_project({"lane-detection", 3, true});
+    server.control("/_test/settings", {{"termination_seconds", termination_s}});
+  }
+  static KubeSettings settings(std::chrono::seconds wait) {
+    KubeSettings s;
+    s.deletion_wait = wait;
+    return s;
+  }
+  // What `kubectl delete mpijob NAME --cascade=foreground --wait=false` leaves: the MPIJob, marked.
+  Json delete_foreground(const std::string& name) {
+    client->remove(res::kMpiJob, kNs, name, "Foreground");
+    return client->get(res::kMpiJob, kNs, name);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("kube deletion: a resubmit of a job being deleted waits for it to go, then creates it anew", "[submit_kube][slow]") {
+  Deletion d(std::chrono::seconds(30), 1.0);
+  d.backend.jobs().submit(training());
+  const std::string first_uid =
+      d.client->get(res::kMpiJob, kNs, "dist-lane-detection-training")["metadata"].value("uid", "");
+  Json marked = d.delete_foreground("dist-lane-detection-training");
+  CHECK(marked["metadata"].contains("deletionTimestamp"));
+  CHECK(marked["metadata"]["finalizers"] == Json::array({"foregroundDeletion"}));
+  // Without the wait this is job_name_taken ("already exists"): the name is still held.
+  const auto t0 = std::chrono::steady_clock::now();
+  JobInfo again = d.backend.jobs().submit(training());
+  CHECK(std::chrono::steady_clock::now() - t0 >= std::chrono::milliseconds(800));
+  CHECK(again.spec.name == "dist-lane-detection-training");
+  CHECK_THAT(d.progress.str(), Catch::Contains("job 'dist-lane-detection-training' in project lane-detection is "
+                                               "being deleted") &&
+                                   Catch::Contains("waiting up to 30s"));
+  Json now = d.client->get(res::kMpiJob, kNs, "dist-lane-detection-training");
+  CHECK_FALSE(now["metadata"].contains("deletionTimestamp"));
+  CHECK(now["metadata"].value("uid", "") != first_uid);
+}
+
+TEST_CASE("kube deletion: a job still being deleted after the bound is refused, naming the fix", "[submit_kube][slow]") {
+  Deletion d(std::chrono::seconds(1), 30.0);
+  d.backend.jobs().submit(training());
+  d.delete_foreground("dist-lane-detection-training");
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK_THROWS_MATCHES(d.backend.jobs().submit(training()), AlreadyExists,
+                       Catch::Matchers::Predicate<AlreadyExists>([](const AlreadyExists& e) {
+                         const std::string m = e.what();
+                         return m.find("is still being deleted after 1s") != std::string::npos &&
+                                m.find("kubectl get mpijob dist-lane-detection-training -n runai-lane-detection") !=
+                                    std::string::npos &&
+                                m.find("LANECTL_DELETION_WAIT_SECONDS") != std::string::npos;
+                       }));
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
+  // Nothing new was created: the marked MPIJob is the one there.
+  CHECK(d.client->get(res::kMpiJob, kNs, "dist-lane-detection-training")["metadata"].contains("deletionTimestamp"));
+}
+
+TEST_CASE("kube deletion: delete waits for the foreground deletion to finish, as kubectl delete does", "[submit_kube][slow]") {
+  Deletion d(std::chrono::seconds(30), 1.0);
+  d.backend.jobs().submit(training());
+  CHECK(d.backend.jobs().delete_job("dist-lane-detection-training", "lane-detection"));
+  CHECK_FALSE(d.client->try_get(res::kMpiJob, kNs, "dist-lane-detection-training"));
+  lane::kube::ListOptions o;
+  o.label_selector = "training.kubeflow.org/job-name=dist-lane-detection-training";
+  CHECK(d.client->list(res::kPod, kNs, o).items.empty());
+  // Gone, so a resubmit neither waits nor says so.
+  d.backend.jobs().submit(training());
+  CHECK(d.progress.str().find("being deleted") == std::string::npos);
+}
