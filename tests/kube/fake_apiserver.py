@@ -627,16 +627,19 @@ def now_rfc3339():
 def strictify(node):
     """additionalProperties: false wherever a schema lists properties and does not
     preserve unknown fields, which is what strict field validation enforces."""
-    if isinstance(node, dict):
-        if ("properties" in node and "additionalProperties" not in node
-                and not node.get("x-kubernetes-preserve-unknown-fields")):
-            node["additionalProperties"] = False
-        for v in node.values():
-            strictify(v)
-    elif isinstance(node, list):
-        for v in node:
-            strictify(v)
+    for d in dicts(node):
+        if "properties" in d and "additionalProperties" not in d and not d.get("x-kubernetes-preserve-unknown-fields"):
+            d["additionalProperties"] = False
     return node
+
+
+def dicts(node):
+    """Every object of a JSON tree, each before its children (which may be changed meanwhile)."""
+    if isinstance(node, (dict, list)):
+        if isinstance(node, dict):
+            yield node
+        for v in list(node.values() if isinstance(node, dict) else node):
+            yield from dicts(v)
 
 
 class Schemas:
@@ -765,14 +768,9 @@ def hand_causes(kind, obj):
 
 def strip_nulls(node):
     """JSON nulls decode to unset fields (typed Go clients send creationTimestamp: null)."""
-    if isinstance(node, dict):
-        for k in [k for k, v in node.items() if v is None]:
-            del node[k]
-        for v in node.values():
-            strip_nulls(v)
-    elif isinstance(node, list):
-        for v in node:
-            strip_nulls(v)
+    for d in dicts(node):
+        for k in [k for k, v in d.items() if v is None]:
+            del d[k]
     return node
 
 

@@ -97,7 +97,9 @@ def pod_spec(obj):
     return obj["spec"]["template"]["spec"]
 
 
-class Rules(unittest.TestCase):
+class ServerCase(unittest.TestCase):
+    """One test API server for the class's cases, with the namespace NS."""
+
     @classmethod
     def setUpClass(cls):
         cls.srv = Server()
@@ -108,6 +110,9 @@ class Rules(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.srv.stop()
+
+
+class Rules(ServerCase):
 
     def post(self, obj):
         return self.srv.json("POST", PATHS[obj["kind"]], obj)
@@ -357,22 +362,9 @@ class Rules(unittest.TestCase):
         self.assertEqual(doc["swagger"], "2.0")
 
 
-MERGE = "application/merge-patch+json"
 
-
-class RealServer(unittest.TestCase):
+class RealServer(ServerCase):
     """What real clients (kubectl, client-go, the Python client) rely on."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.srv = Server()
-        code, _ = cls.srv.json("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
-                                                              "metadata": {"name": NS}})
-        assert code == 201, code
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.srv.stop()
 
     def create(self, obj, query=""):
         code, st = self.srv.json("POST", PATHS[obj["kind"]] + query, obj)

@@ -5,20 +5,28 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstdlib>
 #include <sstream>
 
+#include "common/error.h"
 #include "fake_server.h"
 #include "submit/core/errors.h"
 #include "submit/kube/kube_backend.h"
+#include "submit/kube/settings.h"
 
-using namespace lane::submit;
-using namespace lane::submit::kube;
+using lane::submit::AlreadyExists;
+using lane::submit::JobInfo;
+using lane::submit::JobSpec;
+using lane::submit::JobType;
+using lane::submit::kube::KubeBackend;
+using lane::submit::kube::KubeSettings;
+using lane::submit::kube::settings_from_env;
 using Json = nlohmann::json;
 namespace res = lane::kube::resources;
 
 namespace {
 
-constexpr const char* kNs = "runai-lane-detection";
+constexpr const char* kNs = "runai-lane-detection";  // the project lane-detection's namespace
 
 // The seed's MPI training, small: launcher + 2 workers.
 JobSpec training() {
@@ -107,4 +115,19 @@ TEST_CASE("kube deletion: delete waits for the foreground deletion to finish, as
   // Gone, so a resubmit neither waits nor says so.
   d.backend.jobs().submit(training());
   CHECK(d.progress.str().find("being deleted") == std::string::npos);
+}
+
+TEST_CASE("kube deletion: LANECTL_DELETION_WAIT_SECONDS sets the bound, and a bad value names the variable", "[submit_kube][fast]") {
+  CHECK(settings_from_env().deletion_wait == std::chrono::seconds(60));
+  setenv("LANECTL_DELETION_WAIT_SECONDS", "5", 1);
+  CHECK(settings_from_env().deletion_wait == std::chrono::seconds(5));
+  for (const char* bad : {"soon", "-1", "5s", "1.5"}) {
+    setenv("LANECTL_DELETION_WAIT_SECONDS", bad, 1);
+    CHECK_THROWS_MATCHES(settings_from_env(), lane::UsageError,
+                         Catch::Matchers::Predicate<lane::UsageError>([](const lane::UsageError& e) {
+                           return std::string(e.what()).find("LANECTL_DELETION_WAIT_SECONDS") != std::string::npos &&
+                                  std::string(e.what()).find("whole number of seconds") != std::string::npos;
+                         }));
+  }
+  unsetenv("LANECTL_DELETION_WAIT_SECONDS");
 }
