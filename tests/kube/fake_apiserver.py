@@ -1028,6 +1028,7 @@ class Server(ThreadingHTTPServer):
         self.exec_protocols = ["v5.channel.k8s.io", "v4.channel.k8s.io"]  # what pods/exec accepts
         self.termination_seconds = 0.2  # how long a pod takes to go after its deletion
         self.denied = []  # [{"verb", "resource"}] SelfSubjectAccessReview refuses ("*" = any)
+        self.warnings = []  # Warning header texts every answer carries (as from an admission webhook)
         self.node_turn = itertools.count()
         self.gc = GarbageCollector(self)
 
@@ -1128,7 +1129,7 @@ class Handler(BaseHTTPRequestHandler):
         query = urllib.parse.parse_qs(url.query)
         q = {k: v[0] for k, v in query.items()}
         body = self.read_body()
-        self.warnings = []
+        self.warnings = list(self.server.warnings)
         if url.path.startswith("/_test/"):
             return self.control(method, url.path, q, body)
         srv.requests.append({"method": method, "path": url.path, "query": q,
@@ -1201,6 +1202,8 @@ class Handler(BaseHTTPRequestHandler):
                 srv.termination_seconds = data["termination_seconds"]
             if "denied" in data:
                 srv.denied = data["denied"]
+            if "warnings" in data:
+                srv.warnings = data["warnings"]
             return self.send_json(200, {"ok": True})
         if path == "/_test/object":  # set an object (incl. status) as a controller would
             key = KIND_TO_RESOURCE[data["kind"]]

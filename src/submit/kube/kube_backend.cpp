@@ -1,5 +1,7 @@
 #include "submit/kube/kube_backend.h"
 
+#include <ostream>
+
 #include "kube/kubeconfig.h"
 
 namespace lane::submit::kube {
@@ -12,7 +14,9 @@ KubeBackend::KubeBackend(std::shared_ptr<lane::kube::KubeClient> client, KubeSet
       cluster_(ctx_),
       storage_(ctx_, progress) {
   // The API server's warnings (deprecations, dropped fields) go where kubectl shows them: stderr.
-  if (progress) ctx_.client->set_warning_sink([progress](const std::string& w) { *progress << "Warning: " << w << std::endl; });
+  if (progress) {
+    ctx_.client->set_warning_sink([progress](const std::string& w) { *progress << "Warning: " << w << std::endl; });
+  }
 }
 
 KubeBackend::~KubeBackend() = default;

@@ -61,7 +61,8 @@ JobInfo KubeJobs::submit(const JobSpec& spec) {
   const std::string ns = ctx_.ns_of(spec.project);
   if (auto existing = find_workload(ns, spec.name)) {
     // The seed deletes a job and submits it again under the same name: wait for the deletion.
-    if (!object_field(*existing, "metadata").contains("deletionTimestamp")) throw job_name_taken(spec.name, spec.project);
+    const bool being_deleted = object_field(*existing, "metadata").contains("deletionTimestamp");
+    if (!being_deleted) throw job_name_taken(spec.name, spec.project);
     await_deletion(ns, *existing, spec.project);
   }
   for (const auto& m : spec.pvcs) {
@@ -117,8 +118,8 @@ bool KubeJobs::delete_job(const std::string& name, const std::string& project) {
   }
   // Foreground deletion keeps the workload until its pods are gone; wait, as `kubectl delete` does.
   if (!ctx_.client->wait_gone(r, ns, name, ctx_.settings.deletion_wait)) {
-    ctx_.note(fmt::format("job '{}' is still being deleted after {}s (its pods are terminating); 'lanectl list -p {}' "
-                          "shows it until it is gone",
+    ctx_.note(fmt::format("job '{}' is still being deleted after {}s (its pods are terminating); "
+                          "'lanectl list -p {}' shows it until it is gone",
                           name, ctx_.settings.deletion_wait.count(), project));
   }
   // The Service and Ingress made for --port belong to the job; claims stay (they hold the data).
