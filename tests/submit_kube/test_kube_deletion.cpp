@@ -131,3 +131,27 @@ TEST_CASE("kube deletion: LANECTL_DELETION_WAIT_SECONDS sets the bound, and a ba
   }
   unsetenv("LANECTL_DELETION_WAIT_SECONDS");
 }
+
+TEST_CASE("kube deletion: a claim being deleted is refused before anything is created", "[submit_kube][slow]") {
+  Deletion d(std::chrono::seconds(30), 0.2);
+  // What kubernetes.io/pvc-protection leaves while a pod still mounts a deleted claim.
+  auto going = [&](const std::string& name) {
+    Json pvc = Json::parse(R"({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+      "metadata": {"namespace": "runai-lane-detection", "deletionTimestamp": "2026-01-01T00:00:00Z",
+                   "finalizers": ["kubernetes.io/pvc-protection"]},
+      "spec": {"accessModes": ["ReadWriteMany"], "resources": {"requests": {"storage": "1Gi"}}}})");
+    pvc["metadata"]["name"] = name;
+    d.server.control("/_test/object", pvc);
+  };
+  going("shared-data");
+  JobSpec mounts = training();
+  mounts.pvcs.push_back({false, "shared-data", "", "", "/mnt", false});
+  CHECK_THROWS_WITH(d.backend.jobs().submit(mounts),
+                    Catch::Contains("--pvc: claim 'shared-data' in runai-lane-detection is being deleted") &&
+                        Catch::Contains("kubectl get pvc shared-data -n runai-lane-detection"));
+  going("pvc-dist-lane-detection-training-0");  // left by an earlier run of the job, now going
+  JobSpec creates = training();
+  creates.pvcs.push_back({true, "", "azurenetappfiles", "10Gi", "/data", false});
+  CHECK_THROWS_WITH(d.backend.jobs().submit(creates), Catch::Contains("claim 'pvc-dist-lane-detection-training-0'"));
+  CHECK_FALSE(d.client->try_get(res::kMpiJob, kNs, "dist-lane-detection-training"));
+}

@@ -55,6 +55,33 @@ void KubeJobs::await_deletion(const std::string& ns, const Json& workload, const
       name, project, seconds, mpi ? "mpijob" : "job", name, ns, project));
 }
 
+void KubeJobs::check_claims(const std::string& ns, const JobSpec& spec, const std::vector<Json>& objects) {
+  // A claim being deleted stays while a pod mounts it (kubernetes.io/pvc-protection); a new job's
+  // pods could never start on it.
+  auto refuse_if_going = [&](const Json& claim) {
+    if (!object_field(claim, "metadata").contains("deletionTimestamp")) return;
+    const std::string name = text(claim["metadata"], "name");
+    throw UsageError(fmt::format("--pvc: claim '{}' in {} is being deleted (a pod still mounts it, or a finalizer "
+                                 "holds it); submit once 'kubectl get pvc {} -n {}' no longer finds it, or use "
+                                 "another claim",
+                                 name, ns, name, ns));
+  };
+  for (const auto& m : spec.pvcs) {
+    if (m.create) continue;
+    auto claim = ctx_.client->try_get(res::kPvc, ns, m.claim);
+    if (!claim) {
+      throw UsageError(fmt::format("--pvc: claim '{}' does not exist in {}; create it first or use the "
+                                   "StorageClass:Size:Path form",
+                                   m.claim, ns));
+    }
+    refuse_if_going(*claim);
+  }
+  for (const auto& obj : objects) {  // claims the job creates, unless an earlier run left them
+    if (text(obj, "kind") != "PersistentVolumeClaim") continue;
+    if (auto left = ctx_.client->try_get(res::kPvc, ns, text(obj["metadata"], "name"))) refuse_if_going(*left);
+  }
+}
+
 JobInfo KubeJobs::submit(const JobSpec& spec) {
   auto objects = render_job(ctx_.settings, spec);  // validates first: nothing is created on bad input
   ctx_.require_project(spec.project);
@@ -65,13 +92,7 @@ JobInfo KubeJobs::submit(const JobSpec& spec) {
     if (!being_deleted) throw job_name_taken(spec.name, spec.project);
     await_deletion(ns, *existing, spec.project);
   }
-  for (const auto& m : spec.pvcs) {
-    if (!m.create && !ctx_.client->try_get(res::kPvc, ns, m.claim)) {
-      throw UsageError(fmt::format("--pvc: claim '{}' does not exist in {}; create it first or use the "
-                                   "StorageClass:Size:Path form",
-                                   m.claim, ns));
-    }
-  }
+  check_claims(ns, spec, objects);
   for (const auto& obj : objects) {
     std::string kind = obj.value("kind", "");
     const lane::kube::Resource& r = kind == "PersistentVolumeClaim" ? res::kPvc
