@@ -492,6 +492,17 @@ TABLE_COLUMNS = {
         ("RestoreSize", lambda o: (o.get("status") or {}).get("restoreSize", ""))],
     "Pod": [("Status", lambda o: (o.get("status") or {}).get("phase", "Pending")),
             ("Node", lambda o: (o.get("spec") or {}).get("nodeName", ""))],
+    "PersistentVolume": [
+        ("Capacity", lambda o: ((o.get("spec") or {}).get("capacity") or {}).get("storage", "")),
+        ("Reclaim Policy", lambda o: (o.get("spec") or {}).get("persistentVolumeReclaimPolicy", "")),
+        ("Status", lambda o: (o.get("status") or {}).get("phase", "")),
+        ("Claim", lambda o: "%(namespace)s/%(name)s" % (o.get("spec") or {}).get("claimRef")
+         if (o.get("spec") or {}).get("claimRef") else ""),
+        ("StorageClass", lambda o: (o.get("spec") or {}).get("storageClassName", ""))],
+    "Event": [("Type", lambda o: o.get("type", "")), ("Reason", lambda o: o.get("reason", "")),
+              ("Object", lambda o: "%s/%s" % (o["involvedObject"].get("kind", "").lower(),
+                                              o["involvedObject"].get("name", ""))),
+              ("Message", lambda o: o.get("message", ""))],
 }
 
 
@@ -1711,24 +1722,19 @@ class Handler(BaseHTTPRequestHandler):
         if ptype == "apply" and not q.get("fieldManager"):
             raise ApiFailure(400, "BadRequest", "PATCH, fieldManager is required for apply requests")
         patch = self.decode(body, yaml_too=ptype == "apply")
-        with store.cond:
+        with store.cond:  # read, patch and write at once: a controller's update meanwhile cannot be lost
             old = store.objects.get((key, ns, name))
-        if old is None and ptype == "apply":
-            return 201, self.create(key, kind, ns, patch, q)
-        if old is None:
-            raise ApiFailure(404, "NotFound", '%s "%s" not found' % (qualified(key), name))
-        if ptype == "json":
-            new = json_patch(old, patch)
-        elif ptype == "merge":
-            new = merge_patch(copy.deepcopy(old), patch)
-        else:
-            new = strategic_merge(copy.deepcopy(old), patch)
-        self.check(key, kind, ns, new, q)
-        with store.cond:
-            if store.objects.get((key, ns, name)) is not old:
-                raise ApiFailure(409, "Conflict", 'Operation cannot be fulfilled on %s "%s": the object has been '
-                                 'modified; please apply your changes to the latest version and try again'
-                                 % (qualified(key), name))
+            if old is None and ptype == "apply":
+                return 201, self.create(key, kind, ns, patch, q)
+            if old is None:
+                raise ApiFailure(404, "NotFound", '%s "%s" not found' % (qualified(key), name))
+            if ptype == "json":
+                new = json_patch(old, patch)
+            elif ptype == "merge":
+                new = merge_patch(copy.deepcopy(old), patch)
+            else:
+                new = strategic_merge(copy.deepcopy(old), patch)
+            self.check(key, kind, ns, new, q)
             apply_defaults(kind, new)
             raise_invalid(key, kind, name, immutable_causes(kind, old, new))
             return 200, self.store_update(key, ns, new)

@@ -199,6 +199,10 @@ def real_server_checks(kube, lane, ctl, minor, mpi):
     pvs = kube_json(kube, "get", "pv").get("items", [])
     check(any(pv["spec"]["claimRef"]["name"] == "pvc-download-tusimple-data-0" for pv in pvs),
           "kubectl get pv: the volume bound to pvc-download-tusimple-data-0", str(pvs)[:300])
+    rc, out, err = kube("get", "pv")
+    row = [l.split() for l in out.splitlines() if ("%s/pvc-download-tusimple-data-0" % NS) in l]
+    check(rc == 0 and out.split()[:4] == ["NAME", "CAPACITY", "RECLAIM", "POLICY"] and row and
+          row[0][1:4] == ["100Gi", "Delete", "Bound"], "kubectl get pv prints its columns", out + err)
     rc, out, err = kube("create", "deployment", "web", "--image=nginx", "-n", NS)
     dep = kube_json(kube, "get", "deployment", "web", "-n", NS)
     check(rc == 0 and dep.get("status", {}).get("readyReplicas") == 1, "kubectl create deployment; it is ready",
