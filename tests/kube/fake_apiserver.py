@@ -1201,20 +1201,10 @@ class Handler(BaseHTTPRequestHandler):
                     "files": data.get("files", {}), "links": data.get("links", {}), "env": data.get("env", {})}
             return self.send_json(200, {"ok": True})
         if path == "/_test/settings":
-            if "snapshot_delay" in data:
-                srv.snapshot_delay = data["snapshot_delay"]
-            if "token" in data:
-                srv.token = data["token"]
-            if "snapshot_error" in data:
-                srv.snapshot_error = data["snapshot_error"]
-            if "exec_protocols" in data:
-                srv.exec_protocols = data["exec_protocols"]
-            if "termination_seconds" in data:
-                srv.termination_seconds = data["termination_seconds"]
-            if "denied" in data:
-                srv.denied = data["denied"]
-            if "warnings" in data:
-                srv.warnings = data["warnings"]
+            for name in ("snapshot_delay", "token", "snapshot_error", "exec_protocols", "termination_seconds",
+                         "denied", "warnings"):
+                if name in data:
+                    setattr(srv, name, data[name])
             return self.send_json(200, {"ok": True})
         if path == "/_test/object":  # set an object (incl. status) as a controller would
             key = KIND_TO_RESOURCE[data["kind"]]
