@@ -70,4 +70,45 @@ ApiError api_error_from_response(int http_code, const std::string& body, const s
                   retry_after);
 }
 
+namespace {
+
+// Reads a quoted-string at h[i] (RFC 7230 3.2.6: backslash escapes); i ends past the closing quote.
+std::string read_quoted(std::string_view h, size_t& i) {
+  std::string out;
+  for (++i; i < h.size() && h[i] != '"'; ++i) {
+    if (h[i] == '\\' && i + 1 < h.size()) ++i;
+    out += h[i];
+  }
+  ++i;
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> warning_texts(std::string_view h) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  auto skip = [&](auto pred) {
+    while (i < h.size() && pred(h[i])) ++i;
+  };
+  auto space = [](char c) { return c == ' ' || c == '\t'; };
+  auto token = [](char c) { return c != ' ' && c != '\t' && c != ','; };
+  while (i < h.size()) {
+    skip([](char c) { return c == ' ' || c == '\t' || c == ','; });
+    skip(token);  // warn-code
+    skip(space);
+    skip(token);  // warn-agent
+    skip(space);
+    if (i >= h.size() || h[i] != '"') {  // not a warning value: on to the next one
+      skip([](char c) { return c != ','; });
+      continue;
+    }
+    std::string text = read_quoted(h, i);
+    skip(space);
+    if (i < h.size() && h[i] == '"') read_quoted(h, i);  // warn-date
+    if (!text.empty()) out.push_back(std::move(text));
+  }
+  return out;
+}
+
 }  // namespace lane::kube

@@ -2,6 +2,7 @@
 // Errors from the Kubernetes API, typed by the `reason` of the Status object the server
 // returned (api-concepts: NotFound 404, AlreadyExists/Conflict 409, Invalid 422, ...).
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -63,5 +64,9 @@ ApiError api_error_from_response(int http_code, const std::string& body, const s
 
 // The reason Kubernetes uses for an HTTP code when the body is not a Status.
 std::string default_reason(int http_code);
+
+// The texts of a Warning header (RFC 7234 5.5: `299 - "text" ["date"]`, several joined by
+// commas), as the API server sends them for deprecated APIs and dropped unknown fields.
+std::vector<std::string> warning_texts(std::string_view header);
 
 }  // namespace lane::kube

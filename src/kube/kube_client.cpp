@@ -1,6 +1,7 @@
 #include "kube/kube_client.h"
 
 #include <algorithm>
+#include <iostream>
 #include <random>
 #include <thread>
 
@@ -24,6 +25,9 @@ std::vector<std::string> selector_params(const ListOptions& o) {
   if (!o.field_selector.empty()) p.push_back("fieldSelector=" + url_encode(o.field_selector));
   return p;
 }
+
+// Writes ask the API server to refuse unknown fields (400) instead of dropping them with a warning.
+constexpr const char* kStrictFields = "?fieldValidation=Strict";
 
 std::mt19937_64& rng() {
   thread_local std::mt19937_64 gen{std::random_device{}()};
@@ -53,6 +57,21 @@ std::string random_hex(size_t bytes) {
 KubeClient::KubeClient(Connection connection, RetryPolicy retry)
     : connection_(std::move(connection)), retry_(retry), credentials_(connection_) {
   shared_ = std::make_unique<net::Transport>();
+  warning_sink_ = [](const std::string& text) { std::cerr << "Warning: " << text << std::endl; };
+}
+
+void KubeClient::set_warning_sink(std::function<void(const std::string&)> sink) {
+  std::lock_guard<std::mutex> lock(warning_mutex_);
+  warning_sink_ = std::move(sink);
+}
+
+void KubeClient::report_warnings(const net::Response& response) {
+  const std::string header = response.header("warning");
+  if (header.empty()) return;
+  std::lock_guard<std::mutex> lock(warning_mutex_);
+  for (const auto& text : warning_texts(header)) {
+    if (warned_.insert(text).second && warning_sink_) warning_sink_(text);
+  }
 }
 
 KubeClient::~KubeClient() = default;
@@ -89,6 +108,7 @@ net::Response KubeClient::execute(net::Transport& transport, net::Request req, c
     throw TransportError(message, out.request_sent);
   }
   net::Response& resp = out.response;
+  report_warnings(resp);
   if (resp.status >= 200 && resp.status < 300) return std::move(resp);  // a list page: up to MBs
   throw api_error_from_response(static_cast<int>(resp.status), resp.body, context);
 }
@@ -203,7 +223,7 @@ ListResult KubeClient::list(const Resource& r, const std::string& ns, const List
 
 Json KubeClient::create(const Resource& r, const std::string& ns, const Json& object) {
   std::lock_guard<std::mutex> lock(shared_mutex_);
-  net::Request req = request_for("POST", r.collection_path(ns));
+  net::Request req = request_for("POST", r.collection_path(ns) + kStrictFields);
   req.body = object.dump();
   std::string name = object.contains("metadata") ? object["metadata"].value("name", "") : "";
   return Json::parse(execute(*shared_, req, "create " + where(r, ns, name)).body);
@@ -250,14 +270,14 @@ Json KubeClient::create_idempotent(const Resource& r, const std::string& ns, Jso
 
 Json KubeClient::replace(const Resource& r, const std::string& ns, const std::string& name, const Json& object) {
   std::lock_guard<std::mutex> lock(shared_mutex_);
-  net::Request req = request_for("PUT", r.object_path(ns, name));
+  net::Request req = request_for("PUT", r.object_path(ns, name) + kStrictFields);
   req.body = object.dump();
   return Json::parse(execute(*shared_, req, "replace " + where(r, ns, name)).body);
 }
 
 Json KubeClient::merge_patch(const Resource& r, const std::string& ns, const std::string& name, const Json& patch) {
   std::lock_guard<std::mutex> lock(shared_mutex_);
-  net::Request req = request_for("PATCH", r.object_path(ns, name));
+  net::Request req = request_for("PATCH", r.object_path(ns, name) + kStrictFields);
   req.body = patch.dump();
   req.content_type = "application/merge-patch+json";
   return Json::parse(execute(*shared_, req, "patch " + where(r, ns, name)).body);
@@ -332,6 +352,28 @@ WatchEnd KubeClient::watch(const Resource& r, const std::string& ns, const ListO
   }
   if (gone) return WatchEnd::kGone;
   return stopped ? WatchEnd::kStopped : WatchEnd::kTimeout;
+}
+
+bool KubeClient::wait_gone(const Resource& r, const std::string& ns, const std::string& name,
+                           std::chrono::seconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  ListOptions opts;
+  opts.field_selector = "metadata.name=" + name;
+  opts.limit = 0;
+  do {
+    ListResult lr = list(r, ns, opts);
+    if (lr.items.empty()) return true;
+    std::string rv = lr.resource_version;
+    bool gone = false;
+    WatchEnd end = WatchEnd::kTimeout;
+    while (!gone && end != WatchEnd::kGone && std::chrono::steady_clock::now() < deadline) {
+      auto left = std::chrono::duration_cast<std::chrono::seconds>(deadline - std::chrono::steady_clock::now());
+      end = watch(r, ns, opts, rv, static_cast<int>(std::max<int64_t>(1, left.count())),
+                  [&](const std::string& type, const Json&) { return !(gone = type == "DELETED"); });
+    }
+    if (gone) return true;
+  } while (std::chrono::steady_clock::now() < deadline);
+  return false;
 }
 
 std::optional<Json> KubeClient::wait_for(const Resource& r, const std::string& ns, const std::string& name,

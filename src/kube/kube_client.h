@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,8 @@ class KubeClient {
   // Returns the resourceVersion of the list.
   std::string list_pages(const Resource& r, const std::string& ns, const ListOptions& options,
                          const ListPageParser& parse_page, const std::function<void()>& restart);
+  // Writes (create, replace, merge_patch) ask for strict field validation: a field the server
+  // does not know is a 400 naming it, never silently dropped.
   Json create(const Resource& r, const std::string& ns, const Json& object);
   Json create_idempotent(const Resource& r, const std::string& ns, Json object);
   Json replace(const Resource& r, const std::string& ns, const std::string& name, const Json& object);
@@ -106,6 +109,14 @@ class KubeClient {
   WatchEnd watch(const Resource& r, const std::string& ns, const ListOptions& options,
                  std::string& resource_version, int timeout_s,
                  const std::function<bool(const std::string&, const Json&)>& on_event);
+
+  // list + watch until the named object is gone (a DELETED event, or absent from a list).
+  // Returns false when it is still there at the deadline (e.g. its finalizers wait on dependents).
+  bool wait_gone(const Resource& r, const std::string& ns, const std::string& name, std::chrono::seconds timeout);
+
+  // Where the texts of the API server's Warning headers go, each once per client (default:
+  // "Warning: <text>" on stderr, as kubectl prints them). Called from any request's thread.
+  void set_warning_sink(std::function<void(const std::string&)> sink);
 
   // list + watch until `done(object)` holds for the named object or the deadline passes.
   // Resumes dropped watches from the last version and relists after 410 Gone.
@@ -132,6 +143,7 @@ class KubeClient {
   // `req.url` is the path + query on the API server. Throws TransportError / ApiError.
   net::Response execute(net::Transport& transport, net::Request req, const std::string& context);
   net::Request request_for(const std::string& method, const std::string& path) const;
+  void report_warnings(const net::Response& response);
   // Connections for list_pages(): kept open between calls (keep-alive), one per concurrent list.
   std::unique_ptr<net::Transport> take_list_transport();
   void give_back_list_transport(std::unique_ptr<net::Transport> t);
@@ -144,6 +156,9 @@ class KubeClient {
   std::mutex pool_mutex_;
   std::vector<std::unique_ptr<net::Transport>> list_pool_;  // idle list_pages() connections
   std::atomic<int> requests_sent_{0};
+  std::mutex warning_mutex_;
+  std::function<void(const std::string&)> warning_sink_;
+  std::set<std::string> warned_;  // texts already reported
 };
 
 std::string random_hex(size_t bytes);

@@ -52,8 +52,10 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
   const std::string_view line(data, size * n);
   if (line.substr(0, 5) == "HTTP/") t->outcome->response.headers.clear();  // the next answer (redirect, 100)
-  if (auto header = parse_header_line(line))
-    t->outcome->response.headers[header->first] = std::move(header->second);
+  if (auto header = parse_header_line(line)) {  // a repeated header joins one list (RFC 9110 5.3)
+    std::string& value = t->outcome->response.headers[header->first];
+    value = value.empty() ? std::move(header->second) : value + ", " + header->second;
+  }
   return size * n;
 }
 

@@ -24,6 +24,7 @@ import argparse
 import base64
 import copy
 import hashlib
+import itertools
 import datetime
 import json
 import os
@@ -56,6 +57,7 @@ RESOURCES = {
     ("", "v1", "nodes"): ("Node", False, "core"),
     ("", "v1", "configmaps"): ("ConfigMap", True, "core"),
     ("", "v1", "serviceaccounts"): ("ServiceAccount", True, "core"),
+    ("", "v1", "persistentvolumes"): ("PersistentVolume", False, "core"),
     ("batch", "v1", "jobs"): ("Job", True, "batch"),
     ("kubeflow.org", "v2beta1", "mpijobs"): ("MPIJob", True, "mpijobs.kubeflow.org.yaml"),
     ("snapshot.storage.k8s.io", "v1", "volumesnapshots"):
@@ -70,7 +72,34 @@ RESOURCES = {
     ("kueue.x-k8s.io", "v1beta1", "localqueues"): ("LocalQueue", True, "kueue.x-k8s.io_localqueues.yaml"),
     # No schema in tests/data/k8s-schemas: its shape is checked by hand (ingress_causes).
     ("networking.k8s.io", "v1", "ingresses"): ("Ingress", True, None),
+    ("storage.k8s.io", "v1", "storageclasses"): ("StorageClass", False, None),
+    ("apps", "v1", "deployments"): ("Deployment", True, None),
+    ("rbac.authorization.k8s.io", "v1", "roles"): ("Role", True, None),
+    ("rbac.authorization.k8s.io", "v1", "rolebindings"): ("RoleBinding", True, None),
+    ("rbac.authorization.k8s.io", "v1", "clusterroles"): ("ClusterRole", False, None),
+    ("rbac.authorization.k8s.io", "v1", "clusterrolebindings"): ("ClusterRoleBinding", False, None),
+    # Create only, never stored: the answer says what the caller may do (kubectl auth can-i).
+    ("authorization.k8s.io", "v1", "selfsubjectaccessreviews"): ("SelfSubjectAccessReview", False, None),
 }
+# Kinds without a schema in tests/data/k8s-schemas, checked by hand: the fields each may hold at
+# the top and in spec (None: spec is free), and what spec requires. Ingress has its own rules.
+HAND_CHECKED = {
+    "StorageClass": ({"apiVersion", "kind", "metadata", "provisioner", "parameters", "reclaimPolicy",
+                      "mountOptions", "allowVolumeExpansion", "volumeBindingMode", "allowedTopologies"},
+                     None, ["provisioner"]),
+    "Deployment": ({"apiVersion", "kind", "metadata", "spec", "status"},
+                   {"replicas", "selector", "template", "strategy", "minReadySeconds", "revisionHistoryLimit",
+                    "paused", "progressDeadlineSeconds"}, ["spec.selector", "spec.template"]),
+    "Role": ({"apiVersion", "kind", "metadata", "rules"}, None, []),
+    "ClusterRole": ({"apiVersion", "kind", "metadata", "rules", "aggregationRule"}, None, []),
+    "RoleBinding": ({"apiVersion", "kind", "metadata", "subjects", "roleRef"}, None, ["roleRef"]),
+    "ClusterRoleBinding": ({"apiVersion", "kind", "metadata", "subjects", "roleRef"}, None, ["roleRef"]),
+    "SelfSubjectAccessReview": ({"apiVersion", "kind", "metadata", "spec", "status"},
+                                {"resourceAttributes", "nonResourceAttributes"}, []),
+}
+# Kinds the real server serves itself (strategic merge patch works); CRDs take merge and JSON patches.
+BUILTIN_GROUPS = {"", "batch", "apps", "networking.k8s.io", "storage.k8s.io", "rbac.authorization.k8s.io",
+                  "authorization.k8s.io"}
 KIND_TO_RESOURCE = {v[0]: k for k, v in RESOURCES.items()}
 DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -83,6 +112,7 @@ QUANTITY_ERROR = ("quantities must match the regular expression "
 QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 MIN_NODE_PORT, MAX_NODE_PORT = 30000, 32767
+TRUE_VALUES = ("1", "t", "T", "true", "True", "TRUE")  # what Go's strconv.ParseBool reads as true
 
 # The real API server's messages (k8s.io/apimachinery/pkg/util/validation), word for word.
 MSG_DNS1123_LABEL = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
@@ -297,6 +327,8 @@ def semantic_causes(kind, obj):
             out.append(invalid("spec.resources[storage]", storage, "must be greater than zero"))
     if kind == "Ingress":
         out += ingress_causes(obj)
+    if kind in HAND_CHECKED:
+        out += hand_causes(kind, obj)
     return out
 
 
@@ -412,8 +444,9 @@ SERVER_VERSION = {"major": "1", "minor": "29", "gitVersion": "v1.29.0", "gitComm
 SHORT_NAMES = {"persistentvolumeclaims": ["pvc"], "services": ["svc"], "namespaces": ["ns"], "pods": ["po"],
                "events": ["ev"], "nodes": ["no"], "configmaps": ["cm"], "serviceaccounts": ["sa"],
                "volumesnapshots": ["vs"], "volumesnapshotclasses": ["vsclass", "vsclasses"],
-               "volumesnapshotcontents": ["vsc", "vscs"], "ingresses": ["ing"], "podgroups": ["pg"]}
-CATEGORIES = {"pods": ["all"], "services": ["all"], "jobs": ["all"]}
+               "volumesnapshotcontents": ["vsc", "vscs"], "ingresses": ["ing"], "podgroups": ["pg"],
+               "persistentvolumes": ["pv"], "storageclasses": ["sc"], "deployments": ["deploy"]}
+CATEGORIES = {"pods": ["all"], "services": ["all"], "jobs": ["all"], "deployments": ["all"]}
 SUBRESOURCES = {"pods": [("log", ["get"]), ("exec", ["create", "get"]), ("status", ["get", "patch", "update"])],
                 "jobs": [("status", ["get", "patch", "update"])], "services": [("status", ["get", "patch", "update"])],
                 "persistentvolumeclaims": [("status", ["get", "patch", "update"])],
@@ -459,6 +492,17 @@ TABLE_COLUMNS = {
         ("RestoreSize", lambda o: (o.get("status") or {}).get("restoreSize", ""))],
     "Pod": [("Status", lambda o: (o.get("status") or {}).get("phase", "Pending")),
             ("Node", lambda o: (o.get("spec") or {}).get("nodeName", ""))],
+    "PersistentVolume": [
+        ("Capacity", lambda o: ((o.get("spec") or {}).get("capacity") or {}).get("storage", "")),
+        ("Reclaim Policy", lambda o: (o.get("spec") or {}).get("persistentVolumeReclaimPolicy", "")),
+        ("Status", lambda o: (o.get("status") or {}).get("phase", "")),
+        ("Claim", lambda o: "%(namespace)s/%(name)s" % (o.get("spec") or {}).get("claimRef")
+         if (o.get("spec") or {}).get("claimRef") else ""),
+        ("StorageClass", lambda o: (o.get("spec") or {}).get("storageClassName", ""))],
+    "Event": [("Type", lambda o: o.get("type", "")), ("Reason", lambda o: o.get("reason", "")),
+              ("Object", lambda o: "%s/%s" % (o["involvedObject"].get("kind", "").lower(),
+                                              o["involvedObject"].get("name", ""))),
+              ("Message", lambda o: o.get("message", ""))],
 }
 
 
@@ -493,7 +537,8 @@ def api_resource_list(group, version):
     for (g, v, plural), (kind, namespaced, _) in sorted(RESOURCES.items(), key=lambda kv: kv[0][2]):
         if (g, v) != (group, version):
             continue
-        r = {"name": plural, "singularName": kind.lower(), "namespaced": namespaced, "kind": kind, "verbs": VERBS,
+        r = {"name": plural, "singularName": kind.lower(), "namespaced": namespaced, "kind": kind,
+             "verbs": ["create"] if kind == "SelfSubjectAccessReview" else VERBS,
              "storageVersionHash": hashlib.sha256(gv.encode() + kind.encode()).hexdigest()[:11]}
         if plural in SHORT_NAMES:
             r["shortNames"] = SHORT_NAMES[plural]
@@ -511,10 +556,14 @@ def api_group(group, versions):
     return {"kind": "APIGroup", "apiVersion": "v1", "name": group, "versions": gvs, "preferredVersion": gvs[0]}
 
 
-def discovery(path, accept, host):
+def discovery(path, accept, host, schemas):
     """(content type, body) of a discovery document, or None when `path` is not one."""
     if path == "/version":
         return "application/json", SERVER_VERSION
+    if path in ("/healthz", "/readyz", "/livez"):
+        return "text/plain; charset=utf-8", b"ok"
+    if path.startswith("/openapi/v3"):
+        return openapi_v3(path, schemas)
     if path == "/api":
         return "application/json", {"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": [
             {"clientCIDR": "0.0.0.0/0", "serverAddress": host}]}
@@ -537,6 +586,48 @@ def discovery(path, accept, host):
     return None
 
 
+def openapi_v3(path, schemas):
+    """/openapi/v3 (the index) and one group-version's document: core and batch are the
+    published documents in the schema folder, a CRD's is built from its openAPIV3Schema."""
+    docs = {}
+    for (group, version, _), (kind, _, source) in RESOURCES.items():
+        gv = "api/v1" if not group else "apis/%s/%s" % (group, version)
+        if source in ("core", "batch"):
+            docs[gv] = source
+        elif source:
+            docs.setdefault(gv, []).append((group, version, kind, source))
+    if path == "/openapi/v3":
+        return "application/json", {"paths": {gv: {"serverRelativeURL": "/openapi/v3/%s?hash=%s" % (
+            gv, hashlib.sha256(gv.encode()).hexdigest()[:16].upper())} for gv in sorted(docs)}}
+    want = docs.get(path[len("/openapi/v3/"):])
+    if want is None:
+        return None
+    if isinstance(want, str):
+        return "application/json", schemas.raw("api__v1_openapi.json" if want == "core" else
+                                               "apis__batch__v1_openapi.json")
+    meta = {k: v for k, v in schemas.raw("api__v1_openapi.json")["components"]["schemas"].items()
+            if k.startswith("io.k8s.apimachinery.pkg.apis.meta.v1.")}
+    paths = {}
+    for group, version, kind, source in want:
+        crd_version = [v for v in schemas.crd(source)["spec"]["versions"] if v["name"] == version][0]
+        schema = copy.deepcopy(crd_version["schema"]["openAPIV3Schema"])
+        schema.setdefault("properties", {})["metadata"] = {
+            "allOf": [{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}]}
+        gvk = {"group": group, "version": version, "kind": kind}
+        schema["x-kubernetes-group-version-kind"] = [gvk]
+        name = ".".join(reversed(group.split("."))) + "." + version + "." + kind
+        meta[name] = schema
+        # kubectl explain finds a resource's kind through the GET of its path.
+        plural = KIND_TO_RESOURCE[kind][2]
+        scope = "/namespaces/{namespace}" if RESOURCES[KIND_TO_RESOURCE[kind]][1] else ""
+        paths["/apis/%s/%s%s/%s/{name}" % (group, version, scope, plural)] = {"get": {
+            "x-kubernetes-action": "get", "x-kubernetes-group-version-kind": gvk, "responses": {"200": {
+                "description": "OK", "content": {"application/json": {"schema": {
+                    "$ref": "#/components/schemas/" + name}}}}}}}
+    return "application/json", {"openapi": "3.0.0", "info": {"title": "Kubernetes CRD Swagger", "version": "v0.1.0"},
+                                "paths": paths, "components": {"schemas": meta}}
+
+
 def now_rfc3339():
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -547,16 +638,19 @@ def now_rfc3339():
 def strictify(node):
     """additionalProperties: false wherever a schema lists properties and does not
     preserve unknown fields, which is what strict field validation enforces."""
-    if isinstance(node, dict):
-        if ("properties" in node and "additionalProperties" not in node
-                and not node.get("x-kubernetes-preserve-unknown-fields")):
-            node["additionalProperties"] = False
-        for v in node.values():
-            strictify(v)
-    elif isinstance(node, list):
-        for v in node:
-            strictify(v)
+    for d in dicts(node):
+        if "properties" in d and "additionalProperties" not in d and not d.get("x-kubernetes-preserve-unknown-fields"):
+            d["additionalProperties"] = False
     return node
+
+
+def dicts(node):
+    """Every object of a JSON tree, each before its children (which may be changed meanwhile)."""
+    if isinstance(node, (dict, list)):
+        if isinstance(node, dict):
+            yield node
+        for v in list(node.values() if isinstance(node, dict) else node):
+            yield from dicts(v)
 
 
 class Schemas:
@@ -581,6 +675,15 @@ class Schemas:
             self._batch = self._openapi("apis__batch__v1_openapi.json")
         return self._batch
 
+    def raw(self, name):
+        """A published OpenAPI document of the folder, as it is."""
+        with open(os.path.join(self.dir, name)) as f:
+            return json.load(f)
+
+    def crd(self, source):
+        with open(os.path.join(self.dir, source)) as f:
+            return yaml.load(f, Loader=YamlLoader)
+
     def validator(self, key):
         with self.lock:
             if key in self.validators:
@@ -594,8 +697,7 @@ class Schemas:
                 comps = self.batch()
                 root = {"$ref": "#/components/schemas/io.k8s.api.batch.v1." + kind}
             else:
-                with open(os.path.join(self.dir, source)) as f:
-                    crd = yaml.load(f, Loader=YamlLoader)
+                crd = self.crd(source)
                 ver = [v for v in crd["spec"]["versions"] if v["name"] == version][0]
                 root = strictify(copy.deepcopy(ver["schema"]["openAPIV3Schema"]))
                 comps = {"ObjectMeta": self.core()["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]}
@@ -608,23 +710,79 @@ class Schemas:
             self.validators[key] = v
             return v
 
-    def errors(self, key, obj):
-        """List of (field, message) for schema violations of obj."""
-        out = []
-        if RESOURCES[key][2] is None:
-            return out  # checked by hand in semantic_causes
+    def split(self, key, obj):
+        """(unknown fields as (path, [names]), other violations as (field, message, reason)) of obj."""
+        kind, _, source = RESOURCES[key]
+        if source is None:  # checked by hand in semantic_causes
+            return hand_unknown_fields(kind, obj), []
+        unknown, causes = [], []
         for err in self.validator(key).iter_errors(obj):
             field = ".".join(str(p) for p in err.absolute_path)
             if err.validator == "additionalProperties":
-                # Say which field is unknown, like 'strict decoding error: unknown field "x"'.
-                extra = re.findall(r"'([^']+)' was unexpected", err.message)
-                msg = "field not declared in schema" + (": " + ", ".join(extra) if extra else "")
-                out.append((field, msg, "FieldValueInvalid"))
+                known = err.schema.get("properties") or {}
+                unknown.append((list(err.absolute_path), [k for k in err.instance if k not in known]))
             elif err.validator == "required":
-                out.append((field, err.message, "FieldValueRequired"))
+                causes.append((field, err.message, "FieldValueRequired"))
             else:
-                out.append((field, err.message, "FieldValueInvalid"))
-        return out
+                causes.append((field, err.message, "FieldValueInvalid"))
+        return unknown, causes
+
+    def errors(self, key, obj):
+        """List of (field, message, reason) for schema violations of obj, unknown fields included
+        (as 'field not declared in schema: x', what strict validation of a file reports)."""
+        unknown, causes = self.split(key, obj)
+        return [(".".join(str(p) for p in path), "field not declared in schema" + (": " + ", ".join(names)
+                                                                               if names else ""), "FieldValueInvalid")
+                for path, names in unknown] + causes
+
+
+def field_path(path, name=None):
+    """The API server's spelling of a field: spec.containers[0].name."""
+    out = ""
+    for p in list(path) + ([name] if name is not None else []):
+        out += "[%d]" % p if isinstance(p, int) else ("." if out else "") + str(p)
+    return out
+
+
+def drop_fields(obj, unknown):
+    """Removes the unknown fields from obj (what Warn and Ignore field validation do)."""
+    for path, names in unknown:
+        cur = obj
+        for p in path:
+            cur = cur[p]
+        for n in names:
+            cur.pop(n, None)
+
+
+def hand_unknown_fields(kind, obj):
+    top, spec_fields, _ = HAND_CHECKED.get(kind, (None, None, None))
+    if top is None:
+        return []
+    out = [([], [k for k in obj if k not in top])] if any(k not in top for k in obj) else []
+    spec = obj.get("spec")
+    if spec_fields is not None and isinstance(spec, dict) and any(k not in spec_fields for k in spec):
+        out.append((["spec"], [k for k in spec if k not in spec_fields]))
+    return out
+
+
+def hand_causes(kind, obj):
+    """Required fields of a kind checked by hand (HAND_CHECKED)."""
+    out = []
+    for field in HAND_CHECKED[kind][2]:
+        cur = obj
+        for part in field.split("."):
+            cur = cur.get(part) if isinstance(cur, dict) else None
+        if cur in (None, "", {}, []):
+            out.append((field, "Required value", "FieldValueRequired"))
+    return out
+
+
+def strip_nulls(node):
+    """JSON nulls decode to unset fields (typed Go clients send creationTimestamp: null)."""
+    for d in dicts(node):
+        for k in [k for k, v in d.items() if v is None]:
+            del d[k]
+    return node
 
 
 # ---------------------------------------------------------------------------------------
@@ -659,6 +817,117 @@ class Store:
             self.compacted = self.history[5000][0]
             del self.history[:5000]
         self.cond.notify_all()
+
+
+# ---------------------------------------------------------------------------------------
+# Patches: JSON merge (RFC 7386), strategic merge (built-in kinds), JSON patch (RFC 6902)
+
+# patchMergeKey of the lists lanectl's objects hold (k8s.io/api types.go): merged item by item.
+MERGE_KEYS = {"containers": "name", "initContainers": "name", "volumes": "name", "env": "name",
+              "volumeMounts": "mountPath", "imagePullSecrets": "name", "ownerReferences": "uid",
+              "conditions": "type", "ports": ("containerPort", "port")}
+
+
+def merge_patch(a, b):
+    if not isinstance(b, dict):
+        return copy.deepcopy(b)
+    a = dict(a) if isinstance(a, dict) else {}
+    for k, v in b.items():
+        if v is None:
+            a.pop(k, None)
+        else:
+            a[k] = merge_patch(a.get(k), v)
+    return a
+
+
+def strategic_merge(a, b):
+    """Strategic merge patch: a merge patch whose lists with a patchMergeKey merge item by item
+    ($patch: delete removes one); $setElementOrder/$retainKeys directives (kubectl apply) are read
+    as no-ops."""
+    if not isinstance(b, dict):
+        return copy.deepcopy(b)
+    if b.get("$patch") == "replace":
+        return {k: copy.deepcopy(v) for k, v in b.items() if k != "$patch"}
+    a = dict(a) if isinstance(a, dict) else {}
+    for k, v in b.items():
+        if k.startswith("$"):
+            continue
+        if v is None:
+            a.pop(k, None)
+        elif isinstance(v, list) and isinstance(a.get(k), list) and k in MERGE_KEYS:
+            a[k] = merge_list(a[k], v, MERGE_KEYS[k])
+        else:
+            a[k] = strategic_merge(a.get(k), v)
+    return a
+
+
+def merge_list(old, patch, keys):
+    keys = keys if isinstance(keys, tuple) else (keys,)
+    key = next((k for k in keys if any(isinstance(i, dict) and k in i for i in old + patch)), None)
+    if key is None or not all(isinstance(i, dict) for i in old + patch):
+        return copy.deepcopy(patch)
+    out = [dict(i) for i in old]
+    for item in patch:
+        at = next((n for n, o in enumerate(out) if o.get(key) == item.get(key)), None)
+        if item.get("$patch") == "delete":
+            if at is not None:
+                del out[at]
+        elif at is None:
+            out.append(strategic_merge({}, item))
+        else:
+            out[at] = strategic_merge(out[at], item)
+    return out
+
+
+def json_pointer(doc, pointer):
+    """(parent, last token) of an RFC 6901 pointer."""
+    parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]
+    if not parts:
+        raise ApiFailure(422, "Invalid", "the JSON patch may not replace the whole object")
+    cur = doc
+    for p in parts[:-1]:
+        cur = cur[int(p)] if isinstance(cur, list) else cur[p]
+    return cur, parts[-1]
+
+
+def json_patch(doc, ops):
+    """RFC 6902: add, remove, replace, move, copy, test."""
+    doc = copy.deepcopy(doc)
+    for op in ops if isinstance(ops, list) else [None]:
+        try:
+            name = op["op"]
+            parent, last = json_pointer(doc, op["path"])
+            if name in ("move", "copy"):
+                src, src_last = json_pointer(doc, op["from"])
+                value = copy.deepcopy(src[int(src_last)] if isinstance(src, list) else src[src_last])
+                if name == "move":
+                    del src[int(src_last) if isinstance(src, list) else src_last]
+            else:
+                value = copy.deepcopy(op.get("value"))
+            if name == "test":
+                if (parent[int(last)] if isinstance(parent, list) else parent[last]) != value:
+                    raise ApiFailure(422, "Invalid", "the JSON patch test operation failed at %s" % op["path"])
+            elif name == "remove":
+                del parent[int(last) if isinstance(parent, list) else last]
+            elif isinstance(parent, list):
+                at = len(parent) if last == "-" else int(last)
+                if name == "replace":
+                    parent[at] = value
+                else:
+                    parent.insert(at, value)
+            else:
+                if name == "replace" and last not in parent:
+                    raise KeyError(last)
+                parent[last] = value
+        except (KeyError, IndexError, ValueError, TypeError) as e:
+            raise ApiFailure(422, "Invalid", "the server rejected our request due to an error in our request: "
+                             "jsonpatch %s operation does not apply: %s" % (
+                                 (op or {}).get("op") if isinstance(op, dict) else "?", e))
+    return doc
+
+
+PATCH_TYPES = {"application/merge-patch+json": "merge", "application/strategic-merge-patch+json": "strategic",
+               "application/json-patch+json": "json", "application/apply-patch+yaml": "apply"}
 
 
 def parse_label_selector(sel):
@@ -768,6 +1037,11 @@ class Server(ThreadingHTTPServer):
         self.snapshot_error = ""  # non-empty: the next snapshots fail with this status.error
         self.pods_per_job_running = True
         self.exec_protocols = ["v5.channel.k8s.io", "v4.channel.k8s.io"]  # what pods/exec accepts
+        self.termination_seconds = 0.2  # how long a pod takes to go after its deletion
+        self.denied = []  # [{"verb", "resource"}] SelfSubjectAccessReview refuses ("*" = any)
+        self.warnings = []  # Warning header texts every answer carries (as from an admission webhook)
+        self.node_turn = itertools.count()
+        self.gc = GarbageCollector(self)
 
     def handle_error(self, request, client_address):
         pass  # dropped connections and failed TLS handshakes are expected in the tests
@@ -803,6 +1077,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         for k, v in (headers or {}).items():
             self.send_header(k, v)
+        for w in self.warnings:  # RFC 7234 warn-code 299, as the API server writes them
+            self.send_header("Warning", '299 - "%s"' % w.replace("\\", "\\\\").replace('"', '\\"'))
         self.end_headers()
         self.wfile.write(body)
 
@@ -864,6 +1140,7 @@ class Handler(BaseHTTPRequestHandler):
         query = urllib.parse.parse_qs(url.query)
         q = {k: v[0] for k, v in query.items()}
         body = self.read_body()
+        self.warnings = list(self.server.warnings)
         if url.path.startswith("/_test/"):
             return self.control(method, url.path, q, body)
         srv.requests.append({"method": method, "path": url.path, "query": q,
@@ -892,6 +1169,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send_status(e.status)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+        except Exception as e:  # a bug here: say so as the real server would, do not drop the connection
+            self.send_status(status_obj(500, "InternalError", "the test API server failed: %r" % e))
 
     # -- test control --------------------------------------------------------------------
     def control(self, method, path, q, body):
@@ -922,14 +1201,10 @@ class Handler(BaseHTTPRequestHandler):
                     "files": data.get("files", {}), "links": data.get("links", {}), "env": data.get("env", {})}
             return self.send_json(200, {"ok": True})
         if path == "/_test/settings":
-            if "snapshot_delay" in data:
-                srv.snapshot_delay = data["snapshot_delay"]
-            if "token" in data:
-                srv.token = data["token"]
-            if "snapshot_error" in data:
-                srv.snapshot_error = data["snapshot_error"]
-            if "exec_protocols" in data:
-                srv.exec_protocols = data["exec_protocols"]
+            for name in ("snapshot_delay", "token", "snapshot_error", "exec_protocols", "termination_seconds",
+                         "denied", "warnings"):
+                if name in data:
+                    setattr(srv, name, data[name])
             return self.send_json(200, {"ok": True})
         if path == "/_test/object":  # set an object (incl. status) as a controller would
             key = KIND_TO_RESOURCE[data["kind"]]
@@ -941,6 +1216,9 @@ class Handler(BaseHTTPRequestHandler):
                 obj["metadata"].setdefault("creationTimestamp", now_rfc3339())
                 store.put(key, ns, obj, "MODIFIED" if old else "ADDED")
             return self.send_json(200, obj)
+        if path == "/_test/finish":  # a Job's or MPIJob's pods end now with exitCode
+            done = finish_workload(srv, data["kind"], data["namespace"], data["name"], data.get("exitCode", 0))
+            return self.send_json(200 if done else 404, done or {"error": "no such workload"})
         if path == "/_test/bulk":
             return self.send_json(200, self.bulk(data))
         if path == "/_test/validate_file":  # every document of a YAML file (deploy/ test)
@@ -993,7 +1271,7 @@ class Handler(BaseHTTPRequestHandler):
     # -- REST ----------------------------------------------------------------------------
     def route(self, method, path, q, body, fault):
         found = discovery(path.rstrip("/") or "/", self.headers.get("Accept", ""),
-                          "%s:%d" % self.server.server_address[:2]) if method == "GET" else None
+                          "%s:%d" % self.server.server_address[:2], self.server.schemas) if method == "GET" else None
         if found:
             ctype, doc = found
             data = doc if isinstance(doc, bytes) else json.dumps(doc).encode()
@@ -1024,7 +1302,7 @@ class Handler(BaseHTTPRequestHandler):
         name = rest[1] if len(rest) > 1 else None
         sub = rest[2] if len(rest) > 2 else None
         if method == "GET" and name is None:
-            if q.get("watch") in ("1", "true"):
+            if q.get("watch") in TRUE_VALUES:
                 return self.watch(key, ns, q, fault)
             page = self.list(key, kind, ns, q, fault)
             if "as=Table" in self.headers.get("Accept", ""):
@@ -1041,22 +1319,40 @@ class Handler(BaseHTTPRequestHandler):
                 return self.send_json(200, as_table(kind, [obj], {"resourceVersion": obj["metadata"]["resourceVersion"]}))
             return self.send_json(200, obj)
         if method == "POST" and name is None:
-            obj = self.create(key, kind, ns, json.loads(body or b"{}"), q)
+            obj = self.create(key, kind, ns, self.decode(body, yaml_too=True), q)
             if fault and fault["action"] == "drop_after":
                 return self.drop()  # the write happened; the answer is lost
             return self.send_json(201, obj)
+        if kind == "SelfSubjectAccessReview":
+            raise ApiFailure(405, "MethodNotAllowed", "the server does not allow this method on the requested "
+                             "resource")
         if method == "PUT" and name:
-            return self.send_json(200, self.replace(key, kind, ns, name, json.loads(body or b"{}"), sub))
+            return self.send_json(200, self.replace(key, kind, ns, name, self.decode(body, yaml_too=True), sub, q))
         if method == "PATCH" and name:
-            ctype = self.headers.get("Content-Type", "")
-            if not ctype.startswith("application/merge-patch+json"):
-                raise ApiFailure(415, "UnsupportedMediaType", "only merge patches are supported here")
-            return self.send_json(200, self.patch(key, kind, ns, name, json.loads(body or b"{}")))
+            ctype = self.headers.get("Content-Type", "").split(";")[0].strip()
+            accepted = [t for t, n in PATCH_TYPES.items() if n != "strategic" or key[0] in BUILTIN_GROUPS]
+            if ctype not in accepted:
+                raise ApiFailure(415, "UnsupportedMediaType", "the body of the request was in an unknown format - "
+                                 "accepted media types include: " + ", ".join(accepted))
+            return self.send_json(*self.patch(key, kind, ns, name, body, PATCH_TYPES[ctype], q))
         if method == "DELETE" and name:
-            opts = json.loads(body or b"{}")
+            opts = self.decode(body) if body else {}
             policy = q.get("propagationPolicy") or opts.get("propagationPolicy", "Background")
             return self.send_json(200, self.delete(key, kind, ns, name, policy))
         raise ApiFailure(405, "MethodNotAllowed", "method not allowed")
+
+    def decode(self, body, yaml_too=False):
+        """A request body: JSON (YAML too where the server takes it); protobuf is refused with 415."""
+        ctype = self.headers.get("Content-Type", "")
+        if "protobuf" in ctype:
+            raise ApiFailure(415, "UnsupportedMediaType", "the body of the request was in an unknown format - "
+                             "accepted media types include: application/json, application/yaml")
+        try:
+            if yaml_too and "yaml" in ctype:
+                return yaml.load(body.decode(), Loader=YamlLoader)
+            return json.loads(body or b"{}")
+        except (ValueError, yaml.YAMLError) as e:
+            raise ApiFailure(400, "BadRequest", "the body of the request could not be decoded: %s" % e)
 
     # -- pods/exec over a WebSocket (RFC 6455, channel protocol v5/v4) -----------------------
     def exec_websocket(self, ns, pod_name, attach=False):
@@ -1184,6 +1480,8 @@ class Handler(BaseHTTPRequestHandler):
             json.dumps(kind + "List"), json.dumps(api_version), json.dumps(meta), ", ".join(items))).encode()
 
     def watch(self, key, ns, q, fault):
+        """Events after resourceVersion; without one (or "0"), the current objects as ADDED first.
+        A BOOKMARK at the end only when the client allows them (allowWatchBookmarks)."""
         store = self.server.store
         reqs = parse_label_selector(q.get("labelSelector", ""))
         fsel = q.get("fieldSelector", "")
@@ -1193,12 +1491,17 @@ class Handler(BaseHTTPRequestHandler):
         self.start_chunked("application/json")
         with store.cond:
             expired = (fault and fault["action"] == "gone") or (rv and rv < store.compacted)
+            replay = [] if rv else sorted(
+                (copy.deepcopy(o) for (k, n, _), o in store.objects.items() if k == key and (not ns or n == ns)
+                 and labels_match(o, reqs) and fields_match(o, fsel)),
+                key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
+            rv = rv or store.rv
         if expired:
             self.chunk(json.dumps({"type": "ERROR", "object": status_obj(
                 410, "Expired", "too old resource version: %d (%d)" % (rv, store.compacted))}) + "\n")
             return self.end_chunks()
-        if not rv:
-            rv = store.rv
+        for obj in replay:
+            self.chunk(json.dumps({"type": "ADDED", "object": obj}) + "\n")
         drop_after = fault.get("after_events", 0) if fault and fault["action"] == "drop_stream" else None
         sent = 0
         while True:
@@ -1220,9 +1523,10 @@ class Handler(BaseHTTPRequestHandler):
                     return self.drop()
                 self.chunk(json.dumps({"type": typ, "object": obj}) + "\n")
                 sent += 1
-        self.chunk(json.dumps({"type": "BOOKMARK", "object": {
-            "kind": RESOURCES[key][0], "apiVersion": key[1] if not key[0] else key[0] + "/" + key[1],
-            "metadata": {"resourceVersion": str(rv)}}}) + "\n")
+        if q.get("allowWatchBookmarks") in TRUE_VALUES:
+            self.chunk(json.dumps({"type": "BOOKMARK", "object": {
+                "kind": RESOURCES[key][0], "apiVersion": key[1] if not key[0] else key[0] + "/" + key[1],
+                "metadata": {"resourceVersion": str(rv)}}}) + "\n")
         self.end_chunks()
 
     def logs(self, ns, pod_name, q, fault):
@@ -1248,7 +1552,7 @@ class Handler(BaseHTTPRequestHandler):
         if "tailLines" in q:
             n = int(q["tailLines"])
             lines = lines[-n:] if n > 0 else []
-        stamp = q.get("timestamps") in ("true", "1")
+        stamp = q.get("timestamps") in TRUE_VALUES
 
         def fmt(t, text):
             if not stamp:
@@ -1261,22 +1565,34 @@ class Handler(BaseHTTPRequestHandler):
             self.chunk(fmt(t, text))
             if interval:
                 time.sleep(interval)
-        if q.get("follow") in ("true", "1"):
+        if q.get("follow") in TRUE_VALUES:
             for text in follow_lines:
                 time.sleep(interval or 0.01)
                 self.chunk(fmt(time.time(), text))
         self.end_chunks()
 
     # -- writes --------------------------------------------------------------------------
-    def check(self, key, kind, ns, obj):
+    def check(self, key, kind, ns, obj, q):
+        """Decodes and validates a body as the real server does: a missing apiVersion/kind is the
+        URL's, nulls are unset fields, unknown fields follow fieldValidation (Strict: 400; Warn,
+        the default: dropped with a Warning header; Ignore: dropped)."""
         api_version = key[1] if not key[0] else key[0] + "/" + key[1]
-        if obj.get("kind") != kind or obj.get("apiVersion") != api_version:
+        if not isinstance(obj, dict):
+            raise ApiFailure(400, "BadRequest", "the body of the request is not an object")
+        obj["kind"] = obj.get("kind") or kind
+        obj["apiVersion"] = obj.get("apiVersion") or api_version
+        if obj["kind"] != kind or obj["apiVersion"] != api_version:
             raise ApiFailure(400, "BadRequest", "the body is a %s %s, expected %s %s" % (
                 obj.get("apiVersion"), obj.get("kind"), api_version, kind))
-        meta = obj.get("metadata") or {}
+        strip_nulls(obj)
+        mode = q.get("fieldValidation", "Warn")
+        if mode not in ("Strict", "Warn", "Ignore"):
+            raise ApiFailure(400, "BadRequest", 'fieldValidation parameter unsupported: "%s", must be one of: '
+                             '"Ignore", "Warn", "Strict"' % mode)
+        meta = obj.setdefault("metadata", {})
         name = meta.get("name", "")
         causes = []
-        if not name:
+        if not name and kind != "SelfSubjectAccessReview":
             causes.append(("metadata.name", "name or generateName is required", "FieldValueRequired"))
         if meta.get("namespace") and meta["namespace"] != ns:
             raise ApiFailure(400, "BadRequest", "the namespace of the object does not match the request")
@@ -1285,19 +1601,31 @@ class Handler(BaseHTTPRequestHandler):
         except BadQuantity as e:
             raise ApiFailure(400, "BadRequest", '%s in version "%s" cannot be handled as a %s: %s'
                              % (kind, key[1], kind, e))
-        causes = self.server.schemas.errors(key, obj) + causes
-        raise_invalid(key, kind, name, causes)
+        unknown, schema_causes = self.server.schemas.split(key, obj)
+        fields = sorted('unknown field "%s"' % field_path(path, n) for path, names in unknown for n in names)
+        if fields and mode == "Strict":
+            raise ApiFailure(400, "BadRequest", '%s in version "%s" cannot be handled as a %s: strict decoding '
+                             'error: %s' % (kind, key[1], kind, ", ".join(fields)))
+        drop_fields(obj, unknown)
+        if mode == "Warn":
+            self.warnings += fields
+        raise_invalid(key, kind, name, schema_causes + causes)
+        return obj
 
     def create(self, key, kind, ns, obj, q):
         store = self.server.store
-        self.check(key, kind, ns, obj)
+        self.check(key, kind, ns, obj, q)
+        if kind == "SelfSubjectAccessReview":
+            return self.access_review(obj)
         name = obj["metadata"]["name"]
         with store.cond:
             if ns and (KIND_TO_RESOURCE["Namespace"], "", ns) not in store.objects:
                 raise ApiFailure(404, "NotFound", 'namespaces "%s" not found' % ns,
-                                 {"name": ns, "kind": "namespaces"})
+                                 {"name": name, "kind": "namespaces"})
             if (key, ns, name) in store.objects:
-                raise ApiFailure(409, "AlreadyExists", '%s "%s" already exists' % (key[2], name),
+                going = "deletionTimestamp" in store.objects[(key, ns, name)]["metadata"]
+                raise ApiFailure(409, "AlreadyExists", '%s%s "%s" already exists' % (
+                    "object is being deleted: " if going else "", qualified(key), name),
                                  {"name": name, "group": key[0], "kind": key[2]})
             obj = copy.deepcopy(obj)
             meta = obj["metadata"]
@@ -1306,14 +1634,26 @@ class Handler(BaseHTTPRequestHandler):
             meta["uid"] = str(uuid.uuid4())
             meta["creationTimestamp"] = now_rfc3339()
             meta["generation"] = 1
+            apply_defaults(kind, obj)
             if q.get("dryRun") == "All":
                 return obj
-            obj.pop("status", None)  # status is written by controllers only
+            if kind != "Node":  # status is written by controllers only (a kubelet registers its Node with it)
+                obj.pop("status", None)
             if kind == "Service":
                 self.allocate_service(obj)
             store.put(key, ns, obj, "ADDED")
-            self.react(kind, ns, obj)
+            react(self.server, kind, ns, obj)
             return copy.deepcopy(obj)
+
+    def access_review(self, review):
+        """SelfSubjectAccessReview: allowed unless /_test/settings listed the verb/resource in denied."""
+        attrs = (review.get("spec") or {}).get("resourceAttributes") or {}
+        denied = any(d.get("verb") in (attrs.get("verb"), "*") and d.get("resource") in (attrs.get("resource"), "*")
+                     for d in self.server.denied)
+        review["status"] = {"allowed": not denied}
+        if denied:
+            review["status"].update(denied=True, reason="denied by the test API server's settings")
+        return review
 
     def allocate_service(self, svc):
         """The allocators: a clusterIP, and a nodePort for each port of a NodePort/LoadBalancer
@@ -1344,53 +1684,60 @@ class Handler(BaseHTTPRequestHandler):
                     p["nodePort"] = port
                     used.add(port)
 
-    def replace(self, key, kind, ns, name, obj, sub):
+    def replace(self, key, kind, ns, name, obj, sub, q):
         store = self.server.store
-        self.check(key, kind, ns, obj)
+        self.check(key, kind, ns, obj, q)
         with store.cond:
             old = store.objects.get((key, ns, name))
             if old is None:
-                raise ApiFailure(404, "NotFound", '%s "%s" not found' % (key[2], name))
-            if obj["metadata"].get("resourceVersion") != old["metadata"]["resourceVersion"]:
+                raise ApiFailure(404, "NotFound", '%s "%s" not found' % (qualified(key), name))
+            # Without a resourceVersion a PUT is an unconditional update, as on a real server.
+            if obj["metadata"].get("resourceVersion") not in (None, "", old["metadata"]["resourceVersion"]):
                 raise ApiFailure(409, "Conflict", 'Operation cannot be fulfilled on %s "%s": the object has been '
                                  'modified; please apply your changes to the latest version and try again'
-                                 % (key[2], name))
+                                 % (qualified(key), name))
             new = copy.deepcopy(obj)
-            for f in ("uid", "creationTimestamp"):
-                new["metadata"][f] = old["metadata"][f]
+            for f in ("uid", "creationTimestamp", "deletionTimestamp", "generation"):
+                if f in old["metadata"]:
+                    new["metadata"][f] = old["metadata"][f]
             if sub != "status":
                 new["status"] = old.get("status", new.get("status"))
+                apply_defaults(kind, new)
                 raise_invalid(key, kind, name, immutable_causes(kind, old, new))
-            store.put(key, ns, new, "MODIFIED")
-            return copy.deepcopy(new)
+            return self.store_update(key, ns, new)
 
-    def patch(self, key, kind, ns, name, patch):
+    def patch(self, key, kind, ns, name, body, ptype, q):
+        """(HTTP code, object) of a PATCH of type ptype (PATCH_TYPES); apply creates a missing object."""
         store = self.server.store
-
-        def merge(a, b):
-            if not isinstance(b, dict):
-                return b
-            a = dict(a) if isinstance(a, dict) else {}
-            for k, v in b.items():
-                if v is None:
-                    a.pop(k, None)
-                else:
-                    a[k] = merge(a.get(k), v)
-            return a
-
-        with store.cond:
+        if ptype == "apply" and not q.get("fieldManager"):
+            raise ApiFailure(400, "BadRequest", "PATCH, fieldManager is required for apply requests")
+        patch = self.decode(body, yaml_too=ptype == "apply")
+        with store.cond:  # read, patch and write at once: a controller's update meanwhile cannot be lost
             old = store.objects.get((key, ns, name))
+            if old is None and ptype == "apply":
+                return 201, self.create(key, kind, ns, patch, q)
             if old is None:
-                raise ApiFailure(404, "NotFound", '%s "%s" not found' % (key[2], name))
-            new = merge(old, patch)
+                raise ApiFailure(404, "NotFound", '%s "%s" not found' % (qualified(key), name))
+            if ptype == "json":
+                new = json_patch(old, patch)
+            elif ptype == "merge":
+                new = merge_patch(copy.deepcopy(old), patch)
+            else:
+                new = strategic_merge(copy.deepcopy(old), patch)
+            self.check(key, kind, ns, new, q)
+            apply_defaults(kind, new)
             raise_invalid(key, kind, name, immutable_causes(kind, old, new))
-            check = copy.deepcopy(new)
-            for f in ("uid", "creationTimestamp", "resourceVersion", "generation"):
-                check["metadata"].pop(f, None)
-        self.check(key, kind, ns, check)
-        with store.cond:
+            return 200, self.store_update(key, ns, new)
+
+    def store_update(self, key, ns, new):
+        """Stores an update (lock held); an object being deleted whose finalizers are gone goes."""
+        store = self.server.store
+        meta = new["metadata"]
+        if "deletionTimestamp" in meta and not meta.get("finalizers"):
+            store.put(key, ns, new, "DELETED")
+        else:
             store.put(key, ns, new, "MODIFIED")
-            return copy.deepcopy(new)
+        return copy.deepcopy(new)
 
     def delete(self, key, kind, ns, name, policy):
         store = self.server.store
@@ -1399,93 +1746,15 @@ class Handler(BaseHTTPRequestHandler):
         with store.cond:
             obj = store.objects.get((key, ns, name))
             if obj is None:
-                raise ApiFailure(404, "NotFound", '%s "%s" not found' % (key[2], name),
+                raise ApiFailure(404, "NotFound", '%s "%s" not found' % (qualified(key), name),
                                  {"name": name, "group": key[0], "kind": key[2]})
-            self.cascade(obj["metadata"]["uid"], policy)
+            if policy == "Foreground" and dependents(store, obj["metadata"]["uid"]):
+                # Kept, marked, until the garbage collector has removed its dependents.
+                return self.server.gc.delete_foreground(key, ns, obj)
+            self.server.gc.cascade(obj["metadata"]["uid"], policy)
             store.put(key, ns, copy.deepcopy(obj), "DELETED")
         return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                 "details": {"name": name, "group": key[0], "kind": key[2], "uid": obj["metadata"]["uid"]}}
-
-    def cascade(self, uid, policy):
-        """The garbage collector: delete dependents (lock held)."""
-        if policy == "Orphan":
-            return
-        store = self.server.store
-        for (k, n, name), o in list(store.objects.items()):
-            owners = o["metadata"].get("ownerReferences") or []
-            if any(r.get("uid") == uid for r in owners) and (k, n, name) in store.objects:
-                self.cascade(o["metadata"]["uid"], policy)
-                store.put(k, n, copy.deepcopy(o), "DELETED")
-
-    # -- controllers ---------------------------------------------------------------------
-    def react(self, kind, ns, obj):
-        """What the cluster's controllers would do after a create (lock held)."""
-        store = self.server.store
-        if kind == "Job":
-            tmpl = obj["spec"]["template"]
-            pod = pod_from_template(ns, "%s-%s" % (obj["metadata"]["name"], uuid.uuid4().hex[:5]), tmpl,
-                                    dict(tmpl.get("metadata", {}).get("labels", {}),
-                                         **{"job-name": obj["metadata"]["name"],
-                                            "controller-uid": obj["metadata"]["uid"]}),
-                                    owner(obj), "aks-gpupool-34613062-vmss000000")
-            store.put(KIND_TO_RESOURCE["Pod"], ns, pod, "ADDED")
-            st = dict(obj)
-            st["status"] = {"active": 1, "startTime": now_rfc3339()}
-            store.put(KIND_TO_RESOURCE["Job"], ns, st, "MODIFIED")
-            store.logs.setdefault((ns, pod["metadata"]["name"]), {
-                "lines": [(time.time(), "%s: line %d" % (obj["metadata"]["name"], i)) for i in range(1, 21)],
-                "follow": [], "interval": 0})
-        elif kind == "MPIJob":
-            workers = obj["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"]
-            for pod in mpijob_pods(obj, workers):
-                store.put(KIND_TO_RESOURCE["Pod"], ns, pod, "ADDED")
-                if pod["metadata"]["labels"]["training.kubeflow.org/job-role"] == "launcher":
-                    store.logs.setdefault((ns, pod["metadata"]["name"]), {
-                        "lines": [(time.time(), "Running with %d workers" % workers)] +
-                                 [(time.time(), "[1,0]<stdout>:epoch %d" % i) for i in range(1, 11)],
-                        "follow": [], "interval": 0})
-            st = dict(obj)
-            st["status"] = {"conditions": [
-                {"type": "Created", "status": "True", "reason": "MPIJobCreated",
-                 "message": "MPIJob %s/%s is created." % (ns, obj["metadata"]["name"]),
-                 "lastTransitionTime": now_rfc3339(), "lastUpdateTime": now_rfc3339()},
-                {"type": "Running", "status": "True", "reason": "MPIJobRunning",
-                 "message": "MPIJob %s/%s is running." % (ns, obj["metadata"]["name"]),
-                 "lastTransitionTime": now_rfc3339(), "lastUpdateTime": now_rfc3339()}],
-                "startTime": now_rfc3339()}
-            store.put(KIND_TO_RESOURCE["MPIJob"], ns, st, "MODIFIED")
-        elif kind == "PersistentVolumeClaim":
-            st = dict(obj)
-            st["spec"] = dict(obj["spec"], volumeName="pvc-" + obj["metadata"]["uid"])  # the binder's PV
-            st["status"] = {"phase": "Bound", "accessModes": obj["spec"].get("accessModes", []),
-                            "capacity": {"storage": obj["spec"]["resources"]["requests"]["storage"]}}
-            store.put(KIND_TO_RESOURCE["PersistentVolumeClaim"], ns, st, "MODIFIED")
-        elif kind == "VolumeSnapshot":
-            name = obj["metadata"]["name"]
-            threading.Timer(self.server.snapshot_delay, self.snapshot_ready, (ns, name)).start()
-
-    def snapshot_ready(self, ns, name):
-        store = self.server.store
-        key = KIND_TO_RESOURCE["VolumeSnapshot"]
-        with store.cond:
-            vs = store.objects.get((key, ns, name))
-            if vs is None:
-                return
-            vs = copy.deepcopy(vs)
-            pvc_name = vs["spec"]["source"].get("persistentVolumeClaimName", "")
-            pvc = store.objects.get((KIND_TO_RESOURCE["PersistentVolumeClaim"], ns, pvc_name))
-            injected = self.server.snapshot_error
-            if pvc is None or injected:
-                vs["status"] = {"readyToUse": False, "error": {
-                    "time": now_rfc3339(),
-                    "message": injected or 'Failed to create snapshot: error getting PVC %s/%s: not found'
-                    % (ns, pvc_name)}}
-            else:
-                vs["status"] = {"readyToUse": True, "creationTime": now_rfc3339(),
-                                "boundVolumeSnapshotContentName": "snapcontent-" + vs["metadata"]["uid"],
-                                "restoreSize": pvc["spec"]["resources"]["requests"]["storage"]}
-            store.put(key, ns, vs, "MODIFIED")
-
 
 class WsProtocolError(Exception):
     pass
@@ -1647,6 +1916,305 @@ class FakeContainer:
         return self.finish(failure='exec: "%s": executable file not found in $PATH: unknown' % name)
 
 
+# ---------------------------------------------------------------------------------------
+# Controllers: what the cluster does after a create (the job controller, the MPI operator,
+# the scheduler and kubelet, the volume binder, the snapshotter, the garbage collector).
+
+RUN_SECONDS = "fake.lanectl.io/run-seconds"  # on a Job/MPIJob: its pods finish this long after the create
+EXIT_CODE = "fake.lanectl.io/exit-code"      # ... with this exit code (default 0: Succeeded)
+POD_KEY = ("", "v1", "pods")
+POD_IPS = itertools.count(2)
+
+
+def qualified(key):
+    """The resource as the real server names it in messages: jobs.batch, pods."""
+    return key[2] + ("." + key[0] if key[0] else "")
+
+
+def apply_defaults(kind, obj):
+    """The defaulting the real server does on create and update (batch/v1 Job, apps/v1 Deployment)."""
+    spec = obj.get("spec")
+    if kind == "Job" and isinstance(spec, dict):
+        uid, name = obj["metadata"].get("uid", ""), obj["metadata"].get("name", "")
+        if not spec.get("manualSelector"):
+            spec.setdefault("selector", {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}})
+            labels = spec.setdefault("template", {}).setdefault("metadata", {}).setdefault("labels", {})
+            for k, v in (("batch.kubernetes.io/controller-uid", uid), ("batch.kubernetes.io/job-name", name),
+                         ("controller-uid", uid), ("job-name", name)):
+                labels.setdefault(k, v)
+        if "completions" not in spec and "parallelism" not in spec:
+            spec["completions"] = 1
+        for k, v in (("parallelism", 1), ("backoffLimit", 6), ("completionMode", "NonIndexed"),
+                     ("suspend", False), ("podReplacementPolicy", "TerminatingOrFailed")):
+            spec.setdefault(k, v)
+    if kind == "Deployment" and isinstance(spec, dict):
+        spec.setdefault("replicas", 1)
+        spec.setdefault("revisionHistoryLimit", 10)
+        spec.setdefault("progressDeadlineSeconds", 600)
+        spec.setdefault("strategy", {"type": "RollingUpdate",
+                                     "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}})
+
+
+def dependents(store, uid):
+    return [(k, o) for k, o in store.objects.items()
+            if any(r.get("uid") == uid for r in o["metadata"].get("ownerReferences") or [])]
+
+
+def emit_event(store, ns, obj, reason, message, component, event_type="Normal"):
+    """A core/v1 Event about obj (lock held)."""
+    meta = obj["metadata"]
+    now = now_rfc3339()
+    event = {"apiVersion": "v1", "kind": "Event",
+             "metadata": {"name": "%s.%s" % (meta["name"], uuid.uuid4().hex[:16]), "namespace": ns,
+                          "uid": str(uuid.uuid4()), "creationTimestamp": now},
+             "involvedObject": {"apiVersion": obj.get("apiVersion", "v1"), "kind": obj.get("kind", ""),
+                                "name": meta["name"], "namespace": ns, "uid": meta.get("uid", "")},
+             "reason": reason, "message": message, "type": event_type, "count": 1,
+             "firstTimestamp": now, "lastTimestamp": now, "source": {"component": component},
+             "reportingComponent": component, "reportingInstance": ""}
+    store.put(("", "v1", "events"), ns, event, "ADDED")
+
+
+def start_pod(srv, ns, pod):
+    """The scheduler and kubelet: the pod goes to the next declared Node (round robin; the fixed
+    AKS names when none is declared), gets an IP, runs (lock held)."""
+    store = srv.store
+    nodes = sorted(o["metadata"]["name"] for (k, _, _), o in store.objects.items() if k == ("", "v1", "nodes"))
+    if nodes:
+        node = store.objects[(("", "v1", "nodes"), "", nodes[next(srv.node_turn) % len(nodes)])]
+        pod["spec"]["nodeName"] = node["metadata"]["name"]
+        ips = [a["address"] for a in (node.get("status") or {}).get("addresses") or [] if a.get("type") == "InternalIP"]
+        pod["status"]["hostIP"] = ips[0] if ips else pod["status"]["hostIP"]
+    store.put(POD_KEY, ns, pod, "ADDED")
+    emit_event(store, ns, pod, "Scheduled", "Successfully assigned %s/%s to %s" % (
+        ns, pod["metadata"]["name"], pod["spec"]["nodeName"]), "default-scheduler")
+    for c in pod["spec"].get("containers", []):
+        emit_event(store, ns, pod, "Started", "Started container %s" % c["name"], "kubelet")
+
+
+def react(srv, kind, ns, obj):
+    """What the cluster's controllers do after a create (lock held)."""
+    store = srv.store
+    name = obj["metadata"]["name"]
+    if kind == "Job":
+        tmpl = obj["spec"]["template"]
+        pod = pod_from_template(ns, "%s-%s" % (name, uuid.uuid4().hex[:5]), tmpl,
+                                dict(tmpl.get("metadata", {}).get("labels", {}),
+                                     **{"job-name": name, "controller-uid": obj["metadata"]["uid"]}),
+                                owner(obj), "aks-gpupool-34613062-vmss000000")
+        start_pod(srv, ns, pod)
+        emit_event(store, ns, obj, "SuccessfulCreate", "Created pod: " + pod["metadata"]["name"], "job-controller")
+        st = dict(obj)
+        st["status"] = {"active": 1, "ready": 1, "startTime": now_rfc3339()}
+        store.put(KIND_TO_RESOURCE["Job"], ns, st, "MODIFIED")
+        store.logs.setdefault((ns, pod["metadata"]["name"]), {
+            "lines": [(time.time(), "%s: line %d" % (name, i)) for i in range(1, 21)], "follow": [], "interval": 0})
+    elif kind == "MPIJob":
+        workers = obj["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"]
+        for pod in mpijob_pods(obj, workers):
+            start_pod(srv, ns, pod)
+            if pod["metadata"]["labels"]["training.kubeflow.org/job-role"] == "launcher":
+                store.logs.setdefault((ns, pod["metadata"]["name"]), {
+                    "lines": [(time.time(), "Running with %d workers" % workers)] +
+                             [(time.time(), "[1,0]<stdout>:epoch %d" % i) for i in range(1, 11)],
+                    "follow": [], "interval": 0})
+        emit_event(store, ns, obj, "MPIJobCreated", "MPIJob %s/%s is created." % (ns, name), "mpi-job-controller")
+        st = dict(obj)
+        st["status"] = {"conditions": [
+            {"type": "Created", "status": "True", "reason": "MPIJobCreated",
+             "message": "MPIJob %s/%s is created." % (ns, name),
+             "lastTransitionTime": now_rfc3339(), "lastUpdateTime": now_rfc3339()},
+            {"type": "Running", "status": "True", "reason": "MPIJobRunning",
+             "message": "MPIJob %s/%s is running." % (ns, name),
+             "lastTransitionTime": now_rfc3339(), "lastUpdateTime": now_rfc3339()}],
+            "startTime": now_rfc3339()}
+        store.put(KIND_TO_RESOURCE["MPIJob"], ns, st, "MODIFIED")
+    elif kind == "PersistentVolumeClaim":
+        bind_claim(srv, ns, obj)
+    elif kind == "Deployment":
+        st = dict(obj)
+        n = obj["spec"]["replicas"]
+        st["status"] = {"observedGeneration": 1, "replicas": n, "updatedReplicas": n, "readyReplicas": n,
+                        "availableReplicas": n}
+        store.put(KIND_TO_RESOURCE["Deployment"], ns, st, "MODIFIED")
+    elif kind == "VolumeSnapshot":
+        threading.Timer(srv.snapshot_delay, snapshot_ready, (srv, ns, name)).start()
+    run = (obj["metadata"].get("annotations") or {}).get(RUN_SECONDS)
+    if kind in ("Job", "MPIJob") and run is not None:
+        code = int(obj["metadata"]["annotations"].get(EXIT_CODE, "0"))
+        threading.Timer(float(run), finish_workload, (srv, kind, ns, name, code)).start()
+
+
+def bind_claim(srv, ns, pvc):
+    """The provisioner and binder: a PersistentVolume for the claim, Bound; a claim restored from a
+    VolumeSnapshot that does not exist (or is not ready) stays Pending, as with the CSI provisioner."""
+    store = srv.store
+    source = pvc["spec"].get("dataSource") or {}
+    if source.get("kind") == "VolumeSnapshot":
+        vs = store.objects.get((KIND_TO_RESOURCE["VolumeSnapshot"], ns, source.get("name", "")))
+        if vs is None or not (vs.get("status") or {}).get("readyToUse"):
+            emit_event(store, ns, pvc, "ProvisioningFailed", 'failed to provision volume with StorageClass "%s": '
+                       'error getting handle for DataSource Type VolumeSnapshot by Name %s: snapshot %s not found'
+                       % (pvc["spec"].get("storageClassName", ""), source.get("name"), source.get("name")),
+                       "csi.trident.netapp.io", "Warning")
+            return
+    volume = "pvc-" + pvc["metadata"]["uid"]
+    size = pvc["spec"]["resources"]["requests"]["storage"]
+    store.put(("", "v1", "persistentvolumes"), "", {
+        "apiVersion": "v1", "kind": "PersistentVolume",
+        "metadata": {"name": volume, "uid": str(uuid.uuid4()), "creationTimestamp": now_rfc3339(),
+                     "annotations": {"pv.kubernetes.io/provisioned-by": "csi.trident.netapp.io"}},
+        "spec": {"capacity": {"storage": size}, "accessModes": pvc["spec"].get("accessModes", []),
+                 "persistentVolumeReclaimPolicy": "Delete",
+                 "storageClassName": pvc["spec"].get("storageClassName", ""),
+                 "claimRef": {"kind": "PersistentVolumeClaim", "namespace": ns, "name": pvc["metadata"]["name"],
+                              "uid": pvc["metadata"]["uid"], "apiVersion": "v1"},
+                 "csi": {"driver": "csi.trident.netapp.io", "volumeHandle": volume}},
+        "status": {"phase": "Bound"}}, "ADDED")
+    st = dict(pvc)
+    st["spec"] = dict(pvc["spec"], volumeName=volume)
+    st["status"] = {"phase": "Bound", "accessModes": pvc["spec"].get("accessModes", []), "capacity": {"storage": size}}
+    store.put(KIND_TO_RESOURCE["PersistentVolumeClaim"], ns, st, "MODIFIED")
+    emit_event(store, ns, pvc, "ProvisioningSucceeded", "Successfully provisioned volume " + volume,
+               "csi.trident.netapp.io")
+
+
+def snapshot_ready(srv, ns, name):
+    store = srv.store
+    key = KIND_TO_RESOURCE["VolumeSnapshot"]
+    with store.cond:
+        vs = store.objects.get((key, ns, name))
+        if vs is None:
+            return
+        vs = copy.deepcopy(vs)
+        pvc_name = vs["spec"]["source"].get("persistentVolumeClaimName", "")
+        pvc = store.objects.get((KIND_TO_RESOURCE["PersistentVolumeClaim"], ns, pvc_name))
+        injected = srv.snapshot_error
+        if pvc is None or injected:
+            vs["status"] = {"readyToUse": False, "error": {
+                "time": now_rfc3339(),
+                "message": injected or 'Failed to create snapshot: error getting PVC %s/%s: not found'
+                % (ns, pvc_name)}}
+        else:
+            vs["status"] = {"readyToUse": True, "creationTime": now_rfc3339(),
+                            "boundVolumeSnapshotContentName": "snapcontent-" + vs["metadata"]["uid"],
+                            "restoreSize": pvc["spec"]["resources"]["requests"]["storage"]}
+        store.put(key, ns, vs, "MODIFIED")
+
+
+def finish_workload(srv, kind, ns, name, code):
+    """The pods of a Job or MPIJob end with exit code `code`; the workload is Complete/Succeeded
+    or Failed. Returns the workload, None when it is gone."""
+    store = srv.store
+    key = KIND_TO_RESOURCE[kind]
+    now = now_rfc3339()
+    with store.cond:
+        obj = store.objects.get((key, ns, name))
+        if obj is None:
+            return None
+        for _, pod in dependents(store, obj["metadata"]["uid"]):
+            if pod.get("kind") == "Pod":
+                store.put(POD_KEY, ns, finished_pod(pod, code, now), "MODIFIED")
+        st = copy.deepcopy(obj)
+        ok = code == 0
+        if kind == "Job":
+            st["status"] = {"startTime": (obj.get("status") or {}).get("startTime", now), "active": 0, "ready": 0,
+                            "succeeded" if ok else "failed": 1, "conditions": [{
+                                "type": "Complete" if ok else "Failed", "status": "True",
+                                "reason": "" if ok else "BackoffLimitExceeded",
+                                "message": "" if ok else "Job has reached the specified backoff limit",
+                                "lastProbeTime": now, "lastTransitionTime": now}]}
+            if ok:
+                st["status"]["completionTime"] = now
+        else:
+            conds = [dict(c, status="False") if c["type"] == "Running" else c
+                     for c in (obj.get("status") or {}).get("conditions", [])]
+            conds.append({"type": "Succeeded" if ok else "Failed", "status": "True",
+                          "reason": "MPIJobSucceeded" if ok else "MPIJobFailed",
+                          "message": "MPIJob %s/%s %s." % (ns, name, "successfully completed" if ok else "has failed"),
+                          "lastTransitionTime": now, "lastUpdateTime": now})
+            st["status"] = dict(obj.get("status") or {}, conditions=conds, completionTime=now)
+        store.put(key, ns, st, "MODIFIED")
+        emit_event(store, ns, st, "Completed" if ok else "BackoffLimitExceeded",
+                   "Job completed" if ok else "Job has reached the specified backoff limit",
+                   "job-controller", "Normal" if ok else "Warning")
+        return copy.deepcopy(st)
+
+
+def finished_pod(pod, code, now):
+    pod = copy.deepcopy(pod)
+    st = pod["status"]
+    st["phase"] = "Succeeded" if code == 0 else "Failed"
+    for c in st.get("containerStatuses", []):
+        started = (c.get("state", {}).get("running") or {}).get("startedAt", now)
+        c.update(ready=False, started=False, state={"terminated": {
+            "exitCode": code, "reason": "Completed" if code == 0 else "Error", "startedAt": started,
+            "finishedAt": now}})
+    st["conditions"] = [dict(c, status="False", reason="PodCompleted") if c["type"] in ("Ready", "ContainersReady")
+                        else c for c in st.get("conditions", [])]
+    return pod
+
+
+class GarbageCollector:
+    """Deletes dependents (ownerReferences). Foreground deletion keeps the owner, with
+    deletionTimestamp and the foregroundDeletion finalizer, until its dependents are gone; a pod
+    takes srv.termination_seconds to terminate."""
+
+    def __init__(self, srv):
+        self.srv = srv
+
+    def cascade(self, uid, policy):
+        """Background deletion: the dependents go now (lock held)."""
+        if policy == "Orphan":
+            return
+        store = self.srv.store
+        for (k, n, name), o in dependents(store, uid):
+            if (k, n, name) in store.objects:
+                self.cascade(o["metadata"]["uid"], policy)
+                store.put(k, n, copy.deepcopy(o), "DELETED")
+
+    def mark(self, key, ns, obj, finalizer):
+        store = self.srv.store
+        obj = copy.deepcopy(obj)
+        meta = obj["metadata"]
+        if "deletionTimestamp" not in meta:
+            meta["deletionTimestamp"] = now_rfc3339()
+            meta["deletionGracePeriodSeconds"] = 0
+        if finalizer and finalizer not in meta.setdefault("finalizers", []):
+            meta["finalizers"].append(finalizer)
+        store.put(key, ns, obj, "MODIFIED")
+        return obj
+
+    def delete_foreground(self, key, ns, obj):
+        """(lock held) Marks obj and its dependents; returns obj as marked."""
+        store = self.srv.store
+        marked = self.mark(key, ns, obj, "foregroundDeletion")
+        for (k, n, _), dep in dependents(store, obj["metadata"]["uid"]):
+            if dependents(store, dep["metadata"]["uid"]):
+                self.delete_foreground(k, n, dep)
+            elif "deletionTimestamp" not in dep["metadata"]:
+                self.mark(k, n, dep, None)
+        threading.Timer(self.srv.termination_seconds, self.sweep).start()
+        return copy.deepcopy(marked)
+
+    def sweep(self):
+        """Terminated dependents go; then each owner in foreground deletion with none left."""
+        store = self.srv.store
+        with store.cond:
+            for (k, n, name), o in list(store.objects.items()):
+                meta = o["metadata"]
+                if "deletionTimestamp" in meta and not meta.get("finalizers"):
+                    store.put(k, n, copy.deepcopy(o), "DELETED")
+            removed = True
+            while removed:
+                removed = False
+                for (k, n, name), o in list(store.objects.items()):
+                    meta = o["metadata"]
+                    if meta.get("finalizers") == ["foregroundDeletion"] and not dependents(store, meta["uid"]):
+                        store.put(k, n, copy.deepcopy(o), "DELETED")
+                        removed = True
+
+
 def owner(obj):
     return [{"apiVersion": obj["apiVersion"], "kind": obj["kind"], "name": obj["metadata"]["name"],
              "uid": obj["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}]
@@ -1655,12 +2223,18 @@ def owner(obj):
 def pod_from_template(ns, name, tmpl, labels, owners, node):
     spec = copy.deepcopy(tmpl.get("spec", {}))
     spec["nodeName"] = node
+    n = next(POD_IPS)
+    ip = "10.244.%d.%d" % (n // 250, n % 250 + 2)
     return {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": name, "namespace": ns, "uid": str(uuid.uuid4()), "labels": labels,
                          "annotations": dict(tmpl.get("metadata", {}).get("annotations", {})),
                          "ownerReferences": owners, "creationTimestamp": now_rfc3339()},
             "spec": spec,
             "status": {"phase": "Running", "hostIP": "10.240.0.4", "startTime": now_rfc3339(),
+                       "podIP": ip, "podIPs": [{"ip": ip}], "qosClass": "BestEffort",
+                       "conditions": [{"type": t, "status": "True", "lastProbeTime": None,
+                                       "lastTransitionTime": now_rfc3339()}
+                                      for t in ("PodScheduled", "Initialized", "ContainersReady", "Ready")],
                        "containerStatuses": [{"name": c["name"], "ready": True, "restartCount": 0,
                                               "image": c.get("image", ""), "imageID": "",
                                               "state": {"running": {"startedAt": now_rfc3339()}}}
@@ -1673,11 +2247,12 @@ def mpijob_pods(job, workers):
     specs = job["spec"]["mpiReplicaSpecs"]
     base = {"training.kubeflow.org/operator-name": "mpi-operator", "training.kubeflow.org/job-name": name}
     pods = []
-    lt = specs["Launcher"]["template"]
-    pods.append(pod_from_template(
-        ns, "%s-launcher-%s" % (name, uuid.uuid4().hex[:5]), lt,
-        dict(lt.get("metadata", {}).get("labels", {}), **base, **{"training.kubeflow.org/job-role": "launcher"}),
-        owner(job), "aks-agentpool-34613062-vmss000000"))
+    if "Launcher" in specs:
+        lt = specs["Launcher"]["template"]
+        pods.append(pod_from_template(
+            ns, "%s-launcher-%s" % (name, uuid.uuid4().hex[:5]), lt,
+            dict(lt.get("metadata", {}).get("labels", {}), **base, **{"training.kubeflow.org/job-role": "launcher"}),
+            owner(job), "aks-agentpool-34613062-vmss000000"))
     wt = specs["Worker"]["template"]
     for i in range(workers):
         pods.append(pod_from_template(

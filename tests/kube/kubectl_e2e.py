@@ -5,17 +5,26 @@ server (tests/kube/fake_apiserver.py), as the seed does it:
   kubectl get jobs,mpijobs,pvc,volumesnapshots -n runai-<project> -o json lists what lanectl made,
   kubectl create -f restore-snapshot-pvc.yaml (a PVC from a VolumeSnapshot), then
   lanectl submit-mpi --pvc restored-tusimple:/mnt runs against the claim kubectl made;
-and kubectl sees the server's 422 for an object a real API server refuses.
+and kubectl sees the server's 422 for an object a real API server refuses. Then what a real
+server does that kubectl relies on (real_server_checks): declared Nodes the pods spread over,
+/healthz and /readyz, auth can-i, api-resources, StorageClass, PersistentVolume, Deployment,
+events, Job defaults, explain (kubectl >= 1.27 reads /openapi/v3; 1.20 reads the protobuf
+/openapi/v2, which the server does not describe: that check is skipped, visibly), bodies with
+creationTimestamp: null, unknown fields dropped with a warning, JSON/strategic/merge patches,
+apply and server-side apply, `kubectl wait` (a watch) on a finished Job, a claim from a missing
+snapshot staying Pending, and the seed's delete-then-resubmit with foreground deletion.
 
 kubectl: $LANE_KUBECTL, else `kubectl` on PATH (Debian's package kubernetes-client); without
 one the test is skipped (exit 77).
 Usage: kubectl_e2e.py LANECTL SCHEMAS_DIR"""
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SKIP = 77
@@ -23,6 +32,7 @@ PROJECT = "lane-detection"
 NS = "runai-" + PROJECT
 SNAPSHOT = "snap-tusimple-data-0"
 failures = []
+NODES = ["aks-gpupool-0", "aks-gpupool-1", "aks-gpupool-2"]
 
 
 def check(ok, what, detail=""):
@@ -45,6 +55,8 @@ def main():
         return SKIP
     version = subprocess.run([kubectl, "version", "--client"], capture_output=True, text=True)
     print("kubectl: %s (%s)" % (kubectl, (version.stdout.splitlines() or ["?"])[0]))
+    minor = re.search(r"(?:Minor:\"|v1\.)(\d+)", version.stdout)
+    minor = int(minor.group(1)) if minor else 0
 
     tmp = tempfile.mkdtemp(prefix="lane-kubectl-e2e-")
     server = subprocess.Popen([sys.executable, os.path.join(HERE, "fake_apiserver.py"), "--schemas", schemas],
@@ -64,10 +76,24 @@ def main():
                                stdin=subprocess.DEVNULL, timeout=60)
             return r.returncode, r.stdout + r.stderr
 
-        def kube(*args):
+        def kube(*args, stdin=None):
             r = subprocess.run([kubectl, "--cache-dir", os.path.join(tmp, "kube-cache")] + list(args), env=env,
-                               capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=60)
+                               capture_output=True, text=True, input=stdin,
+                               stdin=subprocess.DEVNULL if stdin is None else None, timeout=60)
             return r.returncode, r.stdout, r.stderr
+
+        def ctl(path, body):
+            req = urllib.request.Request("http://127.0.0.1:%s/_test/%s" % (port, path), json.dumps(body).encode(),
+                                         method="POST")
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return json.loads(r.read())
+
+        for node in NODES:  # the cluster's GPU nodes, as a kubelet registers them
+            rc, out, err = kube("create", "-f", "-", stdin=json.dumps({
+                "apiVersion": "v1", "kind": "Node", "metadata": {"name": node, "labels": {"agentpool": "gpupool"}},
+                "status": {"addresses": [{"type": "InternalIP", "address": "10.240.0.%d" % (4 + NODES.index(node))}],
+                           "capacity": {"nvidia.com/gpu": "1"}}}))
+            check(rc == 0, "kubectl create node " + node, out + err)
 
         def step(what, *args):
             rc, out = lane(*args)
@@ -128,12 +154,142 @@ def main():
         rc, out, err = kube("create", "-f", os.path.join(HERE, "fixtures", "nodeport-out-of-range.yaml"))
         check(rc != 0 and "is invalid" in err and "nodePort" in err,
               "kubectl create of a nodePort outside 30000-32767 gets the server's 422", out + err)
+        real_server_checks(kube, lane, ctl, minor, mpi)
     finally:
         server.terminate()
         server.wait()
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d check(s) failed" % len(failures) if failures else "all checks passed")
     return 1 if failures else 0
+
+
+def kube_json(kube, *args):
+    rc, out, err = kube(*(args + ("-o", "json")))
+    return json.loads(out) if rc == 0 else {"error": err}
+
+
+def real_server_checks(kube, lane, ctl, minor, mpi):
+    """What kubectl relies on beyond the seed's steps (see the module's docstring)."""
+    pods = kube_json(kube, "get", "pods", "-n", NS).get("items", [])
+    nodes = {p["spec"].get("nodeName") for p in pods}
+    check(pods and nodes <= set(NODES) and len(nodes) >= 2, "the pods spread over the declared nodes",
+          "nodes: %s" % sorted(map(str, nodes)))
+    check(pods and all(p["status"].get("podIP") and {"type": "Ready", "status": "True"} in [
+        {k: c.get(k) for k in ("type", "status")} for c in p["status"].get("conditions", [])] for p in pods
+        if p["status"]["phase"] == "Running"), "running pods have an IP and a Ready condition")
+    for endpoint in ("/healthz", "/readyz"):
+        rc, out, err = kube("get", "--raw", endpoint)
+        check(rc == 0 and out.strip() == "ok", "kubectl get --raw " + endpoint, out + err)
+    rc, out, err = kube("auth", "can-i", "create", "mpijobs.kubeflow.org", "-n", NS)
+    check(rc == 0 and out.strip() == "yes", "kubectl auth can-i create mpijobs: yes", out + err)
+    ctl("settings", {"denied": [{"verb": "delete", "resource": "jobs"}]})
+    rc, out, err = kube("auth", "can-i", "delete", "jobs", "-n", NS)
+    check(rc != 0 and out.strip().startswith("no"), "kubectl auth can-i delete jobs: no, when the server denies it", out + err)
+    ctl("settings", {"denied": []})
+    rc, out, err = kube("api-resources", "-o", "name")
+    for r in ("deployments.apps", "storageclasses.storage.k8s.io", "persistentvolumes", "roles.rbac.authorization.k8s.io",
+              "selfsubjectaccessreviews.authorization.k8s.io", "events", "nodes"):
+        check(rc == 0 and r in out.split(), "kubectl api-resources lists " + r, err)
+    rc, out, err = kube("create", "-f", "-", stdin=json.dumps({
+        "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "azurenetappfiles"},
+        "provisioner": "csi.trident.netapp.io", "parameters": {"backendType": "azure-netapp-files"},
+        "allowVolumeExpansion": True}))
+    check(rc == 0 and "storageclass.storage.k8s.io/azurenetappfiles created" in out, "kubectl create storageclass",
+          out + err)
+    pvs = kube_json(kube, "get", "pv").get("items", [])
+    check(any(pv["spec"]["claimRef"]["name"] == "pvc-download-tusimple-data-0" for pv in pvs),
+          "kubectl get pv: the volume bound to pvc-download-tusimple-data-0", str(pvs)[:300])
+    rc, out, err = kube("get", "pv")
+    row = [l.split() for l in out.splitlines() if ("%s/pvc-download-tusimple-data-0" % NS) in l]
+    check(rc == 0 and out.split()[:4] == ["NAME", "CAPACITY", "RECLAIM", "POLICY"] and row and
+          row[0][1:4] == ["100Gi", "Delete", "Bound"], "kubectl get pv prints its columns", out + err)
+    rc, out, err = kube("create", "deployment", "web", "--image=nginx", "-n", NS)
+    dep = kube_json(kube, "get", "deployment", "web", "-n", NS)
+    check(rc == 0 and dep.get("status", {}).get("readyReplicas") == 1, "kubectl create deployment; it is ready",
+          out + err)
+    job = kube_json(kube, "get", "job", "download-tusimple-data", "-n", NS).get("spec", {})
+    check(job.get("completionMode") == "NonIndexed" and "selector" in job and job.get("suspend") is False,
+          "the Job got the server's defaults (selector, completionMode, suspend)", str(job)[:300])
+    reasons = {e["reason"] for e in kube_json(kube, "get", "events", "-n", NS).get("items", [])}
+    check({"Scheduled", "Started", "SuccessfulCreate", "MPIJobCreated"} <= reasons, "kubectl get events",
+          str(sorted(reasons)))
+    explain_checks(kube, minor)
+    body_checks(kube, minor)
+    patch_checks(kube)
+    ctl("finish", {"kind": "Job", "namespace": NS, "name": "download-tusimple-data"})
+    rc, out, err = kube("wait", "--for=condition=complete", "job/download-tusimple-data", "-n", NS, "--timeout=20s")
+    check(rc == 0 and "condition met" in out, "kubectl wait --for=condition=complete on the finished Job", out + err)
+    rc, out, err = kube("create", "-f", "-", stdin=json.dumps({
+        "apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "from-nothing", "namespace": NS},
+        "spec": {"accessModes": ["ReadWriteMany"], "resources": {"requests": {"storage": "1Gi"}},
+                 "dataSource": {"apiGroup": "snapshot.storage.k8s.io", "kind": "VolumeSnapshot", "name": "gone"}}}))
+    claim = kube_json(kube, "get", "pvc", "from-nothing", "-n", NS)
+    check(rc == 0 and claim.get("status", {}).get("phase", "Pending") == "Pending" and
+          "volumeName" not in claim.get("spec", {}), "a claim from a missing snapshot stays Pending", out + err)
+    resubmit_checks(kube, lane, ctl, mpi)
+
+
+def explain_checks(kube, minor):
+    if minor and minor < 27:
+        print("skip  kubectl explain: kubectl 1.%d reads the protobuf /openapi/v2, which the test server serves "
+              "without definitions" % minor)
+        return
+    for field, kind in (("jobs.spec.completionMode", "Job"), ("mpijobs.spec.slotsPerWorker", "MPIJob"),
+                        ("volumesnapshots.spec.source", "VolumeSnapshot"),
+                        ("persistentvolumeclaims.spec.dataSource", "PersistentVolumeClaim")):
+        rc, out, err = kube("explain", field)
+        check(rc == 0 and re.search(r"KIND:\s+%s\b" % kind, out) and "FIELD:" in out, "kubectl explain " + field,
+              out[:300] + err)
+
+
+def body_checks(kube, minor):
+    rc, out, err = kube("create", "configmap", "typed", "-n", NS, "--from-literal=x=y", "--dry-run=client", "-o", "yaml")
+    check("creationTimestamp: null" in out, "kubectl's dry-run output carries creationTimestamp: null", out + err)
+    rc, out, err = kube("create", "-f", "-", stdin=out)
+    check(rc == 0 and "configmap/typed created" in out, "kubectl create -f of a body with creationTimestamp: null",
+          out + err)
+    loose = "--validate=warn" if minor >= 25 else "--validate=false"
+    rc, out, err = kube("create", loose, "-n", NS, "-f", "-", stdin=json.dumps({
+        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "extra"}, "data": {"a": "b"}, "colour": "blue"}))
+    check(rc == 0 and 'Warning: unknown field "colour"' in err, "an unknown field is dropped with a Warning (%s)" % loose,
+          out + err)
+
+
+def patch_checks(kube):
+    rc, out, err = kube("patch", "job", "download-tusimple-data", "-n", NS, "--type=json", "-p",
+                        '[{"op": "add", "path": "/metadata/labels/patched", "value": "json"}]')
+    check(rc == 0, "kubectl patch --type=json (RFC 6902)", out + err)
+    rc, out, err = kube("patch", "job", "download-tusimple-data", "-n", NS, "-p", '{"metadata": {"labels": {"s": "1"}}}')
+    check(rc == 0, "kubectl patch (strategic merge) of a Job", out + err)
+    labels = kube_json(kube, "get", "job", "download-tusimple-data", "-n", NS).get("metadata", {}).get("labels", {})
+    check(labels.get("patched") == "json" and labels.get("s") == "1", "both patches landed", str(labels))
+    rc, out, err = kube("patch", "mpijob", "dist-lane-detection-training", "-n", NS, "--type=strategic", "-p",
+                        '{"metadata": {"labels": {"s": "1"}}}')
+    check(rc != 0 and "the body of the request was in an unknown format" in err, "a strategic merge patch of an MPIJob (a CRD) is 415", out + err)
+    rc, out, err = kube("patch", "mpijob", "dist-lane-detection-training", "-n", NS, "--type=merge", "-p",
+                        '{"metadata": {"labels": {"m": "1"}}}')
+    check(rc == 0, "kubectl patch --type=merge of an MPIJob", out + err)
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "applied", "namespace": NS}, "data": {"a": "1"}}
+    for flags, value in (([], "1"), ([], "2"), (["--server-side"], "3")):
+        cm["data"]["a"] = value
+        rc, out, err = kube("apply", *flags, "-f", "-", stdin=json.dumps(cm))
+        data = kube_json(kube, "get", "configmap", "applied", "-n", NS).get("data")
+        check(rc == 0 and data == {"a": value}, "kubectl apply %s (a=%s)" % (" ".join(flags), value), out + err)
+
+
+def resubmit_checks(kube, lane, ctl, mpi):
+    """The seed deletes a job and submits it again under the same name; with foreground deletion
+    the old MPIJob stays, marked, while its pods terminate: lanectl waits for it."""
+    ctl("settings", {"termination_seconds": 2})
+    rc, out, err = kube("delete", "mpijob", "retrain-restored", "-n", NS, "--cascade=foreground", "--wait=false")
+    check(rc == 0, "kubectl delete mpijob --cascade=foreground --wait=false", out + err)
+    meta = kube_json(kube, "get", "mpijob", "retrain-restored", "-n", NS).get("metadata", {})
+    check("deletionTimestamp" in meta and meta.get("finalizers") == ["foregroundDeletion"],
+          "the MPIJob being deleted is kept with deletionTimestamp and the foregroundDeletion finalizer", str(meta)[:300])
+    rc, out = lane("submit-mpi", "--name", "retrain-restored", "--pvc", "restored-tusimple:/mnt", *mpi)
+    check(rc == 0 and "is being deleted" in out, "lanectl submit-mpi of the same name waits for the deletion", out)
+    meta = kube_json(kube, "get", "mpijob", "retrain-restored", "-n", NS).get("metadata", {})
+    check(meta and "deletionTimestamp" not in meta, "kubectl sees the new MPIJob", str(meta)[:300])
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 """The test API server refuses what a real API server refuses: each case posts an object that
 passes the schema but breaks one server-side rule and expects the real server's answer (422
 Invalid with a cause naming the field, or 400 for a quantity the decoder cannot read); the same
-object with the rule kept is accepted, so each rule is shown to fire. Also discovery documents.
+object with the rule kept is accepted, so each rule is shown to fire. Also discovery documents,
+and what real clients rely on (class RealServer): field validation modes, decoding, patch types,
+watch semantics, defaults, the controllers, foreground deletion, access reviews, health, OpenAPI.
 
 Usage: test_apiserver_rules.py SCHEMAS_DIR"""
 import copy
@@ -10,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import unittest
 import urllib.error
 import urllib.request
@@ -25,21 +28,29 @@ class Server:
                                      stdout=subprocess.PIPE, text=True)
         self.url = "http://127.0.0.1:%s" % self.proc.stdout.readline().split()[1]
 
-    def call(self, method, path, body=None, ctype="application/json", accept=None):
-        req = urllib.request.Request(self.url + path, method=method,
-                                     data=None if body is None else json.dumps(body).encode())
+    def call(self, method, path, body=None, ctype="application/json", accept=None, headers=False):
+        data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.url + path, method=method, data=data)
         req.add_header("Content-Type", ctype)
         if accept:
             req.add_header("Accept", accept)
         try:
             with urllib.request.urlopen(req, timeout=10) as r:
-                return r.status, r.headers.get("Content-Type"), r.read()
+                out = r.status, r.headers.get("Content-Type"), r.read()
+                hdrs = r.headers
         except urllib.error.HTTPError as e:
-            return e.code, e.headers.get("Content-Type"), e.read()
+            out = e.code, e.headers.get("Content-Type"), e.read()
+            hdrs = e.headers
+        return out + (hdrs,) if headers else out
 
     def json(self, method, path, body=None, **kw):
         code, _, data = self.call(method, path, body, **kw)
         return code, json.loads(data)
+
+    def events(self, path, timeout=1):
+        """The events of a watch (path with its query) that ends after `timeout` seconds."""
+        with urllib.request.urlopen(self.url + path + "&timeoutSeconds=%d" % timeout, timeout=10) as r:
+            return [json.loads(line) for line in r.read().decode().splitlines() if line.strip()]
 
     def stop(self):
         self.proc.terminate()
@@ -86,7 +97,9 @@ def pod_spec(obj):
     return obj["spec"]["template"]["spec"]
 
 
-class Rules(unittest.TestCase):
+class ServerCase(unittest.TestCase):
+    """One test API server for the class's cases, with the namespace NS."""
+
     @classmethod
     def setUpClass(cls):
         cls.srv = Server()
@@ -97,6 +110,9 @@ class Rules(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.srv.stop()
+
+
+class Rules(ServerCase):
 
     def post(self, obj):
         return self.srv.json("POST", PATHS[obj["kind"]], obj)
@@ -344,6 +360,258 @@ class Rules(unittest.TestCase):
         self.assertTrue(body.startswith(b"\x0a\x032.0"))
         code, doc = self.srv.json("GET", "/openapi/v2")
         self.assertEqual(doc["swagger"], "2.0")
+
+
+
+class RealServer(ServerCase):
+    """What real clients (kubectl, client-go, the Python client) rely on."""
+
+    def create(self, obj, query=""):
+        code, st = self.srv.json("POST", PATHS[obj["kind"]] + query, obj)
+        self.assertEqual(code, 201, st)
+        return st
+
+    # -- bodies -------------------------------------------------------------------------------
+    def test_field_validation_modes(self):
+        bad = configmap("fv-strict")
+        bad["colour"] = "blue"
+        bad["shape"] = "round"
+        code, st = self.srv.json("POST", PATHS["ConfigMap"] + "?fieldValidation=Strict", bad)
+        self.assertEqual((code, st["reason"]), (400, "BadRequest"), st)
+        self.assertIn('strict decoding error: unknown field "colour", unknown field "shape"', st["message"])
+        del bad["shape"]
+        bad["metadata"]["name"] = "fv-warn"  # Warn is the default: dropped, and said in a Warning header
+        code, _, body, headers = self.srv.call("POST", PATHS["ConfigMap"], bad, headers=True)
+        self.assertEqual(code, 201, body)
+        self.assertNotIn("colour", json.loads(body))
+        self.assertEqual(headers.get_all("Warning"), ['299 - "unknown field \\"colour\\""'])
+        bad["metadata"]["name"] = "fv-ignore"
+        code, _, body, headers = self.srv.call("POST", PATHS["ConfigMap"] + "?fieldValidation=Ignore", bad,
+                                               headers=True)
+        self.assertEqual(code, 201, body)
+        self.assertNotIn("colour", json.loads(body))
+        self.assertIsNone(headers.get("Warning"))
+        code, st = self.srv.json("POST", PATHS["ConfigMap"] + "?fieldValidation=Loose", configmap("fv-bad"))
+        self.assertEqual(code, 400, st)
+        # Nested too, with the server's path spelling.
+        j = job("fv-nested")
+        pod_spec(j)["containers"][0]["colour"] = "red"
+        code, st = self.srv.json("POST", PATHS["Job"] + "?fieldValidation=Strict", j)
+        self.assertIn('unknown field "spec.template.spec.containers[0].colour"', st["message"])
+
+    def test_nulls_and_a_missing_kind_decode_as_on_a_real_server(self):
+        cm = configmap("typed")
+        cm["metadata"]["creationTimestamp"] = None  # what typed Go clients send
+        del cm["apiVersion"], cm["kind"]
+        code, created = self.srv.json("POST", PATHS["ConfigMap"] + "?fieldValidation=Strict", cm)
+        self.assertEqual(code, 201, created)
+        self.assertEqual((created["apiVersion"], created["kind"]), ("v1", "ConfigMap"))
+        self.assertTrue(created["metadata"]["creationTimestamp"])
+        wrong = configmap("wrong-kind")
+        wrong["kind"] = "Secret"
+        code, _ = self.srv.json("POST", PATHS["ConfigMap"], wrong)
+        self.assertEqual(code, 400)
+
+    def test_a_protobuf_body_is_415(self):
+        code, _, body = self.srv.call("POST", PATHS["ConfigMap"], b"k8s\x00\x0a\x0f\x0a\x02v1",
+                                      ctype="application/vnd.kubernetes.protobuf")
+        self.assertEqual(code, 415, body)
+        self.assertEqual(json.loads(body)["reason"], "UnsupportedMediaType")
+
+    def test_put_without_resource_version_is_unconditional(self):
+        created = self.create(configmap("put"))
+        update = copy.deepcopy(created)
+        del update["metadata"]["resourceVersion"]
+        update["data"] = {"k": "new"}
+        code, st = self.srv.json("PUT", PATHS["ConfigMap"] + "/put", update)
+        self.assertEqual((code, st["data"]), (200, {"k": "new"}), st)
+        stale = copy.deepcopy(created)
+        code, st = self.srv.json("PUT", PATHS["ConfigMap"] + "/put", stale)
+        self.assertEqual((code, st["reason"]), (409, "Conflict"))
+
+    # -- patches ------------------------------------------------------------------------------
+    def test_strategic_merge_json_patch_and_apply(self):
+        self.create(job("patched", env=[{"name": "A", "value": "1"}]))
+        path = PATHS["Job"] + "/patched"
+        code, st = self.srv.json("PATCH", path, {"metadata": {"labels": {"x": "y"}}, "spec": {"suspend": True}},
+                                 ctype="application/strategic-merge-patch+json")
+        self.assertEqual((code, st["spec"]["suspend"], st["metadata"]["labels"]), (200, True, {"x": "y"}), st)
+        code, st = self.srv.json("PATCH", path, [{"op": "replace", "path": "/spec/suspend", "value": False},
+                                                 {"op": "add", "path": "/metadata/labels/z", "value": "w"},
+                                                 {"op": "test", "path": "/metadata/labels/x", "value": "y"}],
+                                 ctype="application/json-patch+json")
+        self.assertEqual((code, st["spec"]["suspend"], st["metadata"]["labels"]), (200, False, {"x": "y", "z": "w"}))
+        code, st = self.srv.json("PATCH", path, [{"op": "test", "path": "/metadata/labels/x", "value": "no"}],
+                                 ctype="application/json-patch+json")
+        self.assertEqual(code, 422, st)
+        # Strategic merge merges lists by their merge key (containers by name).
+        svc = self.create(service("smp", svc_type="ClusterIP"))
+        cm_pod = {"apiVersion": "v1", "kind": "Pod", "metadata": meta("smp"), "spec": {"containers": [
+            {"name": "a", "image": "one"}, {"name": "b", "image": "two"}]}}
+        self.srv.json("POST", "/api/v1/namespaces/%s/pods" % NS, cm_pod)
+        code, st = self.srv.json("PATCH", "/api/v1/namespaces/%s/pods/smp" % NS,
+                                 {"spec": {"containers": [{"name": "b", "image": "three"}],
+                                           "$setElementOrder/containers": [{"name": "a"}, {"name": "b"}]}},
+                                 ctype="application/strategic-merge-patch+json")
+        self.assertEqual([(c["name"], c["image"]) for c in st["spec"]["containers"]], [("a", "one"), ("b", "three")])
+        self.assertTrue(svc)
+        # A CRD takes no strategic merge patch, as on a real server.
+        mpi = {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": meta("smp-mpi"), "spec": {
+            "mpiReplicaSpecs": {"Worker": {"replicas": 1, "template": {"spec": {"containers": [
+                {"name": "mpi", "image": "x"}]}}}}}}
+        mpath = "/apis/kubeflow.org/v2beta1/namespaces/%s/mpijobs" % NS
+        self.assertEqual(self.srv.json("POST", mpath, mpi)[0], 201)
+        code, st = self.srv.json("PATCH", mpath + "/smp-mpi", {"metadata": {"labels": {"a": "b"}}},
+                                 ctype="application/strategic-merge-patch+json")
+        self.assertEqual(code, 415, st)
+        self.assertIn("application/merge-patch+json", st["message"])
+        # Server-side apply: needs a fieldManager, creates when absent, merges when present.
+        applied = configmap("applied")
+        code, st = self.srv.json("PATCH", PATHS["ConfigMap"] + "/applied", applied, ctype="application/apply-patch+yaml")
+        self.assertEqual(code, 400, st)
+        self.assertIn("fieldManager is required", st["message"])
+        code, st = self.srv.json("PATCH", PATHS["ConfigMap"] + "/applied?fieldManager=t", applied,
+                                 ctype="application/apply-patch+yaml")
+        self.assertEqual(code, 201, st)
+        code, _, body = self.srv.call("PATCH", PATHS["ConfigMap"] + "/applied?fieldManager=t",
+                                      b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  k2: v\n",
+                                      ctype="application/apply-patch+yaml")
+        self.assertEqual((code, json.loads(body)["data"]), (200, {"k": "applied", "k2": "v"}), body)
+
+    # -- watch --------------------------------------------------------------------------------
+    def test_watch_flags_replay_and_bookmarks(self):
+        self.create(configmap("w1"))
+        for flag in ("true", "True", "1"):
+            evs = self.srv.events(PATHS["ConfigMap"] + "?watch=%s&fieldSelector=metadata.name%%3Dw1" % flag)
+            self.assertEqual([(e["type"], e["object"]["metadata"]["name"]) for e in evs], [("ADDED", "w1")], flag)
+        code, page = self.srv.json("GET", PATHS["ConfigMap"])
+        evs = self.srv.events(PATHS["ConfigMap"] + "?watch=1&resourceVersion=%s&allowWatchBookmarks=true"
+                              % page["metadata"]["resourceVersion"])
+        self.assertEqual([e["type"] for e in evs], ["BOOKMARK"])
+
+    # -- defaults and the controllers -------------------------------------------------------------
+    def test_job_defaults(self):
+        created = self.create(job("defaults"))
+        spec, uid = created["spec"], created["metadata"]["uid"]
+        self.assertEqual(spec["selector"], {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}})
+        self.assertEqual((spec["completionMode"], spec["suspend"], spec["completions"], spec["parallelism"],
+                          spec["backoffLimit"]), ("NonIndexed", False, 1, 1, 6))
+        self.assertEqual(spec["template"]["metadata"]["labels"]["batch.kubernetes.io/job-name"], "defaults")
+
+    def test_pods_run_on_declared_nodes_and_finish_on_schedule(self):
+        for i in range(2):
+            self.assertEqual(self.srv.json("POST", "/api/v1/nodes", {
+                "apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-%d" % i},
+                "status": {"addresses": [{"type": "InternalIP", "address": "10.1.0.%d" % i}]}})[0], 201)
+        j = job("timed")
+        j["metadata"]["annotations"] = {"fake.lanectl.io/run-seconds": "0.5"}
+        self.create(j)
+        code, pods = self.srv.json("GET", "/api/v1/namespaces/%s/pods?labelSelector=job-name%%3Dtimed" % NS)
+        pod = pods["items"][0]
+        self.assertEqual(pod["status"]["phase"], "Running")
+        self.assertTrue(pod["status"]["podIP"].startswith("10.244."))
+        self.assertIn(pod["spec"]["nodeName"], ("gpu-0", "gpu-1"))
+        self.assertEqual(pod["status"]["hostIP"], "10.1.0." + pod["spec"]["nodeName"][-1])
+        self.assertIn({"type": "Ready", "status": "True"},
+                      [{k: c[k] for k in ("type", "status")} for c in pod["status"]["conditions"]])
+        time.sleep(1.2)
+        code, done = self.srv.json("GET", PATHS["Job"] + "/timed")
+        self.assertEqual(done["status"]["succeeded"], 1)
+        self.assertEqual(done["status"]["conditions"][0]["type"], "Complete")
+        code, pods = self.srv.json("GET", "/api/v1/namespaces/%s/pods?labelSelector=job-name%%3Dtimed" % NS)
+        self.assertEqual(pods["items"][0]["status"]["phase"], "Succeeded")
+        code, events = self.srv.json("GET", "/api/v1/namespaces/%s/events" % NS)
+        reasons = [(e["involvedObject"]["name"], e["reason"]) for e in events["items"]]
+        self.assertIn(("timed", "SuccessfulCreate"), reasons)
+        self.assertIn(("timed", "Completed"), reasons)
+        self.assertIn((pod["metadata"]["name"], "Scheduled"), reasons)
+        # The control endpoint finishes one now, failed.
+        self.create(job("failing"))
+        code, st = self.srv.json("POST", "/_test/finish", {"kind": "Job", "namespace": NS, "name": "failing",
+                                                           "exitCode": 2})
+        self.assertEqual((code, st["status"]["failed"], st["status"]["conditions"][0]["type"]), (200, 1, "Failed"))
+
+    def test_a_claim_from_a_missing_snapshot_stays_pending(self):
+        claim = pvc("from-nothing")
+        claim["spec"]["dataSource"] = {"apiGroup": "snapshot.storage.k8s.io", "kind": "VolumeSnapshot",
+                                       "name": "no-such-snapshot"}
+        self.create(claim)
+        code, got = self.srv.json("GET", PATHS["PersistentVolumeClaim"] + "/from-nothing")
+        self.assertEqual(got.get("status", {}).get("phase", "Pending"), "Pending")
+        self.assertNotIn("volumeName", got["spec"])
+        self.create(pvc("plain"))
+        code, got = self.srv.json("GET", PATHS["PersistentVolumeClaim"] + "/plain")
+        self.assertEqual(got["status"]["phase"], "Bound")
+        code, pv = self.srv.json("GET", "/api/v1/persistentvolumes/" + got["spec"]["volumeName"])
+        self.assertEqual((code, pv["spec"]["claimRef"]["name"]), (200, "plain"))
+
+    # -- deletion -----------------------------------------------------------------------------
+    def test_foreground_deletion_waits_for_the_dependents(self):
+        self.srv.json("POST", "/_test/settings", {"termination_seconds": 0.6})
+        self.create(job("fg"))
+        code, st = self.srv.json("DELETE", PATHS["Job"] + "/fg", {"propagationPolicy": "Foreground"})
+        self.assertEqual(code, 200, st)
+        code, kept = self.srv.json("GET", PATHS["Job"] + "/fg")
+        self.assertEqual(code, 200)
+        self.assertIn("deletionTimestamp", kept["metadata"])
+        self.assertEqual(kept["metadata"]["finalizers"], ["foregroundDeletion"])
+        code, st = self.srv.json("POST", PATHS["Job"], job("fg"))
+        self.assertEqual((code, st["reason"]), (409, "AlreadyExists"))
+        self.assertIn("object is being deleted", st["message"])
+        code, pods = self.srv.json("GET", "/api/v1/namespaces/%s/pods?labelSelector=job-name%%3Dfg" % NS)
+        self.assertTrue(all("deletionTimestamp" in p["metadata"] for p in pods["items"]) and pods["items"])
+        time.sleep(1.2)
+        self.assertEqual(self.srv.json("GET", PATHS["Job"] + "/fg")[0], 404)
+        code, pods = self.srv.json("GET", "/api/v1/namespaces/%s/pods?labelSelector=job-name%%3Dfg" % NS)
+        self.assertEqual(pods["items"], [])
+        self.create(job("fg"))  # the name is free again
+        self.srv.json("POST", "/_test/settings", {"termination_seconds": 0.2})
+
+    # -- kinds, access reviews, health, OpenAPI ---------------------------------------------------
+    def test_more_kinds_access_reviews_health_and_openapi(self):
+        code, groups = self.srv.json("GET", "/apis")
+        names = {g["name"] for g in groups["groups"]}
+        for g in ("apps", "storage.k8s.io", "rbac.authorization.k8s.io", "authorization.k8s.io"):
+            self.assertIn(g, names)
+        code, core = self.srv.json("GET", "/api/v1")
+        self.assertIn("persistentvolumes", [r["name"] for r in core["resources"]])
+        sc = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "azurenetappfiles"},
+              "provisioner": "csi.trident.netapp.io", "parameters": {"backendType": "azure-netapp-files"}}
+        self.assertEqual(self.srv.json("POST", "/apis/storage.k8s.io/v1/storageclasses", sc)[0], 201)
+        code, st = self.srv.json("POST", "/apis/storage.k8s.io/v1/storageclasses?fieldValidation=Strict",
+                                 dict(sc, metadata={"name": "x"}, provisioners="typo"))
+        self.assertEqual(code, 400, st)
+        dep = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta("web"), "spec": {
+            "selector": {"matchLabels": {"app": "web"}}, "template": {
+                "metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "web", "image": "nginx"}]}}}}
+        code, st = self.srv.json("POST", "/apis/apps/v1/namespaces/%s/deployments" % NS, dep)
+        self.assertEqual((code, st["spec"]["replicas"]), (201, 1), st)
+        code, st = self.srv.json("GET", "/apis/apps/v1/namespaces/%s/deployments/web" % NS)
+        self.assertEqual(st["status"]["readyReplicas"], 1)
+        review = {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+                  "spec": {"resourceAttributes": {"verb": "create", "resource": "jobs", "group": "batch",
+                                                  "namespace": NS}}}
+        path = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+        code, st = self.srv.json("POST", path, review)
+        self.assertEqual((code, st["status"]["allowed"]), (201, True), st)
+        self.srv.json("POST", "/_test/settings", {"denied": [{"verb": "create", "resource": "jobs"}]})
+        code, st = self.srv.json("POST", path, review)
+        self.assertEqual(st["status"]["allowed"], False)
+        self.srv.json("POST", "/_test/settings", {"denied": []})
+        for p in ("/healthz", "/readyz", "/livez"):
+            self.assertEqual(self.srv.call("GET", p)[::2], (200, b"ok"))
+        code, index = self.srv.json("GET", "/openapi/v3")
+        self.assertIn("apis/batch/v1", index["paths"])
+        code, batch = self.srv.json("GET", index["paths"]["apis/batch/v1"]["serverRelativeURL"])
+        self.assertIn("io.k8s.api.batch.v1.Job", batch["components"]["schemas"])
+        code, mpi = self.srv.json("GET", index["paths"]["apis/kubeflow.org/v2beta1"]["serverRelativeURL"])
+        schema = mpi["components"]["schemas"]["org.kubeflow.v2beta1.MPIJob"]
+        self.assertEqual(schema["x-kubernetes-group-version-kind"][0]["kind"], "MPIJob")
+        self.assertIn("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", mpi["components"]["schemas"])
+
+
+def configmap(name):
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta(name), "data": {"k": name}}
 
 
 if __name__ == "__main__":

@@ -59,14 +59,24 @@ TEST_CASE("client: typed errors from Status objects", "[kube][fast]") {
     CHECK(e.http_code() == 409);
   }
   Json bad = configmap("b");
-  bad["spec"] = {{"unknown", 1}};  // strict field validation rejects it
+  bad["spec"] = {{"unknown", 1}};  // the client asks for strict field validation: a 400 naming the field
   try {
     client.create(res::kConfigMap, "team", bad);
+    FAIL("expected BadRequest");
+  } catch (const ApiError& e) {
+    CHECK(e.http_code() == 400);
+    CHECK(e.reason() == "BadRequest");
+    CHECK_THAT(e.what(), Catch::Contains("strict decoding error: unknown field \"spec\""));
+  }
+  Json wrong = configmap("c");
+  wrong["data"]["k"] = 5;  // a schema violation: 422 Invalid with its causes
+  try {
+    client.create(res::kConfigMap, "team", wrong);
     FAIL("expected Invalid");
   } catch (const ApiError& e) {
     CHECK(e.invalid());
     REQUIRE_FALSE(e.causes().empty());
-    CHECK(std::string(e.what()).find("spec") != std::string::npos);
+    CHECK(std::string(e.what()).find("data") != std::string::npos);
   }
   // Optimistic concurrency: a stale resourceVersion is a Conflict.
   Json cm = client.get(res::kConfigMap, "team", "a");
@@ -293,4 +303,44 @@ TEST_CASE("client: TLS with the kubeconfig's CA and a bearer token", "[kube][fas
   Connection insecure = untrusted;
   insecure.insecure_skip_tls_verify = true;  // only because the kubeconfig says so
   CHECK(KubeClient(insecure, fast_retries()).get(res::kNamespace, "", "team")["metadata"]["name"] == "team");
+}
+
+TEST_CASE("client: writes ask for strict field validation, and the server's warnings reach the sink once each", "[kube][fast]") {
+  lane::test::FakeApiServer server;
+  KubeClient client(server.connection(), fast_retries());
+  std::vector<std::string> warnings;
+  client.set_warning_sink([&](const std::string& w) { warnings.push_back(w); });
+  client.create(res::kNamespace, "", ns_object("team"));
+  client.create(res::kConfigMap, "team", configmap("a"));
+  Json cm = client.get(res::kConfigMap, "team", "a");
+  client.replace(res::kConfigMap, "team", "a", cm);
+  client.merge_patch(res::kConfigMap, "team", "a", {{"data", {{"k", "v"}}}});
+  int strict = 0, writes = 0;
+  for (const auto& r : server.requests()) {
+    if (r["method"] == "GET") continue;
+    ++writes;
+    strict += r["query"].value("fieldValidation", "") == "Strict";
+  }
+  CHECK(writes == 4);
+  CHECK(strict == 4);
+  CHECK(warnings.empty());
+  // A write that leaves validation to the server's default (Warn): the unknown fields are dropped,
+  // each named in a Warning header; the same warning again is not repeated.
+  Json extra = configmap("b");
+  extra["spec"] = 1;
+  extra["colour"] = "blue";
+  for (int i = 0; i < 2; ++i) {
+    extra["metadata"]["name"] = "b" + std::to_string(i);
+    auto resp = client.request("POST", res::kConfigMap.collection_path("team"), extra.dump());
+    CHECK_FALSE(Json::parse(resp.body).contains("spec"));
+  }
+  CHECK(warnings == std::vector<std::string>{"unknown field \"colour\"", "unknown field \"spec\""});
+}
+
+TEST_CASE("client: Warning header values are read as RFC 7234 says (code, agent, quoted text, date)", "[kube][fast]") {
+  CHECK(warning_texts(R"(299 - "unknown field \"spec.x\"")") == std::vector<std::string>{"unknown field \"spec.x\""});
+  CHECK(warning_texts(R"(299 - "a, b", 299 kube-apiserver "c" "Sat, 25 Aug 2012 23:34:45 GMT")") ==
+        std::vector<std::string>{"a, b", "c"});
+  CHECK(warning_texts("garbage, 299 - \"d\"") == std::vector<std::string>{"d"});
+  CHECK(warning_texts("").empty());
 }

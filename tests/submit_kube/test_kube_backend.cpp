@@ -318,3 +318,16 @@ TEST_CASE("kube backend: storage progress goes to the stream it was given, nothi
   KubeBackend quiet(client, KubeSettings{}, "lane-detection");
   CHECK(quiet.storage().snapshots().create("pvc-data", "snap-3", "", {}).name == "snap-3");
 }
+
+TEST_CASE("kube backend: the API server's warnings are printed on the error stream, once each", "[submit_kube][fast]") {
+  lane::test::FakeApiServer server;
+  auto client = std::make_shared<lane::kube::KubeClient>(server.connection());
+  std::ostringstream err;
+  KubeBackend backend(client, KubeSettings{}, "lane-detection", &err);
+  backend.projects().create_project({"lane-detection", 3, true});
+  CHECK(err.str().empty());
+  server.control("/_test/settings", {{"warnings", {"kubeflow.org/v2beta1 MPIJob is deprecated; use v2"}}});
+  backend.jobs().submit(seed_download());
+  backend.jobs().list_jobs(std::string("lane-detection"));
+  CHECK(err.str() == "Warning: kubeflow.org/v2beta1 MPIJob is deprecated; use v2\n");
+}

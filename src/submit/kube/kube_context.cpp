@@ -1,5 +1,7 @@
 #include "submit/kube/kube_context.h"
 
+#include <ostream>
+
 #include <fmt/format.h>
 
 #include "common/error.h"
@@ -30,6 +32,10 @@ void KubeContext::require_project(const std::string& project) const {
                                  "'lanectl project create {} --gpu-quota N' or list them with 'lanectl project list'",
                                  project, ns_of(project), settings.project_label, project, project));
   }
+}
+
+void KubeContext::note(const std::string& line) const {
+  if (progress) *progress << line << std::endl;
 }
 
 }  // namespace lane::submit::kube

@@ -41,18 +41,58 @@ std::optional<Json> KubeJobs::find_workload(const std::string& ns, const std::st
   return std::nullopt;
 }
 
-JobInfo KubeJobs::submit(const JobSpec& spec) {
-  auto objects = render_job(ctx_.settings, spec);  // validates first: nothing is created on bad input
-  ctx_.require_project(spec.project);
-  const std::string ns = ctx_.ns_of(spec.project);
-  if (find_workload(ns, spec.name)) throw job_name_taken(spec.name, spec.project);
+void KubeJobs::await_deletion(const std::string& ns, const Json& workload, const std::string& project) {
+  const std::string name = text(workload["metadata"], "name");
+  const bool mpi = text(workload, "kind") == "MPIJob";
+  const auto seconds = ctx_.settings.deletion_wait.count();
+  ctx_.note(fmt::format("job '{}' in project {} is being deleted (since {}); waiting up to {}s for it to go",
+                        name, project, text(workload["metadata"], "deletionTimestamp"), seconds));
+  if (ctx_.client->wait_gone(mpi ? res::kMpiJob : res::kJob, ns, name, ctx_.settings.deletion_wait)) return;
+  throw AlreadyExists(fmt::format(
+      "job '{}' in project {} is still being deleted after {}s (its pods are terminating or a finalizer holds "
+      "it: see 'kubectl get {} {} -n {} -o yaml'); submit again once 'lanectl list -p {}' no longer shows it, "
+      "choose another --name, or wait longer with LANECTL_DELETION_WAIT_SECONDS",
+      name, project, seconds, mpi ? "mpijob" : "job", name, ns, project));
+}
+
+void KubeJobs::check_claims(const std::string& ns, const JobSpec& spec, const std::vector<Json>& objects) {
+  // A claim being deleted stays while a pod mounts it (kubernetes.io/pvc-protection); a new job's
+  // pods could never start on it.
+  auto refuse_if_going = [&](const Json& claim) {
+    if (!object_field(claim, "metadata").contains("deletionTimestamp")) return;
+    const std::string name = text(claim["metadata"], "name");
+    throw UsageError(fmt::format("--pvc: claim '{}' in {} is being deleted (a pod still mounts it, or a finalizer "
+                                 "holds it); submit once 'kubectl get pvc {} -n {}' no longer finds it, or use "
+                                 "another claim",
+                                 name, ns, name, ns));
+  };
   for (const auto& m : spec.pvcs) {
-    if (!m.create && !ctx_.client->try_get(res::kPvc, ns, m.claim)) {
+    if (m.create) continue;
+    auto claim = ctx_.client->try_get(res::kPvc, ns, m.claim);
+    if (!claim) {
       throw UsageError(fmt::format("--pvc: claim '{}' does not exist in {}; create it first or use the "
                                    "StorageClass:Size:Path form",
                                    m.claim, ns));
     }
+    refuse_if_going(*claim);
   }
+  for (const auto& obj : objects) {  // claims the job creates, unless an earlier run left them
+    if (text(obj, "kind") != "PersistentVolumeClaim") continue;
+    if (auto left = ctx_.client->try_get(res::kPvc, ns, text(obj["metadata"], "name"))) refuse_if_going(*left);
+  }
+}
+
+JobInfo KubeJobs::submit(const JobSpec& spec) {
+  auto objects = render_job(ctx_.settings, spec);  // validates first: nothing is created on bad input
+  ctx_.require_project(spec.project);
+  const std::string ns = ctx_.ns_of(spec.project);
+  if (auto existing = find_workload(ns, spec.name)) {
+    // The seed deletes a job and submits it again under the same name: wait for the deletion.
+    const bool being_deleted = object_field(*existing, "metadata").contains("deletionTimestamp");
+    if (!being_deleted) throw job_name_taken(spec.name, spec.project);
+    await_deletion(ns, *existing, spec.project);
+  }
+  check_claims(ns, spec, objects);
   for (const auto& obj : objects) {
     std::string kind = obj.value("kind", "");
     const lane::kube::Resource& r = kind == "PersistentVolumeClaim" ? res::kPvc
@@ -96,6 +136,12 @@ bool KubeJobs::delete_job(const std::string& name, const std::string& project) {
   } catch (const ApiError& e) {
     if (e.not_found()) return false;
     throw;
+  }
+  // Foreground deletion keeps the workload until its pods are gone; wait, as `kubectl delete` does.
+  if (!ctx_.client->wait_gone(r, ns, name, ctx_.settings.deletion_wait)) {
+    ctx_.note(fmt::format("job '{}' is still being deleted after {}s (its pods are terminating); "
+                          "'lanectl list -p {}' shows it until it is gone",
+                          name, ctx_.settings.deletion_wait.count(), project));
   }
   // The Service and Ingress made for --port belong to the job; claims stay (they hold the data).
   remove_if_job_owns(res::kService, ns, name);

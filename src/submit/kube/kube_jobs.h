@@ -53,6 +53,12 @@ class KubeJobs : public Jobs, public JobFiles {
  private:
   // The workload (Job or MPIJob) named `name` in `ns`, or nullopt.
   std::optional<nlohmann::json> find_workload(const std::string& ns, const std::string& name);
+  // Waits (settings.deletion_wait, saying so on progress) for `workload`, which carries a
+  // deletionTimestamp, to go; throws AlreadyExists naming the fix when it is still there.
+  void await_deletion(const std::string& ns, const nlohmann::json& workload, const std::string& project);
+  // Throws UsageError for a claim the job mounts that does not exist (--pvc NAME:PATH) or is being
+  // deleted (also one an earlier run left), before anything is created.
+  void check_claims(const std::string& ns, const JobSpec& spec, const std::vector<nlohmann::json>& objects);
   std::string chief_pod(const std::string& ns, const nlohmann::json& workload);
   // Deletes the object `job` of `r` in `ns` when it carries the job's label (a Service or Ingress).
   void remove_if_job_owns(const lane::kube::Resource& r, const std::string& ns, const std::string& job);
