@@ -74,10 +74,12 @@ def other_kinds(k, api):
     custom.create_namespaced_custom_object("kubeflow.org", "v2beta1", NS, "mpijobs", mpijob("mpi"))
     listed = custom.list_namespaced_custom_object("kubeflow.org", "v2beta1", NS, "mpijobs")["items"]
     check([m["metadata"]["name"] for m in listed] == ["mpi"], "CustomObjectsApi create and list of an MPIJob")
-    custom.patch_namespaced_custom_object("kubeflow.org", "v2beta1", NS, "mpijobs", "mpi", [
-        {"op": "add", "path": "/metadata/labels", "value": {"a": "b"}}])
+    # Client 22.6 sends custom-object patches as merge patches (application/merge-patch+json), so
+    # the body is an object; a JSON-patch list would be refused, as a real server refuses it.
+    custom.patch_namespaced_custom_object("kubeflow.org", "v2beta1", NS, "mpijobs", "mpi",
+                                          {"metadata": {"labels": {"a": "b"}}})
     got = custom.get_namespaced_custom_object("kubeflow.org", "v2beta1", NS, "mpijobs", "mpi")
-    check(got["metadata"].get("labels") == {"a": "b"}, "a JSON patch of an MPIJob")
+    check(got["metadata"].get("labels") == {"a": "b"}, "a merge patch of an MPIJob")
     deployment = k.V1Deployment(metadata=k.V1ObjectMeta(name="web"), spec=k.V1DeploymentSpec(
         selector=k.V1LabelSelector(match_labels={"app": "web"}), template=k.V1PodTemplateSpec(
             metadata=k.V1ObjectMeta(labels={"app": "web"}),
