@@ -23,29 +23,6 @@ std::string short_duration(int64_t milliseconds) {
 
 namespace lane::cli {
 
-std::optional<int64_t> parse_duration_seconds(const std::string& text, bool allow_zero) {
-  if (text.empty()) return std::nullopt;
-  if (allow_zero && text == "0") return 0;
-  int64_t total = 0, number = 0;
-  bool have_digits = false;
-  for (char c : text) {
-    if (c >= '0' && c <= '9') {
-      number = number * 10 + (c - '0');
-      have_digits = true;
-      if (number > 1000000000) return std::nullopt;
-      continue;
-    }
-    int64_t unit = c == 's' ? 1 : c == 'm' ? 60 : c == 'h' ? 3600 : c == 'd' ? 86400 : 0;
-    if (!unit || !have_digits) return std::nullopt;
-    total += number * unit;
-    number = 0;
-    have_digits = false;
-  }
-  if (have_digits) return std::nullopt;  // a number without a unit
-  if (total == 0 && !allow_zero) return std::nullopt;
-  return total;
-}
-
 std::optional<int64_t> parse_rfc3339_seconds(const std::string& text) {
   // YYYY-MM-DDTHH:MM:SS[.fraction](Z|+HH:MM|-HH:MM); 't' and 'z' as RFC 3339 allows.
   auto digits = [&text](size_t pos, size_t n) -> std::optional<int> {

@@ -1,5 +1,6 @@
 #pragma once
-// kubectl-style short ages ("9s", "5m", "3h", "68d") for the AGE column.
+// kubectl-style short ages ("9s", "5m", "3h", "68d") for the AGE column (parsing a duration:
+// submit/core/duration.h).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -11,10 +12,6 @@ std::string short_duration(int64_t milliseconds);
 }  // namespace lane::cli
 
 namespace lane::cli {
-
-// "5s", "2m", "3h", "1h30m", "1d" → seconds; nullopt when malformed, or zero unless allow_zero
-// (then "0" without a unit is zero too, as a TTL takes it).
-std::optional<int64_t> parse_duration_seconds(const std::string& text, bool allow_zero = false);
 
 // An RFC 3339 time as kubectl's --since-time takes it ("2021-03-05T16:23:42Z",
 // "2021-03-05T17:23:42.5+01:00") → Unix seconds (fractions dropped); nullopt when malformed.

@@ -149,6 +149,14 @@ std::string extras_message(const CLI::App& app, const CLI::App* at) {
                      extras.size() == 1 ? "" : "s", fmt::join(extras, "' '"), see_help(at));
 }
 
+// "-p/--project": every name of an option, short ones first.
+std::string option_names(const CLI::Option* o) {
+  std::vector<std::string> names;
+  for (const auto& s : o->get_snames()) names.push_back("-" + s);
+  for (const auto& l : o->get_lnames()) names.push_back("--" + l);
+  return fmt::format("{}", fmt::join(names, "/"));
+}
+
 std::string what_a_value_is(const CLI::Option* o) {
   if (o == nullptr) return "a valid value";
   const std::string type = o->get_type_name();
@@ -169,6 +177,12 @@ std::string parse_error_message(const CLI::App& app, const CLI::ParseError& e, c
   if (std::regex_match(what, m, conversion)) {
     const CLI::Option* o = find_option(at, m[1]);
     return fmt::format("{} '{}' is not {}; {}", m[1].str(), m[2].str(), what_a_value_is(o), see_help(at));
+  }
+  static const std::regex given_twice(R"(^(\S+): At Most 1 required but received (\d+)$)");
+  if (std::regex_match(what, m, given_twice)) {  // a single-valued option given more than once
+    const CLI::Option* o = find_option(at, m[1]);
+    return fmt::format("{} was given {} times; it takes one value: give it once; {}",
+                       o != nullptr ? option_names(o) : m[1].str(), m[2].str(), see_help(at));
   }
   static const std::regex required(R"(^(\S+) is required$)");
   if (std::regex_match(what, m, required))

@@ -6,9 +6,8 @@
 #include <limits>
 #include <sstream>
 
-#include "cli/duration_format.h"
 #include "common/error.h"
-#include "common/quantity.h"
+#include "submit/core/validate.h"
 
 namespace lane::cli {
 
@@ -35,19 +34,28 @@ void check_mount_path(const std::string& value, const std::string& path) {
   if (path.empty() || path[0] != '/') bad_pvc(value, "the mount path '" + path + "' must be absolute");
 }
 
+// Three parts are a new claim `[StorageClass]:Size:MountPath` when the class is empty, the second
+// part is a quantity, or the third (not the second) is a path ("azurenetappfiles:100GB:/mnt": a size
+// that is no quantity); else an existing claim `ExistingClaim:MountPath:ro|rw`.
+bool is_new_claim(const std::vector<std::string>& parts, const submit::Quantity& second) {
+  if (parts.size() != 3) return parts.size() == 4;
+  auto is_path = [](const std::string& p) { return !p.empty() && p[0] == '/'; };
+  return parts[0].empty() || second.value() || (is_path(parts[2]) && !is_path(parts[1]));
+}
+
 }  // namespace
 
 submit::PvcMount parse_pvc(const std::string& value) {
   auto parts = split(value, ':');
   submit::PvcMount m;
   auto is_mode = [](const std::string& s) { return s == "ro" || s == "rw"; };
-  if (parts.size() == 4 || (parts.size() == 3 && (parts[0].empty() || lane::parse_quantity_bytes(parts[1])))) {
+  const submit::Quantity second(parts.size() > 1 ? parts[1] : "");
+  if (is_new_claim(parts, second)) {
     m.create = true;
     m.storage_class = parts[0];
-    m.size = parts[1];
+    m.size = second;
     m.mount_path = parts[2];
-    if (!lane::parse_quantity_bytes(m.size) || *lane::parse_quantity_bytes(m.size) == 0)
-      bad_pvc(value, "size '" + m.size + "' is not a quantity such as 10Gi");
+    if (auto problem = submit::pvc_size_problem(m.size)) bad_pvc(value, *problem);
     if (parts.size() == 4) {
       if (!is_mode(parts[3])) bad_pvc(value, "the last part must be 'ro' or 'rw', not '" + parts[3] + "'");
       m.read_only = parts[3] == "ro";
@@ -102,13 +110,6 @@ double parse_gpu(const std::string& value) {
   // Out of range: keep the side it is on (1e400 is too many GPUs, 1e-400 too small a fraction).
   if (errno == ERANGE && gpu == 0) return std::numeric_limits<double>::denorm_min();
   return gpu;
-}
-
-int64_t parse_ttl(const std::string& value) {
-  // "0", "0s", "0m": delete as soon as the job ends.
-  if (auto seconds = parse_duration_seconds(value, /*allow_zero=*/true)) return *seconds;
-  throw UsageError("--ttl-after-finish '" + value + "' is not a duration; use a number with a unit s, m, h or d "
-                   "(e.g. 30s, 10m, 1h30m, 0s)");
 }
 
 submit::Toleration parse_toleration(const std::string& value) {

@@ -1,16 +1,18 @@
 #pragma once
 // Parsers for the submit flags whose syntax is richer than a type: --pvc, -v, -e, --gpu,
-// --ttl-after-finish, --toleration (--port: submit::parse_port, which reads stored specs too).
+// --toleration (--port: submit::parse_port, which reads stored specs too; --ttl-after-finish:
+// submit::parse_ttl_after_finish; quantities bind as submit::Quantity).
 // Each throws UsageError naming the flag, the bad value and the accepted forms.
-#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "submit/core/workload.h"
 
 namespace lane::cli {
 
 // `[StorageClass]:Size:MountPath[:ro]` (new claim) or `ExistingClaim:MountPath[:ro]`.
-// 3-part strings: empty first part or a quantity second part → new claim; else existing + ro/rw.
+// 3-part strings: empty first part, a quantity second part, or a path third part after a second
+// part that is none → new claim (its size checked by submit::pvc_size_problem); else existing + ro/rw.
 submit::PvcMount parse_pvc(const std::string& value);
 
 // `HOST:CONTAINER[:ro]`
@@ -22,9 +24,6 @@ submit::EnvVar parse_env(const std::string& value);
 // `--gpu`: a decimal number (0, 0.5, 2); empty or trailing text is refused rather than read as 0.
 // The range rules are submit::validate's.
 double parse_gpu(const std::string& value);
-
-// `--ttl-after-finish`: a duration with units s, m, h, d ("30s", "1h30m"), or 0 ("0", "0s").
-int64_t parse_ttl(const std::string& value);
 
 // `--toleration KEY[=VALUE][:EFFECT]` (key and effect rules: submit::validate).
 submit::Toleration parse_toleration(const std::string& value);

@@ -11,6 +11,7 @@
 #include "cli/verbs.h"
 #include "common/error.h"
 #include "common/secrets.h"
+#include "submit/core/duration.h"
 #include "submit/core/errors.h"
 #include "submit/core/validate.h"
 
@@ -106,7 +107,7 @@ void apply_run_ai_flags(const SubmitOptions& o, submit::JobSpec& spec) {
   spec.image_pull_policy = pull_policy(o);
   spec.tty = spec.tty || spec.attach;
   spec.stdin_open = spec.stdin_open || spec.attach;
-  if (!o.ttl_after_finish.empty()) spec.ttl_after_finish_seconds = parse_ttl(o.ttl_after_finish);
+  if (!o.ttl_after_finish.empty()) spec.ttl_after_finish_seconds = submit::parse_ttl_after_finish(o.ttl_after_finish);
   for (const auto& t : o.tolerations) spec.tolerations.push_back(parse_toleration(t));
   if (o.run_as_user) {
     spec.run_as_uid = static_cast<int64_t>(getuid());

@@ -20,7 +20,9 @@ struct SubmitOptions {
   bool local_image = false, always_pull_image = false;          // -> spec.image_pull_policy
   bool run_as_user = false;                                     // -> spec.run_as_uid / run_as_gid
   // Parsed by build_job_spec once the job's name, project, image and size are checked, so that a
-  // missing --image is reported before their syntax (cli/spec_parsing.h, submit::parse_port).
+  // missing --image is reported before their syntax (cli/spec_parsing.h, submit::parse_port,
+  // submit::parse_ttl_after_finish). The quantities bind into the spec's submit::Quantity fields,
+  // parsed as they bind; validate reports a bad one, in its own order.
   std::optional<std::string> gpu;  // an empty value is an error, not 0
   std::vector<std::string> env, pvcs, volumes, ports, tolerations;
   std::string ttl_after_finish;

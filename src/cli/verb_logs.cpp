@@ -5,6 +5,7 @@
 #include "cli/duration_format.h"
 #include "common/clock.h"
 #include "common/error.h"
+#include "submit/core/duration.h"
 
 namespace lane::cli {
 
@@ -24,7 +25,7 @@ void run_logs(const LogsOptions& o, CliContext& ctx) {
   if (o.tail < -1) throw UsageError("--tail " + std::to_string(o.tail) + ": use a number of lines >= 0 (or -1 for all)");
   opts.tail = o.tail;
   if (!o.since.empty()) {
-    auto secs = parse_duration_seconds(o.since);
+    auto secs = submit::parse_duration_seconds(o.since);
     if (!secs) throw UsageError("--since '" + o.since + "': use a duration such as 5s, 2m, 3h or 1h30m");
     opts.since_seconds = *secs;
   }

@@ -54,8 +54,8 @@ void top_jobs(CliContext& ctx, const std::string& project_flag, bool all) {
     table.add({j.spec.name, j.spec.project, j.spec.user, submit::to_string(j.spec.type), submit::to_string(j.status),
                job_duration(j, now), nodes.empty() ? kUnknown : nodes,
                format_gpus(j.gpus_allocated) + " (" + format_gpus(j.spec.total_gpus()) + ")", kUnknown, kUnknown,
-               kUnknown, j.spec.cpu.empty() ? kUnknown : j.spec.cpu, kUnknown,
-               j.spec.memory.empty() ? kUnknown : j.spec.memory, kUnknown});
+               kUnknown, j.spec.cpu.given() ? j.spec.cpu.text() : kUnknown, kUnknown,
+               j.spec.memory.given() ? j.spec.memory.text() : kUnknown, kUnknown});
   }
   if (project) ctx.out << "Showing jobs for project " << *project << "\n";
   table.print(ctx.out);

@@ -56,10 +56,14 @@ std::optional<double> parse_quantity(std::string_view text) {
   return value;
 }
 
+std::optional<uint64_t> quantity_bytes(double value) {
+  if (value < 0 || value > 9.0e18) return std::nullopt;
+  return static_cast<uint64_t>(std::ceil(value));
+}
+
 std::optional<uint64_t> parse_quantity_bytes(const std::string& text) {
   auto value = parse_quantity(text);
-  if (!value || *value < 0 || *value > 9.0e18) return std::nullopt;
-  return static_cast<uint64_t>(std::ceil(*value));
+  return value ? quantity_bytes(*value) : std::nullopt;
 }
 
 }  // namespace lane

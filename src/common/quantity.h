@@ -21,6 +21,9 @@ bool is_quantity(std::string_view text);
 // when `text` is not a quantity or its value is not finite.
 std::optional<double> parse_quantity(std::string_view text);
 
+// A quantity's value as bytes, rounded up; nullopt when it is negative or above 9e18.
+std::optional<uint64_t> quantity_bytes(double value);
+
 // Bytes, rounded up, or nullopt when `text` is not a quantity, is negative or above 9e18.
 std::optional<uint64_t> parse_quantity_bytes(const std::string& text);
 

@@ -4,11 +4,13 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "cli/context.h"
+#include "cli/run_cli.h"
 #include "submit/core/backend.h"
 
 namespace lane::test {
@@ -104,6 +106,20 @@ inline cli::BackendOpener opener_of(FakeBackend& backend) {
   };
   return {[] { return submit::BackendConfig{}; },
           [&backend](const submit::BackendConfig&, std::ostream*) { return std::make_unique<Borrowed>(backend); }};
+}
+
+struct CliResult {
+  int code;
+  std::string out, err;
+};
+
+// `lanectl ARGS...` run in-process against `backend`, with empty stdin.
+inline CliResult run_in_process(FakeBackend& backend, std::vector<std::string> args) {
+  args.insert(args.begin(), "lanectl");
+  std::istringstream in;
+  std::ostringstream out, err;
+  const int code = cli::run_cli(args, in, out, err, opener_of(backend));
+  return {code, out.str(), err.str()};
 }
 
 }  // namespace lane::test

@@ -2,37 +2,18 @@
 // exit codes, no process, no state on disk. The spawning tests keep the end-to-end paths.
 #include <catch2/catch.hpp>
 
-#include <sstream>
-
-#include "cli/run_cli.h"
 #include "fake_backend.h"
 
 using lane::submit::JobStatus;
 using lane::test::FakeBackend;
-
-namespace {
-
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-Result run(FakeBackend& backend, std::vector<std::string> args) {
-  args.insert(args.begin(), "lanectl");
-  std::istringstream in;
-  std::ostringstream out, err;
-  const int code = lane::cli::run_cli(args, in, out, err, lane::test::opener_of(backend));
-  return {code, out.str(), err.str()};
-}
-
-}  // namespace
+using lane::test::run_in_process;
 
 TEST_CASE("in-process: list jobs of a project", "[cli][fast]") {
   FakeBackend b;
   b.add_job("default", "train-a", JobStatus::kRunning, 1);
   b.add_job("default", "train-b", JobStatus::kPending, 0.5);
   b.add_job("other", "elsewhere", JobStatus::kRunning, 2);
-  const auto r = run(b, {"list"});
+  const auto r = run_in_process(b, {"list"});
   CHECK(r.code == 0);
   CHECK(r.err == "");
   CHECK(r.out ==
@@ -46,14 +27,14 @@ TEST_CASE("in-process: list jobs of a project", "[cli][fast]") {
 TEST_CASE("in-process: describe job, and a job that does not exist", "[cli][fast]") {
   FakeBackend b;
   b.add_job("default", "train-a", JobStatus::kSucceeded, 1);
-  auto r = run(b, {"describe", "job", "train-a", "-o", "json"});
+  auto r = run_in_process(b, {"describe", "job", "train-a", "-o", "json"});
   CHECK(r.code == 0);
   CHECK(r.err == "");
   const auto doc = nlohmann::json::parse(r.out);
   CHECK(doc["name"] == "train-a");
   CHECK(doc["status"] == "Succeeded");
   CHECK(doc["gpusRequested"] == 1.0);
-  r = run(b, {"describe", "job", "nope"});
+  r = run_in_process(b, {"describe", "job", "nope"});
   CHECK(r.code == 1);
   CHECK(r.out == "");
   CHECK(r.err ==
@@ -65,36 +46,36 @@ TEST_CASE("in-process: delete jobs, and a missing one fails the command after th
   FakeBackend b;
   b.add_job("default", "a", JobStatus::kRunning, 1);
   b.add_job("default", "b", JobStatus::kRunning, 1);
-  auto r = run(b, {"delete", "job", "a", "ghost", "b"});
+  auto r = run_in_process(b, {"delete", "job", "a", "ghost", "b"});
   CHECK(r.code == 1);
   CHECK(r.out == "Job a deleted successfully.\nJob b deleted successfully.\n");
   CHECK(r.err ==
         "Job ghost does not exist in project default. If the job exists in a different project, use -p "
         "<project-name>.\nlanectl: error: some jobs were not found\n");
   CHECK(b.calls == std::vector<std::string>{"delete default/a", "delete default/ghost", "delete default/b"});
-  r = run(b, {"delete", "job"});
+  r = run_in_process(b, {"delete", "job"});
   CHECK(r.code == 2);
   CHECK(r.err == "lanectl: error: delete needs job names (lanectl delete job NAME...) or --all\n");
 }
 
 TEST_CASE("in-process: submit validation errors are usage errors and submit nothing", "[cli][fast]") {
   FakeBackend b;
-  auto r = run(b, {"submit", "x", "--gpu", "1.5", "-i", "busybox"});
+  auto r = run_in_process(b, {"submit", "x", "--gpu", "1.5", "-i", "busybox"});
   CHECK(r.code == 2);
   CHECK(r.out == "");
   CHECK(r.err ==
         "lanectl: error: --gpu 1.5: a fractional GPU must be below 1 (e.g. 0.5); use a whole number of GPUs above 1\n");
-  r = run(b, {"submit", "Bad_Name", "-i", "busybox"});
+  r = run_in_process(b, {"submit", "Bad_Name", "-i", "busybox"});
   CHECK(r.code == 2);
   CHECK(r.err ==
         "lanectl: error: invalid job name (--name) 'Bad_Name': must be 1-63 lower-case letters, digits or '-', "
         "starting and ending with a letter or digit (e.g. 'my-job-1')\n");
-  r = run(b, {"submit", "--no-such-flag"});
+  r = run_in_process(b, {"submit", "--no-such-flag"});
   CHECK(r.code == 2);
   CHECK(r.err == "lanectl: error: unknown flag '--no-such-flag' for `lanectl submit`; see `lanectl submit --help`\n");
   CHECK(b.calls.empty());
 
-  r = run(b, {"submit", "x", "-i", "busybox"});
+  r = run_in_process(b, {"submit", "x", "-i", "busybox"});
   CHECK(r.code == 0);
   CHECK(r.out ==
         "The job 'x' has been submitted successfully\n"
@@ -109,7 +90,7 @@ TEST_CASE("in-process: project list", "[cli][fast]") {
   p.gpus_allocated = 1.5;
   p.running_jobs = 2;
   b.project_list = {p};
-  const auto r = run(b, {"project", "list"});
+  const auto r = run_in_process(b, {"project", "list"});
   CHECK(r.code == 0);
   CHECK(r.out ==
         "PROJECT         GPU QUOTA  OVER QUOTA  ALLOCATED  FAIR SHARE  RUNNING  PENDING\n"
@@ -120,20 +101,20 @@ TEST_CASE("in-process: project list", "[cli][fast]") {
 TEST_CASE("in-process: exec and attach end with the job's exit code, carried as a value", "[cli][fast]") {
   FakeBackend b;
   b.add_job("default", "a", JobStatus::kRunning, 1);
-  auto r = run(b, {"exec", "a", "--", "true"});
+  auto r = run_in_process(b, {"exec", "a", "--", "true"});
   CHECK(r.code == 7);
   CHECK(r.out == "exec in default/a\n");
-  r = run(b, {"attach", "a"});
+  r = run_in_process(b, {"attach", "a"});
   CHECK(r.code == 3);
   CHECK(r.err == "");
 }
 
 TEST_CASE("in-process: --help goes to the given output stream, and a verb typo is a usage error", "[cli][fast]") {
   FakeBackend b;
-  auto r = run(b, {"--help"});
+  auto r = run_in_process(b, {"--help"});
   CHECK(r.code == 0);
   CHECK(r.out.find("lanectl: run distributed lane-detection training") == 0);
-  r = run(b, {"lsit"});
+  r = run_in_process(b, {"lsit"});
   CHECK(r.code == 2);
   CHECK(r.out == "");
   CHECK(r.err == "lanectl: error: unknown command 'lsit'; did you mean 'list'?\n");

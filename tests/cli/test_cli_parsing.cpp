@@ -5,6 +5,7 @@
 #include "cli/parse_errors.h"
 #include "cli/spec_parsing.h"
 #include "common/error.h"
+#include "submit/core/duration.h"
 
 using namespace lane::cli;
 
@@ -63,6 +64,7 @@ TEST_CASE("volume, env and port flags parsing", "[cli][fast]") {
 }
 
 TEST_CASE("since durations", "[cli][fast]") {
+  using lane::submit::parse_duration_seconds;
   CHECK(parse_duration_seconds("5s") == 5);
   CHECK(parse_duration_seconds("2m") == 120);
   CHECK(parse_duration_seconds("1h30m") == 5400);

@@ -110,9 +110,17 @@ TEST_CASE("validate: each rule has one message naming the flag and the fix", "[s
       {"pvc mount path", [](JobSpec& s) { s.pvcs[1].mount_path = "mnt"; },
        "--pvc #2: the mount path 'mnt' must be absolute (e.g. /mnt)"},
       {"pvc size", [](JobSpec& s) { s.pvcs[0].size = "lots"; },
-       "--pvc #1: size 'lots' is not a Kubernetes quantity such as 100Gi (a new claim needs a size above 0)"},
+       "--pvc #1: size 'lots' is not a Kubernetes quantity; use the units Ki, Mi, Gi, Ti (powers of 2) or k, M, G, T "
+       "(powers of 10), e.g. 100Gi"},
+      {"pvc size in GB", [](JobSpec& s) { s.pvcs[0].size = "100GB"; },
+       "--pvc #1: size '100GB' is not a Kubernetes quantity; use the units Ki, Mi, Gi, Ti (powers of 2) or k, M, G, "
+       "T (powers of 10), e.g. 100Gi or 100G"},
       {"pvc size zero", [](JobSpec& s) { s.pvcs[0].size = "0"; },
-       "--pvc #1: size '0' is not a Kubernetes quantity such as 100Gi (a new claim needs a size above 0)"},
+       "--pvc #1: size '0' is below the smallest volume, 1Mi (1048576 bytes); give a unit, e.g. 100Gi"},
+      {"pvc size in bytes", [](JobSpec& s) { s.pvcs[0].size = "100"; },
+       "--pvc #1: size '100' is below the smallest volume, 1Mi (1048576 bytes); give a unit, e.g. 100Gi"},
+      {"pvc size too large", [](JobSpec& s) { s.pvcs[0].size = "9Ei"; },
+       "--pvc #1: size '9Ei' is too large; at most 9E (9*10^18 bytes)"},
       {"pvc claim", [](JobSpec& s) { s.pvcs[1].claim = "Data"; },
        "invalid --pvc #2 claim name 'Data': must be 1-63 lower-case letters, digits or '-', starting and ending "
        "with a letter or digit (e.g. 'my-job-1')"},
@@ -329,7 +337,7 @@ TEST_CASE("validate: the Run:AI flags pass when well formed", "[submit][fast]") 
   s.type = JobType::kMpi;
   s.preemptibility = Preemptibility::kNonPreemptible;
   s.clean_pod_policy = "All";
-  s.gpu_memory.clear();
+  s.gpu_memory = {};
   s.gpu = 1;
   CHECK_NOTHROW(lane::submit::validate(s));
 }

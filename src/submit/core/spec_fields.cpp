@@ -30,9 +30,10 @@ const char* preemptibility_name(Preemptibility p) {
 // ---- The JSON form of each field type (the stored spec: keep it byte for byte) ----
 
 json encode(const EnvVar& e) { return {{"name", e.name}, {"value", e.value}}; }
+json encode(const Quantity& q) { return q.text(); }  // as written: "" when not given
 json encode(const PvcMount& p) {
   return {{"create", p.create}, {"claim", p.claim}, {"storageClass", p.storage_class},
-          {"size", p.size}, {"mountPath", p.mount_path}, {"readOnly", p.read_only}};
+          {"size", encode(p.size)}, {"mountPath", p.mount_path}, {"readOnly", p.read_only}};
 }
 json encode(const HostMount& v) {
   return {{"hostPath", v.host_path}, {"containerPath", v.container_path}, {"readOnly", v.read_only}};
@@ -57,6 +58,7 @@ json encode(const std::vector<T>& items) {
 }
 
 void decode(const json& j, EnvVar& e) { e = {j.value("name", ""), j.value("value", "")}; }
+void decode(const json& j, Quantity& q) { q = Quantity(j.get<std::string>()); }
 void decode(const json& j, PvcMount& p) {
   p = {j.value("create", false), j.value("claim", ""), j.value("storageClass", ""),
        j.value("size", ""), j.value("mountPath", ""), j.value("readOnly", false)};
@@ -144,6 +146,7 @@ DescribeLine flag_line(std::string_view label) {
     const auto& v = s.*M;
     if constexpr (std::is_same_v<member_t<M>, bool>) return "true";
     else if constexpr (std::is_same_v<member_t<M>, std::string>) return v;
+    else if constexpr (std::is_same_v<member_t<M>, Quantity>) return v.text();
     else return std::to_string(v.value_or(0));
   });
 }

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -99,11 +100,7 @@ void check_pvcs(const JobSpec& spec, bool named) {
       require_dns1123_label(m.claim, fmt::format("--pvc #{} claim name", i + 1));
       continue;
     }
-    auto bytes = parse_quantity_bytes(m.size);
-    if (!bytes || *bytes == 0)
-      throw UsageError(fmt::format(
-          "--pvc #{}: size '{}' is not a Kubernetes quantity such as 100Gi (a new claim needs a size above 0)", i + 1,
-          m.size));
+    if (auto problem = pvc_size_problem(m.size)) throw UsageError(fmt::format("--pvc #{}: {}", i + 1, *problem));
     if (named)
       require_dns1123_label(generated_claim_name(spec.name, i),
                             fmt::format("--pvc #{} new claim name (pvc-<job>-{}: use a shorter job name)", i + 1, i));
@@ -162,28 +159,42 @@ void check_mount_paths(const JobSpec& spec) {
 }
 
 // A size written with a byte unit ("2GB", "512MB", "1KiB"; a quantity's unit has no 'B'): the two
-// quantities it may mean ("2G (10^N bytes) or 2Gi (2^N bytes)"), or "" for anything else.
-std::string byte_unit_hint(const std::string& value) {
-  if (value.size() < 2 || (value.back() != 'B' && value.back() != 'b')) return "";
+// quantities it may mean, decimal and binary ("2G", "2Gi"), or nullopt for anything else.
+std::optional<std::pair<std::string, std::string>> byte_unit_forms(const std::string& value) {
+  if (value.size() < 2 || (value.back() != 'B' && value.back() != 'b')) return std::nullopt;
   std::string decimal = value.substr(0, value.size() - 1);
   if (decimal.back() == 'i') decimal.pop_back();
-  if (decimal.empty() || !std::isalpha(static_cast<unsigned char>(decimal.back()))) return "";
+  if (decimal.empty() || !std::isalpha(static_cast<unsigned char>(decimal.back()))) return std::nullopt;
   if (decimal.back() == 'K') decimal.back() = 'k';  // decimal kilo is 'k', binary 'Ki'
-  if (!is_quantity(decimal)) return "";
+  if (!is_quantity(decimal)) return std::nullopt;
   std::string binary = decimal;
   if (binary.back() == 'k') binary.back() = 'K';
-  return fmt::format("{} (10^N bytes) or {}i (2^N bytes)", decimal, binary);
+  return std::pair{decimal, binary + "i"};
+}
+
+// "2G (10^N bytes) or 2Gi (2^N bytes)" for "2GB", else "".
+std::string byte_unit_hint(const std::string& value) {
+  auto forms = byte_unit_forms(value);
+  return forms ? fmt::format("{} (10^N bytes) or {} (2^N bytes)", forms->first, forms->second) : "";
 }
 
 // --cpu, --memory, --shm-size and the limits become requests/limits, a sizeLimit or an annotation:
 // Kubernetes quantities >= 0.
-void check_quantity(const std::string& value, const char* flag, const char* example, bool bytes) {
-  if (value.empty()) return;
-  auto q = parse_quantity(value);
-  if (q && *q >= 0) return;
-  std::string hint = bytes ? byte_unit_hint(value) : "";
-  throw UsageError(fmt::format("{} '{}': {}; use e.g. {}", flag, value,
-                               q ? "must not be negative" : "not a Kubernetes quantity", hint.empty() ? example : hint));
+void check_quantity(const Quantity& q, const char* flag, const char* example, bool bytes) {
+  if (!q.given()) return;
+  if (q.value() && *q.value() >= 0) return;
+  std::string hint = bytes ? byte_unit_hint(q.text()) : "";
+  throw UsageError(fmt::format("{} '{}': {}; use e.g. {}", flag, q.text(),
+                               q.value() ? "must not be negative" : "not a Kubernetes quantity",
+                               hint.empty() ? example : hint));
+}
+
+// A request above its limit, which a real API server refuses (both are valid quantities by now).
+void check_request_within_limit(const Quantity& request, const char* request_flag, const Quantity& limit,
+                                const char* limit_flag) {
+  if (request.value() && limit.value() && *request.value() > *limit.value())
+    throw UsageError(fmt::format("{} {} is above {} {}; the request must not exceed the limit", request_flag,
+                                 request.text(), limit_flag, limit.text()));
 }
 
 void check_resources(const JobSpec& spec) {
@@ -259,13 +270,6 @@ bool is_label_key(const std::string& k) {
   return true;
 }
 
-// The quantity check of --cpu-limit, --memory-limit and --gpu-memory: the Kubernetes grammar
-// (common/quantity.h), in base units (cores, bytes); negative amounts are refused.
-std::optional<double> limit_quantity(const std::string& text) {
-  auto value = parse_quantity(text);
-  return value && *value >= 0 ? value : std::nullopt;
-}
-
 void check_preemptibility(const JobSpec& spec) {
   if (spec.preemptibility != Preemptibility::kPreemptible || spec.type == JobType::kInteractive) return;
   if (spec.type == JobType::kMpi)
@@ -319,26 +323,15 @@ void check_limits(const JobSpec& spec) {
   check_quantity(spec.cpu_limit, "--cpu-limit", "2 or 500m", false);
   check_quantity(spec.memory_limit, "--memory-limit", "8Gi or 500M", false);
   check_quantity(spec.gpu_memory, "--gpu-memory", "4G or 500M", false);
-  // A real API server refuses a request above its limit.
-  if (!spec.memory_limit.empty() && !spec.memory.empty()) {
-    auto request = limit_quantity(spec.memory);
-    if (request && *request > *limit_quantity(spec.memory_limit))
-      throw UsageError(fmt::format("--memory {} is above --memory-limit {}; the request must not exceed the limit",
-                                   spec.memory, spec.memory_limit));
-  }
-  if (!spec.cpu_limit.empty() && !spec.cpu.empty()) {
-    auto request = limit_quantity(spec.cpu);
-    if (request && *request > *limit_quantity(spec.cpu_limit))
-      throw UsageError(fmt::format("--cpu {} is above --cpu-limit {}; the request must not exceed the limit", spec.cpu,
-                                   spec.cpu_limit));
-  }
-  if (spec.gpu_memory.empty()) return;
+  check_request_within_limit(spec.memory, "--memory", spec.memory_limit, "--memory-limit");
+  check_request_within_limit(spec.cpu, "--cpu", spec.cpu_limit, "--cpu-limit");
+  if (!spec.gpu_memory.given()) return;
   if (spec.gpu > 0)
     throw UsageError("--gpu-memory cannot be combined with -g/--gpu: give the GPU share as a memory amount or as a "
                      "GPU count, not both");
   if (gpu_memory_mb(spec.gpu_memory) < kMinGpuMemoryMb)
-    throw UsageError(fmt::format("--gpu-memory {}: at least {}M (the annotation counts 10^6 bytes)", spec.gpu_memory,
-                                 kMinGpuMemoryMb));
+    throw UsageError(fmt::format("--gpu-memory {}: at least {}M (the annotation counts 10^6 bytes)",
+                                 spec.gpu_memory.text(), kMinGpuMemoryMb));
 }
 
 void check_placement(const JobSpec& spec) {
@@ -369,7 +362,7 @@ void check_mig(const JobSpec& spec) {
   for (size_t i = g + 2; ok && i < p.size() - 2; ++i) ok = std::isdigit(static_cast<unsigned char>(p[i])) != 0;
   if (!ok || p[g + 2] == '0')
     throw UsageError("--mig '" + p + "': use an NVIDIA MIG profile such as 1g.5gb, 2g.10gb, 3g.20gb or 7g.40gb");
-  if (spec.gpu > 0 || !spec.gpu_memory.empty())
+  if (spec.gpu > 0 || spec.gpu_memory.given())
     throw UsageError("--mig cannot be combined with -g/--gpu or --gpu-memory: a MIG profile is the job's GPU share");
   if (spec.type == JobType::kMpi)
     throw UsageError("--mig is not available for submit-mpi; give each worker whole GPUs with -g");
@@ -419,9 +412,23 @@ void validate_job_name_prefix(const std::string& prefix) {
   require_leading_letter(prefix, "--job-name-prefix");
 }
 
-int64_t gpu_memory_mb(const std::string& quantity) {
-  auto bytes = limit_quantity(quantity);
-  return bytes ? static_cast<int64_t>(*bytes / 1e6) : 0;
+int64_t gpu_memory_mb(const Quantity& quantity) {
+  auto bytes = quantity.value();
+  return bytes && *bytes >= 0 ? static_cast<int64_t>(*bytes / 1e6) : 0;
+}
+
+std::optional<std::string> pvc_size_problem(const Quantity& size) {
+  if (!size.value()) {
+    auto forms = byte_unit_forms(size.text());
+    return fmt::format("size '{}' is not a Kubernetes quantity; use the units Ki, Mi, Gi, Ti (powers of 2) or k, M, "
+                       "G, T (powers of 10), e.g. {}",
+                       size.text(), forms ? forms->second + " or " + forms->first : "100Gi");
+  }
+  if (*size.value() < static_cast<double>(kMinPvcBytes))
+    return fmt::format("size '{}' is below the smallest volume, 1Mi ({} bytes); give a unit, e.g. 100Gi", size.text(),
+                       kMinPvcBytes);
+  if (!size.bytes()) return fmt::format("size '{}' is too large; at most 9E (9*10^18 bytes)", size.text());
+  return std::nullopt;
 }
 
 void validate(const JobSpec& spec) { check_all(spec, true); }

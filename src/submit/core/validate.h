@@ -4,6 +4,7 @@
 // each backend before it creates anything. What only a backend can check (does the project or
 // claim exist, does the request fit the cluster) stays with that backend.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "submit/core/workload.h"
@@ -24,7 +25,12 @@ inline constexpr const char* kRunAiHomeDir = "/home/runai-home";
 // --gpu-memory: the pod annotation gpu-memory counts MB (10^6 bytes), at least kMinGpuMemoryMb.
 inline constexpr int64_t kMinGpuMemoryMb = 100;
 // The annotation's value for a valid quantity (floor of bytes / 10^6); 0 when not a quantity.
-int64_t gpu_memory_mb(const std::string& quantity);
+int64_t gpu_memory_mb(const Quantity& quantity);
+// The smallest size of a new --pvc claim (1Mi): a size without a unit is bytes ("100" is 100 bytes).
+inline constexpr uint64_t kMinPvcBytes = uint64_t{1} << 20;
+// What is wrong with a new claim's size ("size '100GB' is not a Kubernetes quantity; ..."), naming
+// the size and the units or the minimum; nullopt for a good one. --pvc's parser and validate say it.
+std::optional<std::string> pvc_size_problem(const Quantity& size);
 
 // A project name: a DNS-1123 label of at most 57 characters, so that its namespace
 // (project_namespace, workload.h) fits in 63 on every backend and a project moves between

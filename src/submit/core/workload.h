@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "submit/core/quantity.h"
+
 namespace lane::submit {
 
 enum class JobType { kTrain, kInteractive, kMpi };
@@ -25,7 +27,7 @@ struct PvcMount {
   bool create = false;         // true: new claim pvc-<job>-<index>
   std::string claim;           // existing claim name, or the generated name once known
   std::string storage_class;   // new claims only; empty = default class
-  std::string size;            // new claims only, a Kubernetes quantity ("3Gi")
+  Quantity size;               // new claims only ("3Gi"; at least kMinPvcBytes: validate.h)
   std::string mount_path;      // absolute path inside the job
   bool read_only = false;
 };
@@ -96,9 +98,9 @@ struct JobSpec {
   std::vector<PvcMount> pvcs;
   std::vector<HostMount> volumes;
   bool large_shm = false;
-  std::string shm_size;       // local backend: size of the /dev/shm tmpfs with --large-shm
-  std::string cpu;            // requests.cpu
-  std::string memory;         // requests.memory
+  Quantity shm_size;          // --shm-size: the /dev/shm size with --large-shm (emptyDir sizeLimit)
+  Quantity cpu;               // requests.cpu
+  Quantity memory;            // requests.memory
   std::vector<PortMapping> ports;
   std::string service_type;   // portforward | loadbalancer | nodeport | ingress
   std::string node_type;      // nodeSelector run.ai/type
@@ -117,10 +119,10 @@ struct JobSpec {
   std::optional<int> backoff_limit;   // --backoff-limit; unset = 6 (training), 0 (interactive)
   std::optional<int> completions;     // --completions (batch Job)
   std::optional<int> parallelism;     // --parallelism (batch Job; > 1 needs --completions)
-  std::optional<int64_t> ttl_after_finish_seconds;  // --ttl-after-finish (ttlSecondsAfterFinished)
-  std::string cpu_limit;          // --cpu-limit: limits.cpu
-  std::string memory_limit;       // --memory-limit: limits.memory
-  std::string gpu_memory;         // --gpu-memory: a quantity; pod annotation gpu-memory in MB
+  std::optional<int64_t> ttl_after_finish_seconds;  // --ttl-after-finish (duration.h; ttlSecondsAfterFinished)
+  Quantity cpu_limit;             // --cpu-limit: limits.cpu
+  Quantity memory_limit;          // --memory-limit: limits.memory
+  Quantity gpu_memory;            // --gpu-memory: pod annotation gpu-memory in MB
   std::string node_pool;          // --node-pool: nodeSelector kai.scheduler/node-pool
   std::vector<Toleration> tolerations;  // --toleration KEY[=VALUE][:EFFECT] (repeatable)
   std::optional<int64_t> run_as_uid;    // --run-as-user: the submitter's uid and gid,

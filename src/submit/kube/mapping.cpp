@@ -51,7 +51,7 @@ Json workload_annotations(const JobSpec& original) {
 Json pod_annotations(const JobSpec& spec) {
   Json a = Json::object();
   if (spec.gpu > 0 && spec.gpu < 1) a[kFractionAnnotation] = format_gpu(spec.gpu);
-  if (!spec.gpu_memory.empty()) a[kGpuMemoryAnnotation] = std::to_string(gpu_memory_mb(spec.gpu_memory));
+  if (spec.gpu_memory.given()) a[kGpuMemoryAnnotation] = std::to_string(gpu_memory_mb(spec.gpu_memory));
   if (!spec.mig_profile.empty()) a[kMigAnnotationPrefix + spec.mig_profile] = "1";
   return a;
 }
@@ -84,7 +84,7 @@ PodParts storage_parts(const JobSpec& spec) {
   }
   if (spec.large_shm) {
     Json empty{{"medium", "Memory"}};
-    if (!spec.shm_size.empty()) empty["sizeLimit"] = spec.shm_size;
+    if (spec.shm_size.given()) empty["sizeLimit"] = spec.shm_size.text();
     p.volumes.push_back({{"name", "dshm"}, {"emptyDir", empty}});
     p.mounts.push_back({{"name", "dshm"}, {"mountPath", "/dev/shm"}});
   }
@@ -119,10 +119,10 @@ Json container(const JobSpec& spec, const std::string& name, bool with_gpu, cons
   c["env"] = env;
   Json res = Json::object();
   if (with_gpu && spec.gpu >= 1) res["limits"][kGpuResource] = fmt::format("{}", static_cast<int64_t>(spec.gpu));
-  if (!spec.cpu.empty()) res["requests"]["cpu"] = spec.cpu;
-  if (!spec.memory.empty()) res["requests"]["memory"] = spec.memory;
-  if (!spec.cpu_limit.empty()) res["limits"]["cpu"] = spec.cpu_limit;
-  if (!spec.memory_limit.empty()) res["limits"]["memory"] = spec.memory_limit;
+  if (spec.cpu.given()) res["requests"]["cpu"] = spec.cpu.text();
+  if (spec.memory.given()) res["requests"]["memory"] = spec.memory.text();
+  if (spec.cpu_limit.given()) res["limits"]["cpu"] = spec.cpu_limit.text();
+  if (spec.memory_limit.given()) res["limits"]["memory"] = spec.memory_limit.text();
   if (!res.empty()) c["resources"] = res;
   if (spec.prevent_privilege_escalation) c["securityContext"]["allowPrivilegeEscalation"] = false;
   if (!parts.mounts.empty()) c["volumeMounts"] = parts.mounts;
@@ -169,7 +169,7 @@ Json pvc_object(const KubeSettings& s, const JobSpec& spec, size_t index) {
            {"spec",
             {{"accessModes", Json::array({s.pvc_access_mode})},
              {"volumeMode", "Filesystem"},
-             {"resources", {{"requests", {{"storage", m.size}}}}}}}};
+             {"resources", {{"requests", {{"storage", m.size.text()}}}}}}}};
   if (!m.storage_class.empty()) pvc["spec"]["storageClassName"] = m.storage_class;
   return pvc;
 }

@@ -92,7 +92,7 @@ json LocalJobs::render(const JobSpec& spec) {
     auto& p = resolved.pvcs[i];
     if (p.create) {
       p.claim = claim_for(resolved, i);
-      items.push_back({{"kind", "Volume"}, {"name", p.claim}, {"size", p.size},
+      items.push_back({{"kind", "Volume"}, {"name", p.claim}, {"size", p.size.text()},
                        {"storageClass", p.storage_class},
                        {"path", (st_.paths.volumes_dir() / p.claim).string()}});
     }
@@ -135,7 +135,7 @@ JobInfo LocalJobs::submit(const JobSpec& input) {
           throw Error("volume '" + p.claim + "' already exists (created by " + existing->origin.str() +
                       "); use another job name or mount it with --pvc " + p.claim + ":" + p.mount_path);
       } else {
-        auto created = st_.volumes.create_in_transaction(p.claim, p.size, p.storage_class, owner);
+        auto created = st_.volumes.create_in_transaction(p.claim, p.size.text(), p.storage_class, owner);
         if (!created.warning.empty()) thin.emplace_back(p.claim, created.warning);
       }
     }

@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
-#include "common/quantity.h"
 #include "submit/local/runtime/images.h"
 
 namespace lane::submit::local {
@@ -35,10 +34,10 @@ std::vector<std::string> job_command(const JobSpec& spec) {
 }
 
 uint64_t shm_size_bytes(const JobSpec& spec) {
-  if (!spec.shm_size.empty()) {
-    auto bytes = parse_quantity_bytes(spec.shm_size);
+  if (spec.shm_size.given()) {
+    auto bytes = spec.shm_size.bytes();
     if (!bytes || *bytes == 0)
-      throw UsageError("invalid shm size '" + spec.shm_size + "'; use a quantity such as 8Gi");
+      throw UsageError("invalid shm size '" + spec.shm_size.text() + "'; use a quantity such as 8Gi");
     return *bytes;
   }
   if (spec.large_shm) {
