@@ -4,12 +4,13 @@
 // agrees with the measured peak RSS of real runs.
 #include "catch_torch.h"
 
+#include <chrono>
 #include <fstream>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
+#include <fmt/format.h>
 
 #include "common/error.h"
 #include "train/trainer/memory_check.h"
