@@ -219,7 +219,7 @@ TEST_CASE("scnn-train train over a forced memory limit exits 2 with the fix befo
   CHECK_THAT(bad.output, Catch::Contains("--memory-limit: 'lots' is not a memory size"));
 }
 
-TEST_CASE("scnn-train train reports the estimate and the first step before the step completes; off trains anyway",
+TEST_CASE("scnn-train train reports the estimate and the first step before the step completes, and trains over it when off",
           "[trainer][slow]") {
   test::ScratchDir dir("memory_lines");
   const std::string base = test::scnn_train() + " train --data-dir " + test::tusimple_dir().string() + kSixFrames +
