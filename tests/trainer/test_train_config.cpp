@@ -197,6 +197,7 @@ TEST_CASE("every setting with a variable: the variable beats the default, the fl
       {"USE_WORKERS", {"true", "false"}}, {"USE_VAL", {"true", "false"}},
       {"OMP_NUM_THREADS", {"3", "2"}},   {"DEVICE", {"cpu", "cuda:1"}},
       {"PRECISION", {"bf16", "fp32"}},     {"MEMORY_FORMAT", {"contiguous", "channels_last"}},
+      {"MEMORY_CHECK", {"off", "on"}},     {"MEMORY_LIMIT", {"6Gi", "500M"}},
   };
   const auto defaults = lane::train::settings_record(lane::train::TrainConfig{});
   for (const auto& s : lane::train::train_settings()) {

@@ -10,6 +10,8 @@
 #ifdef LANE_WITH_CUDA
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <cuda_runtime_api.h>
 #endif
 
 namespace lane::train {
@@ -55,6 +57,21 @@ bool gpu_has_bf16(int index) {
 torch::Device torch_device(const DeviceChoice& choice) {
   if (choice.kind == DeviceKind::kCpu) return torch::Device(torch::kCPU);
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(choice.index));
+}
+
+std::optional<uint64_t> gpu_free_memory(const DeviceChoice& choice) {
+  if (choice.kind == DeviceKind::kCpu) return std::nullopt;
+#ifdef LANE_WITH_CUDA
+  c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(choice.index));
+  size_t free = 0, total = 0;
+  if (cudaMemGetInfo(&free, &total) != cudaSuccess) {
+    (void)cudaGetLastError();  // clear the error so that later CUDA calls do not report it
+    return std::nullopt;
+  }
+  return static_cast<uint64_t>(free);
+#else
+  return std::nullopt;
+#endif
 }
 
 void activate_device(const DeviceChoice& choice) {

@@ -2,6 +2,9 @@
 // The torch side of device selection: what this process sees (CUDA build? visible GPUs? local
 // rank?), making the chosen device current, and moving what the optimizer holds. The decisions
 // themselves are pure functions in train/device/device_select.h. Includes libtorch.
+#include <cstdint>
+#include <optional>
+
 #include <torch/torch.h>
 
 #include "train/device/device_select.h"
@@ -26,6 +29,9 @@ bool cpu_has_native_bf16();
 bool gpu_has_bf16(int index);
 
 torch::Device torch_device(const DeviceChoice& choice);
+
+// Free memory of the chosen GPU (cudaMemGetInfo), in bytes; nullopt on a CPU or a CPU-only build.
+std::optional<uint64_t> gpu_free_memory(const DeviceChoice& choice);
 
 // Makes the chosen GPU this thread's current device and turns cuDNN autotuning on (the input
 // shape is fixed). Nothing for CPU.

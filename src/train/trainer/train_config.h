@@ -60,6 +60,11 @@ struct TrainConfig {
   std::string device = "auto", device_source = "--device";
   std::string precision, precision_source = "--precision";  // empty: the device's default
   std::string memory_format = "auto";  // auto (channels_last on GPUs, contiguous on CPUs) | channels_last | contiguous
+  // The memory check before training (memory_check.h): on refuses a run whose estimate exceeds
+  // the limit, off only reports it. memory_limit: bytes this rank may use (a quantity: 6Gi),
+  // empty: the cgroup's and the host's limits alone.
+  std::string memory_check = "on";
+  std::string memory_limit, memory_limit_source = "--memory-limit";
 };
 
 using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/quantity.h"
 #include "train/model/scnn_config.h"
 
 namespace lane::train {
@@ -155,6 +156,16 @@ void check_memory_format(TrainConfig&, const SettingSource& s) {
     throw UsageError(fmt::format("{}: '{}' is not auto, channels_last or contiguous", s.name, s.text));
 }
 
+void check_memory_check(TrainConfig&, const SettingSource& s) {
+  if (s.text != "on" && s.text != "off") throw UsageError(fmt::format("{}: '{}' is not on or off", s.name, s.text));
+}
+
+void check_memory_limit(TrainConfig&, const SettingSource& s) {
+  const auto bytes = parse_quantity_bytes(s.text);
+  if (!bytes || *bytes == 0)
+    throw UsageError(fmt::format("{}: '{}' is not a memory size (use e.g. 6Gi, 6G or 6442450944)", s.name, s.text));
+}
+
 void check_pretrained(TrainConfig&, const SettingSource& s) {
   if (!fs::is_regular_file(s.text)) throw UsageError(fmt::format("{}: '{}' is not a file", s.name, s.text));
 }
@@ -270,6 +281,15 @@ std::vector<TrainSetting> run_settings() {
             "Feature-map layout: channels_last (NHWC), contiguous (NCHW) or auto: channels_last on GPUs, "
             "contiguous on CPUs"},
            field(&C::memory_format), check_memory_format),
+      text({"memory_check", "--memory-check", "MEMORY_CHECK",
+            "on: stop before training when the estimated peak memory exceeds what this rank may use; off: "
+            "only report it"},
+           field(&C::memory_check), check_memory_check),
+      then_check(request({"memory_limit", "--memory-limit", "MEMORY_LIMIT",
+                          "Memory this rank may use (6Gi, 6G); unset: the cgroup limit and MemAvailable, shared by "
+                          "the ranks of the host"},
+                         &C::memory_limit, &C::memory_limit_source),
+                 check_memory_limit),
       switch_flag({"resume", "--resume", "", "Continue from <output-dir>/checkpoint_latest.pt"}, true,
                   field(&C::resume)),
   };

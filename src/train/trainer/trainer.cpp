@@ -25,6 +25,7 @@
 #include "train/trainer/device_setup.h"
 #include "train/trainer/inference.h"
 #include "train/trainer/lr_schedule.h"
+#include "train/trainer/memory_check.h"
 #include "train/trainer/mixed_precision.h"
 #include "train/trainer/metrics_log.h"
 #include "train/trainer/scnn_loss.h"
@@ -196,6 +197,10 @@ void announce(const Run& run, const Compute& compute, const data::TusimpleLoader
       compute.choice.kind == DeviceKind::kCuda ? fmt::format(" ({})", compute.math.describe()) : "",
       cfg.resume ? fmt::format(", resuming at step {}", run.first_step) : "");
   std::cout << "scnn-train: settings " << settings_line(cfg) << "\n";
+  // Flushed: through a pipe (a job's log) these lines would otherwise wait for the first log line.
+  std::cout << fmt::format("scnn-train: step {} of {} under way (a progress line every {} steps)", run.first_step + 1,
+                           run.total_steps, cfg.log_every)
+            << std::endl;
 }
 
 // Checkpoint: rank 0 saves the weights, optimiser state and progress (atomically).
@@ -373,6 +378,8 @@ TrainingResult run_training(const TrainConfig& cfg, const EndOfTraining& end_of_
 
   // Model and optimiser, built and restored on the CPU, then moved to the device.
   model::Scnn net(cfg.model);
+  // Before any data is read: a run that cannot fit stops here (exit 2) with the fix.
+  check_training_memory(cfg, compute.choice, compute.precision, *net, *comm);
   net->set_batch_norm_frozen(cfg.freeze_bn);
   if (!cfg.pretrained.empty()) model::load_vgg16_bn_pretrained(net, cfg.pretrained);
   torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(cfg.lr)
