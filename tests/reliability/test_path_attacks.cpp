@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -115,6 +116,17 @@ std::string swap_dirs_script(const fs::path& tree, int n) {
 }
 
 // Runs body(0), body(1), ... for `seconds`, and at least `at_least` times.
+// Runs `attack` once per sandbox mechanism, each with a fresh host tree and LANECTL_HOME.
+void each_sandbox(const std::function<void(const std::string&, Host&, Lanectl&)>& attack) {
+  for (const auto& mode : modes()) {
+    INFO(mode);
+    Host host;
+    Lanectl l;
+    l.set_env("LANECTL_SANDBOX", mode);
+    attack(mode, host, l);
+  }
+}
+
 template <typename F>
 int repeat_for(double seconds, F body, int at_least = 1) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int>(seconds * 1000));
@@ -127,11 +139,7 @@ int repeat_for(double seconds, F body, int at_least = 1) {
 
 TEST_CASE("the job API's snapshot never reads the job's metrics through a link (host secret, another project's claim)", "[reliability][slow]") {
   if (geteuid() != 0) LANE_SKIP_CASE("the attacks are on the root supervisor: run as root");
-  for (const auto& mode : modes()) {
-    INFO(mode);
-    Host host;
-    Lanectl l;
-    l.set_env("LANECTL_SANDBOX", mode);
+  each_sandbox([](const std::string& mode, Host& host, Lanectl& l) {
     for (const char* p : {"a", "b"}) {
       REQUIRE(l.run({"project", "create", p, "--gpu-quota", "1"}).code == 0);
       l.track_project(p);
@@ -156,16 +164,12 @@ TEST_CASE("the job API's snapshot never reads the job's metrics through a link (
     for (size_t at = 0; (at = log.find("symbolic link or '..'", at)) != std::string::npos; ++at) ++refused;
     CHECK(refused == 4);
     CHECK(log.find("rc=0") == std::string::npos);
-  }
+  });
 }
 
 TEST_CASE("a job swapping files for links while snapshots run never gets a host file into the store", "[reliability][slow]") {
   if (geteuid() != 0) LANE_SKIP_CASE("the attacks are on the root supervisor: run as root");
-  for (const auto& mode : modes()) {
-    INFO(mode);
-    Host host;
-    Lanectl l;
-    l.set_env("LANECTL_SANDBOX", mode);
+  each_sandbox([](const std::string& mode, Host& host, Lanectl& l) {
     start_attacker(l, "swapper", ":1Mi:/data",
                    fmt::format("cd /data; for i in $(seq 0 29); do echo v > z$i; done; : > ready; while :; do"
                                " for i in $(seq 0 29); do ln -sfn {} z$i.l; mv -fT z$i.l z$i; echo v > z$i.n;"
@@ -183,16 +187,12 @@ TEST_CASE("a job swapping files for links while snapshots run never gets a host 
         CHECK(l.run({"snapshot", "verify", fmt::format("s{}", i)}).code == 0);
         ++checked;
       }
-  }
+  });
 }
 
 TEST_CASE("the ownership walk before a start never chowns a host file through a swapped directory", "[reliability][slow]") {
   if (geteuid() != 0) LANE_SKIP_CASE("the attacks are on the root supervisor: run as root");
-  for (const auto& mode : modes()) {
-    INFO(mode);
-    Host host;
-    Lanectl l;
-    l.set_env("LANECTL_SANDBOX", mode);
+  each_sandbox([](const std::string& mode, Host& host, Lanectl& l) {
     start_attacker(l, "att", ":1Mi:/data", swap_dirs_script(host.tree(), kSwapped));
     const int starts = repeat_for(race_seconds(), [&](int i) {
       const std::string job = fmt::format("w{}", i);
@@ -204,16 +204,12 @@ TEST_CASE("the ownership walk before a start never chowns a host file through a 
     WARN(mode << ": " << starts << " job starts walked the volume while the job swapped " << kSwapped << " directories; "
               << tampered << " host entries changed");
     CHECK(tampered == 0);
-  }
+  });
 }
 
 TEST_CASE("restore --in-place never changes host directories through a directory the job swaps", "[reliability][slow]") {
   if (geteuid() != 0) LANE_SKIP_CASE("the attacks are on the root supervisor: run as root");
-  for (const auto& mode : modes()) {
-    INFO(mode);
-    Host host;
-    Lanectl l;
-    l.set_env("LANECTL_SANDBOX", mode);
+  each_sandbox([](const std::string& mode, Host& host, Lanectl& l) {
     REQUIRE(l.run({"submit", "seed", "-i", "x", "--pvc", ":1Mi:/data", "--command", "--", "/bin/sh", "-c",
                    "echo data > /data/file"}).code == 0);
     REQUIRE(ended(l, "seed") == "Succeeded");
@@ -234,5 +230,5 @@ TEST_CASE("restore --in-place never changes host directories through a directory
     CHECK(tampered == 0);
     CHECK(fs::exists(host.tree() / "s0/f"));  // nothing removed through a link either
     CHECK(slurp(l.home() / "volumes/pvc-seed-0/file") == "data\n");
-  }
+  });
 }

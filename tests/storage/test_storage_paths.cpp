@@ -8,8 +8,11 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <atomic>
+#include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "common/atomic_file.h"
 #include "common/error.h"
@@ -181,4 +184,31 @@ TEST_CASE("the job's metrics are read beneath its output root: links, '..' and F
   write_text(f.vol / "big/metrics.jsonl", big);
   req.output_beneath = "big";
   CHECK(submit::read_final_metrics(req)["train"]["loss"] == 0.25);
+}
+
+TEST_CASE("a file written to while a snapshot copies it fails the snapshot instead of storing a mix", "[storage][fast]") {
+  Fixture f;
+  write_text(f.vol / "growing", std::string(8 << 20, 'g'));
+  local::LocalSnapshotStore store(f.tmp.path / "snapshots", f.volumes);
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    std::ofstream out(f.vol / "growing", std::ios::app);
+    while (!stop) out.write("more", 4).flush();
+  });
+  int refused = 0, created = 0;
+  for (int i = 0; i < 10; ++i) {
+    try {
+      store.create("pvc-src", "s" + std::to_string(i), "", {});
+      ++created;
+      CHECK(store.verify("s" + std::to_string(i)).ok());  // what was listed is what was read
+    } catch (const Error& e) {
+      CHECK(std::string(e.what()).find("'growing' of volume 'pvc-src' was written to while it was copied") !=
+            std::string::npos);
+      ++refused;
+    }
+  }
+  stop = true;
+  writer.join();
+  CHECK(refused > 0);
+  CHECK(store.list(std::nullopt).size() == static_cast<size_t>(created));
 }

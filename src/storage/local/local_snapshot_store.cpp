@@ -52,6 +52,7 @@ void apply_metadata(int dir, const std::string& leaf, const ManifestEntry& e, bo
 
 // Stores the file `e` of the volume open on `root`, opened beneath it without following links
 // and hashed from that descriptor; its size, inode and times become those of what was read.
+// Refused when the file changes while it is copied.
 IngestResult ingest_entry(ObjectStore& objects, int root, const std::string& volume, ManifestEntry& e) {
   const std::string what = fmt::format("'{}' of volume '{}'", e.path, volume);
   struct stat st {};
@@ -64,6 +65,13 @@ IngestResult ingest_entry(ObjectStore& objects, int root, const std::string& vol
                             err.what()));
   }
   IngestResult r = objects.ingest(fd.get(), what);
+  // Written to while it was copied (a job appending or rewriting it): no point-in-time copy.
+  struct stat after {};
+  if (::fstat(fd.get(), &after) != 0 || after.st_size != st.st_size || after.st_mtim.tv_sec != st.st_mtim.tv_sec ||
+      after.st_mtim.tv_nsec != st.st_mtim.tv_nsec || static_cast<uint64_t>(st.st_size) != r.size)
+    throw Error(fmt::format("{} was written to while it was copied; the volume changed while the snapshot was "
+                            "taken: take it again once nothing writes to it",
+                            what));
   e.size = r.size;
   e.mode = st.st_mode & 07777;
   e.uid = st.st_uid;
