@@ -181,7 +181,10 @@ void walk_dir(int fd, const TreeVisitor& v, int depth, int max_depth, WalkResult
         ++r.too_deep;
         continue;
       }
-      int child = ::openat(dfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+      int child = ::openat(dfd, name.c_str(), flags);
+      if (child < 0 && errno == EACCES && v.denied_dir && v.denied_dir(dfd, name.c_str()))
+        child = ::openat(dfd, name.c_str(), flags);
       if (child >= 0) {
         walk_dir(child, v, depth + 1, max_depth, r);
         if (v.leave_dir) v.leave_dir(dfd, name.c_str());

@@ -86,6 +86,9 @@ struct TreeVisitor {
   std::function<void(int parent_fd, const char* name, const struct stat& st)> other;
   // After a directory's contents were visited (not called for the root).
   std::function<void(int parent_fd, const char* name)> leave_dir;
+  // A directory that could not be opened (EACCES, e.g. mode 0000 for a non-root caller): return
+  // true to have it opened once more (after making it readable).
+  std::function<bool(int parent_fd, const char* name)> denied_dir;
 };
 struct WalkResult {
   uint64_t too_deep = 0;

@@ -53,6 +53,9 @@ void remove_tree(const fs::path& path) {
   v.enter_dir = [](int fd, const struct stat& st) {
     if ((st.st_mode & 0700) != 0700) ::fchmod(fd, 0700);
   };
+  v.denied_dir = [](int parent, const char* name) {  // not root: a mode 0000 directory
+    return ::fchmodat(parent, name, 0700, AT_SYMLINK_NOFOLLOW) == 0;
+  };
   v.other = [](int parent, const char* name, const struct stat&) { ::unlinkat(parent, name, 0); };
   v.leave_dir = [](int parent, const char* name) { ::unlinkat(parent, name, AT_REMOVEDIR); };
   // A writer still adding entries can make a pass miss some; a few passes, then give up.

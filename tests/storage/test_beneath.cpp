@@ -133,3 +133,24 @@ TEST_CASE("walk_tree and remove_tree never follow a symlinked directory", "[stor
   REQUIRE(::stat(t.outside.c_str(), &st) == 0);
   CHECK((st.st_mode & 07777) == 0755);
 }
+
+TEST_CASE("remove_tree run by an unprivileged user removes directories it may not read (mode 0000)", "[storage][fast]") {
+  if (geteuid() != 0) LANE_SKIP_CASE("needs root to switch to an unprivileged user");
+  TempDir tmp("beneath-user");
+  const fs::path parent = tmp.path / "parent", tree = parent / "tree";
+  write_text(tree / "locked/deeper/f", "x");
+  for (const auto& p : {parent, tree, tree / "locked", tree / "locked/deeper", tree / "locked/deeper/f"})
+    REQUIRE(::chown(p.c_str(), 65534, 65534) == 0);
+  ::chmod(tmp.path.c_str(), 0755);
+  ::chmod((tree / "locked/deeper").c_str(), 0);
+  ::chmod((tree / "locked").c_str(), 0);
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(2);
+    remove_tree(tree);
+    ::_exit(0);
+  }
+  CHECK(WEXITSTATUS(lane::test::wait_child(pid)) == 0);
+  CHECK_FALSE(fs::exists(fs::symlink_status(tree)));
+}
