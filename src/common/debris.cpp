@@ -1,9 +1,14 @@
 #include "common/debris.h"
 
 #include <signal.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
+
+#include "common/beneath.h"
+#include "common/error.h"
 
 namespace lane {
 namespace fs = std::filesystem;
@@ -33,17 +38,35 @@ void remove_dead_staging(const fs::path& dir) {
   }
 }
 
+// Through descriptors alone (common/beneath.h): the tree may belong to a job that is still
+// writing to it (the old tree of a revert, still mounted in a running job), so a directory
+// swapped for a symlink must never lead a chmod or an unlink outside it.
 void remove_tree(const fs::path& path) {
-  std::error_code ec;
-  if (!fs::exists(fs::symlink_status(path, ec))) return;
-  // Directories first made writable (top-down), so their entries can be unlinked.
-  if (fs::is_directory(fs::symlink_status(path, ec))) {
-    ::chmod(path.c_str(), 0700);
-    for (auto it = fs::recursive_directory_iterator(path, fs::directory_options::skip_permission_denied, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-      if (it->is_directory(ec) && !it->is_symlink(ec)) ::chmod(it->path().c_str(), 0700);
+  UniqueFd top(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!top.ok()) {
+    ::unlink(path.c_str());  // not a directory (or gone): a file or link is removed, never followed
+    return;
   }
-  fs::remove_all(path, ec);
+  TreeVisitor v;
+  // Directories made writable top-down (a restored volume keeps read-only ones), so their
+  // entries can be unlinked; then everything removed bottom-up.
+  v.enter_dir = [](int fd, const struct stat& st) {
+    if ((st.st_mode & 0700) != 0700) ::fchmod(fd, 0700);
+  };
+  v.denied_dir = [](int parent, const char* name) {  // not root: a mode 0000 directory
+    return ::fchmodat(parent, name, 0700, AT_SYMLINK_NOFOLLOW) == 0;
+  };
+  v.other = [](int parent, const char* name, const struct stat&) { ::unlinkat(parent, name, 0); };
+  v.leave_dir = [](int parent, const char* name) { ::unlinkat(parent, name, AT_REMOVEDIR); };
+  // A writer still adding entries can make a pass miss some; a few passes, then give up.
+  for (int pass = 0; pass < 3; ++pass) {
+    try {
+      walk_tree(top.get(), v);
+    } catch (const Error&) {
+      return;
+    }
+    if (::rmdir(path.c_str()) == 0 || errno == ENOENT) return;
+  }
 }
 
 }  // namespace lane

@@ -20,7 +20,8 @@ std::optional<pid_t> pid_after(const std::string& name, const std::string& marke
 void remove_dead_staging(const std::filesystem::path& dir);
 
 // Removes a tree even when it holds read-only directories (a restored volume keeps the
-// snapshot's modes). Errors are ignored: this is cleanup, the caller has already failed or won.
+// snapshot's modes). Through descriptors, never following a link, so a tree a job still writes
+// to cannot lead it elsewhere. Errors are ignored: this is cleanup, the caller has already failed or won.
 void remove_tree(const std::filesystem::path& path);
 
 }  // namespace lane

@@ -221,7 +221,7 @@ TEST_CASE("crash injection: restore --to-pvc survives kill -9 anywhere", "[relia
       CHECK(rig.debris().empty());
       rig.check_data_intact();
     };
-    inject(rig, "restore --to-pvc", args, check, {"write", "syncfs", "rename", "mkdir"}, full);
+    inject(rig, "restore --to-pvc", args, check, {"write", "syncfs", "rename", "mkdirat"}, full);
   }
   report(rig, "restore --to-pvc");
 }
@@ -254,7 +254,7 @@ TEST_CASE("crash injection: restore --in-place survives kill -9 anywhere", "[rel
       modified = lane::test::describe_tree(rig.vol);
       REQUIRE(modified != rig.base);
     };
-    inject(rig, "restore --in-place", args, check, {"write", "syncfs", "renameat2", "mkdir"}, full);
+    inject(rig, "restore --in-place", args, check, {"write", "syncfs", "renameat2", "mkdirat"}, full);
   }
   report(rig, "restore --in-place");
 }

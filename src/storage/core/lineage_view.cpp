@@ -1,5 +1,6 @@
 #include "storage/core/lineage_view.h"
 
+#include <iostream>
 #include <map>
 
 #include "common/error.h"
@@ -77,8 +78,13 @@ std::vector<LineageView> lineage_of_job(SnapshotStore& store, Volumes& volumes, 
     if (s.job != job) continue;
     bool seen = false;
     for (const auto& v : out) seen = seen || v.record.snapshot == s.name;
-    if (!seen)
+    if (seen) continue;
+    try {
       if (auto v = lineage_of_snapshot(store, volumes, s.name)) out.push_back(std::move(*v));
+    } catch (const Error& e) {
+      // A damaged record (its file named in e) must not hide the job's other snapshots.
+      std::cerr << "warning: " << e.what() << "; skipped" << std::endl;
+    }
   }
   return out;
 }

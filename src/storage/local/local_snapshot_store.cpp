@@ -8,12 +8,14 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <random>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "common/atomic_file.h"
+#include "common/beneath.h"
 #include "common/debris.h"
 #include "common/error.h"
 #include "storage/local/store_lock.h"
@@ -35,13 +37,48 @@ Error not_found(const std::string& name) {
 // again within the same timestamp tick after it was read; such files are always re-hashed.
 constexpr int64_t kRacyWindowNs = 2'000'000'000;
 
-void set_times(const fs::path& p, int64_t mtime_ns) {
+// The entry's owner, mode and mtime on `leaf` of the directory `dir` (never through a link).
+void apply_metadata(int dir, const std::string& leaf, const ManifestEntry& e, bool chown_ok, const fs::path& shown) {
+  if (chown_ok) ::fchownat(dir, leaf.c_str(), e.uid, e.gid, AT_SYMLINK_NOFOLLOW);
+  if (e.kind != EntryKind::kSymlink && ::fchmodat(dir, leaf.c_str(), e.mode, AT_SYMLINK_NOFOLLOW) != 0)
+    fail_errno("cannot chmod", shown);
   struct timespec ts[2];
   ts[0].tv_sec = 0;
   ts[0].tv_nsec = UTIME_OMIT;  // atime is not part of a snapshot
-  ts[1].tv_sec = mtime_ns / 1000000000;
-  ts[1].tv_nsec = mtime_ns % 1000000000;
-  if (::utimensat(AT_FDCWD, p.c_str(), ts, AT_SYMLINK_NOFOLLOW) != 0) fail_errno("cannot set times of", p);
+  ts[1].tv_sec = e.mtime_ns / 1000000000;
+  ts[1].tv_nsec = e.mtime_ns % 1000000000;
+  if (::utimensat(dir, leaf.c_str(), ts, AT_SYMLINK_NOFOLLOW) != 0) fail_errno("cannot set times of", shown);
+}
+
+// Stores the file `e` of the volume open on `root`, opened beneath it without following links
+// and hashed from that descriptor; its size, inode and times become those of what was read.
+// Refused when the file changes while it is copied.
+IngestResult ingest_entry(ObjectStore& objects, int root, const std::string& volume, ManifestEntry& e) {
+  const std::string what = fmt::format("'{}' of volume '{}'", e.path, volume);
+  struct stat st {};
+  UniqueFd fd;
+  try {
+    fd = open_regular_beneath(root, e.path, what, &st);
+  } catch (const Error& err) {
+    throw Error(fmt::format("{}; the volume changed while the snapshot was taken: take it again once "
+                            "nothing replaces its files",
+                            err.what()));
+  }
+  IngestResult r = objects.ingest(fd.get(), what);
+  // Written to while it was copied (a job appending or rewriting it): no point-in-time copy.
+  struct stat after {};
+  if (::fstat(fd.get(), &after) != 0 || after.st_size != st.st_size || after.st_mtim.tv_sec != st.st_mtim.tv_sec ||
+      after.st_mtim.tv_nsec != st.st_mtim.tv_nsec || static_cast<uint64_t>(st.st_size) != r.size)
+    throw Error(fmt::format("{} was written to while it was copied; the volume changed while the snapshot was "
+                            "taken: take it again once nothing writes to it",
+                            what));
+  e.size = r.size;
+  e.mode = st.st_mode & 07777;
+  e.uid = st.st_uid;
+  e.gid = st.st_gid;
+  e.inode = st.st_ino;
+  e.mtime_ns = int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
+  return r;
 }
 
 }  // namespace
@@ -141,6 +178,7 @@ SnapshotInfo LocalSnapshotStore::create_impl(const std::string& volume, const st
 
   std::vector<std::string> skipped;
   m.entries = scan_volume(vol->local_path, &skipped);
+  const UniqueFd root = open_trusted_dir(vol->local_path.string());
   uint64_t files_done = 0;
   bool ingested = false;  // every object came from the previous (already flushed) manifest?
   for (auto& e : m.entries) {
@@ -151,7 +189,7 @@ SnapshotInfo LocalSnapshotStore::create_impl(const std::string& volume, const st
         e.mtime_ns < racy_after_ns && objects_.has(old->digest)) {
       e.digest = old->digest;
     } else {
-      IngestResult r = objects_.ingest(vol->local_path / e.path);
+      IngestResult r = ingest_entry(objects_, root.get(), volume, e);
       ingested = true;
       e.digest = r.digest;
       m.info.new_bytes += r.new_bytes;
@@ -303,22 +341,34 @@ SweepResult LocalSnapshotStore::sweep_locked() {
 // Builds the snapshot's tree under `dest` (an empty directory), checking every file's content
 // against its digest as it is copied. Throws naming every damaged path; the caller discards dest.
 void LocalSnapshotStore::materialize_tree(const Manifest& m, const fs::path& dest) {
+  // The check verify makes: entries changed after the snapshot (a forged manifest) are refused.
+  if (content_digest(m.entries) != m.info.content_digest)
+    throw Error(fmt::format("snapshot '{}' is damaged: its entries do not match its recorded content digest; "
+                            "nothing was restored. Run 'lanectl snapshot verify {}'",
+                            m.info.name, m.info.name));
   const bool chown_ok = ::geteuid() == 0;
+  const UniqueFd root = open_trusted_dir(dest.string());
+  ParentDirs dirs(root.get());
+  std::string leaf;
   std::vector<std::string> damaged;
-  // Create everything writable first, then apply modes and times (directories last, deepest
-  // first, so a read-only directory is locked only after its contents are in place).
+  // Every entry is created beneath dest through its parent's descriptor, never through a link
+  // (a manifest whose symlink "a" precedes "a/x" cannot write outside). Everything is created
+  // writable first, then modes and times applied (directories last, deepest first, so a
+  // read-only directory is locked only after its contents are in place).
   for (const auto& e : m.entries) {
-    const fs::path p = dest / e.path;
+    const int dir = dirs.of(e.path, leaf);
+    const fs::path shown = dest / e.path;
     switch (e.kind) {
       case EntryKind::kDir:
-        if (::mkdir(p.c_str(), 0700) != 0) fail_errno("cannot create directory", p);
+        if (::mkdirat(dir, leaf.c_str(), 0700) != 0) fail_errno("cannot create directory", shown);
         break;
       case EntryKind::kFile:
-        if (auto problem = objects_.materialize(e.digest, e.size, p)) damaged.push_back(e.path + ": " + *problem);
+        if (auto problem = objects_.materialize(e.digest, e.size, dir, leaf, shown.string()))
+          damaged.push_back(e.path + ": " + *problem);
         if (options_.after_restore_file) options_.after_restore_file(e.path);
         break;
       case EntryKind::kSymlink:
-        if (::symlink(e.target.c_str(), p.c_str()) != 0) fail_errno("cannot create symlink", p);
+        if (::symlinkat(e.target.c_str(), dir, leaf.c_str()) != 0) fail_errno("cannot create symlink", shown);
         break;
     }
   }
@@ -326,20 +376,10 @@ void LocalSnapshotStore::materialize_tree(const Manifest& m, const fs::path& des
     throw Error(fmt::format("snapshot '{}' is damaged; nothing was restored. Damaged files ({}):\n  {}\n"
                             "Run 'lanectl snapshot verify {}' for the full report",
                             m.info.name, damaged.size(), fmt::join(damaged, "\n  "), m.info.name));
-  for (const auto& e : m.entries) {
-    if (e.kind == EntryKind::kDir) continue;
-    const fs::path p = dest / e.path;
-    if (chown_ok) ::lchown(p.c_str(), e.uid, e.gid);
-    if (e.kind == EntryKind::kFile && ::chmod(p.c_str(), e.mode) != 0) fail_errno("cannot chmod", p);
-    set_times(p, e.mtime_ns);
-  }
-  for (auto it = m.entries.rbegin(); it != m.entries.rend(); ++it) {
-    if (it->kind != EntryKind::kDir) continue;
-    const fs::path p = dest / it->path;
-    if (chown_ok) ::lchown(p.c_str(), it->uid, it->gid);
-    if (::chmod(p.c_str(), it->mode) != 0) fail_errno("cannot chmod", p);
-    set_times(p, it->mtime_ns);
-  }
+  for (const auto& e : m.entries)
+    if (e.kind != EntryKind::kDir) apply_metadata(dirs.of(e.path, leaf), leaf, e, chown_ok, dest / e.path);
+  for (auto it = m.entries.rbegin(); it != m.entries.rend(); ++it)
+    if (it->kind == EntryKind::kDir) apply_metadata(dirs.of(it->path, leaf), leaf, *it, chown_ok, dest / it->path);
 }
 
 // A fresh staging directory for `what` of `volume`, named "<pid>-<what>-<volume>" so that
@@ -437,20 +477,35 @@ void LocalSnapshotStore::record_lineage(const LineageRecord& record) {
   write_file_atomic(lineage_path(record.snapshot), to_json(record).dump(2) + "\n");
 }
 
+// A lineage record; lane::Error naming the file when it is not one.
+static LineageRecord read_lineage_record(const fs::path& p) {
+  try {
+    return lineage_record_from_json(nlohmann::json::parse(read_file(p)));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("lineage record '{}' is unreadable: {}", p.string(), e.what()));
+  }
+}
+
 std::optional<LineageRecord> LocalSnapshotStore::lineage(const std::string& snapshot) {
   require_snapshot_name(snapshot);
   const fs::path p = lineage_path(snapshot);
   if (!fs::exists(p) || !fs::exists(manifest_path(snapshot))) return std::nullopt;
-  return lineage_record_from_json(nlohmann::json::parse(read_file(p)));
+  return read_lineage_record(p);
 }
 
+// Every readable record; one that is not (a damaged file) is skipped with a warning naming it,
+// so it cannot hide the lineage of every other snapshot.
 std::vector<LineageRecord> LocalSnapshotStore::all_lineage() {
   std::vector<LineageRecord> out;
   for (const auto& f : fs::directory_iterator(root_ / "lineage")) {
     const std::string file = f.path().filename().string();
     if (file.empty() || file[0] == '.' || f.path().extension() != ".json") continue;
     if (!fs::exists(manifest_path(f.path().stem().string()))) continue;  // its snapshot was never published
-    out.push_back(lineage_record_from_json(nlohmann::json::parse(read_file(f.path()))));
+    try {
+      out.push_back(read_lineage_record(f.path()));
+    } catch (const Error& e) {
+      std::cerr << "warning: " << e.what() << "; skipped (delete or repair the file)" << std::endl;
+    }
   }
   std::sort(out.begin(), out.end(), [](const LineageRecord& a, const LineageRecord& b) {
     return a.recorded_unix_ms < b.recorded_unix_ms;

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "common/beneath.h"
 #include "common/error.h"
 #include "common/sha256.h"
 
@@ -39,18 +40,6 @@ class TempFile {
   fs::path path_;
   int fd_ = -1;
   bool released_ = false;
-};
-
-class Fd {
- public:
-  Fd(const fs::path& p, int flags) : fd_(::open(p.c_str(), flags | O_CLOEXEC, 0600)) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
 };
 
 std::string unique_tmp_name() {
@@ -109,6 +98,20 @@ std::optional<std::string> mismatch(const std::string& digest, uint64_t expected
 
 }  // namespace
 
+// The object's file, refused unless it is a regular file: a FIFO put in its place must not
+// block a verify or a restore (opened O_NONBLOCK, then checked), a symlink is not followed.
+UniqueFd ObjectStore::open_object(const std::string& digest, std::string& problem) const {
+  UniqueFd fd(::open(path_of(digest).c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC));
+  struct stat st {};
+  if (!fd.ok()) {
+    problem = fmt::format("object {} missing: {}", digest, std::strerror(errno));
+  } else if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    problem = fmt::format("object {} is not a regular file", digest);
+    fd = UniqueFd();
+  }
+  return fd;
+}
+
 ObjectStore::ObjectStore(fs::path root) : root_(std::move(root)), tmp_(root_ / "tmp") {
   fs::create_directories(tmp_);
 }
@@ -122,21 +125,19 @@ bool ObjectStore::has(const std::string& digest) const {
   return ::stat(path_of(digest).c_str(), &st) == 0;
 }
 
-IngestResult ObjectStore::ingest(const fs::path& source) {
-  Fd src(source, O_RDONLY);
-  if (src.get() < 0)
-    throw Error(fmt::format("cannot open '{}': {}", source.string(), std::strerror(errno)));
+IngestResult ObjectStore::ingest(int source_fd, const std::string& source) {
   TempFile tmp(tmp_ / unique_tmp_name());
   IngestResult result;
   uint64_t size = 0;
-  if (clone_.try_reflink(src.get(), tmp.fd(), source.string())) {
+  if (clone_.try_reflink(source_fd, tmp.fd(), source)) {
     // The clone is private to us, so hashing it gives the digest of exactly what we keep.
     result.reflinked = true;
     result.digest = hash_fd(tmp.fd(), &size, tmp.path().string());
   } else {
-    result.digest = copy_hashing(src.get(), tmp.fd(), &size, fmt::format("'{}'", source.string()),
+    result.digest = copy_hashing(source_fd, tmp.fd(), &size, fmt::format("'{}'", source),
                                  fmt::format("'{}'", tmp.path().string()));
   }
+  result.size = size;
   const fs::path final_path = path_of(result.digest);
   if (has(result.digest)) return result;  // already stored: the temporary copy is dropped
   if (::fchmod(tmp.fd(), 0444) != 0)
@@ -152,26 +153,28 @@ IngestResult ObjectStore::ingest(const fs::path& source) {
   return result;
 }
 
-std::optional<std::string> ObjectStore::materialize(const std::string& digest, uint64_t expected_size,
-                                                    const fs::path& dest) {
-  Fd src(path_of(digest), O_RDONLY);
-  if (src.get() < 0) return fmt::format("object {} missing: {}", digest, std::strerror(errno));
-  Fd out(dest, O_RDWR | O_CREAT | O_EXCL);
-  if (out.get() < 0) throw Error(fmt::format("cannot create '{}': {}", dest.string(), std::strerror(errno)));
-  const std::string what = fmt::format("'{}'", dest.string());
+std::optional<std::string> ObjectStore::materialize(const std::string& digest, uint64_t expected_size, int dir_fd,
+                                                    const std::string& name, const std::string& what) {
+  std::string problem;
+  UniqueFd src = open_object(digest, problem);
+  if (!src.ok()) return problem;
+  UniqueFd out(::openat(dir_fd, name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!out.ok()) throw Error(fmt::format("cannot create '{}': {}", what, std::strerror(errno)));
+  const std::string quoted = fmt::format("'{}'", what);
   uint64_t size = 0;
   std::string actual;
-  if (clone_.try_reflink(src.get(), out.get(), what)) {
-    actual = hash_fd(out.get(), &size, what);  // the clone shares the object's blocks: hash what we got
+  if (clone_.try_reflink(src.get(), out.get(), quoted)) {
+    actual = hash_fd(out.get(), &size, quoted);  // the clone shares the object's blocks: hash what we got
   } else {
-    actual = copy_hashing(src.get(), out.get(), &size, fmt::format("object {}", digest), what);
+    actual = copy_hashing(src.get(), out.get(), &size, fmt::format("object {}", digest), quoted);
   }
   return mismatch(digest, expected_size, actual, size);
 }
 
 std::optional<std::string> ObjectStore::check(const std::string& digest, uint64_t expected_size) const {
-  Fd fd(path_of(digest), O_RDONLY);
-  if (fd.get() < 0) return fmt::format("object {} missing: {}", digest, std::strerror(errno));
+  std::string problem;
+  UniqueFd fd = open_object(digest, problem);
+  if (!fd.ok()) return problem;
   uint64_t size = 0;
   std::string actual;
   try {
@@ -214,7 +217,7 @@ uint64_t ObjectStore::count() const {
 }
 
 void ObjectStore::sync() const {
-  Fd fd(root_, O_RDONLY | O_DIRECTORY);
+  UniqueFd fd(::open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (fd.get() >= 0 && ::syncfs(fd.get()) != 0)
     throw Error(fmt::format("cannot flush '{}': {}", root_.string(), std::strerror(errno)));
 }

@@ -9,12 +9,14 @@
 #include <string>
 #include <unordered_set>
 
+#include "common/beneath.h"
 #include "storage/local/file_clone.h"
 
 namespace lane::storage::local {
 
 struct IngestResult {
   std::string digest;
+  uint64_t size = 0;       // bytes stored (what was read, whatever the file's size was when scanned)
   uint64_t new_bytes = 0;  // 0 when an identical object already existed
   bool reflinked = false;
 };
@@ -31,16 +33,18 @@ class ObjectStore {
   std::filesystem::path path_of(const std::string& digest) const;
   bool has(const std::string& digest) const;
 
-  // Stores the file's current content (reflinked when possible, else copied while hashing).
-  IngestResult ingest(const std::filesystem::path& source);
+  // Stores the content of the file open on `source_fd` (reflinked when possible, else copied
+  // while hashing): the digest is of exactly the bytes stored. `source` names it in errors.
+  IngestResult ingest(int source_fd, const std::string& source);
 
-  // Creates `dest` (must not exist) with the object's content: reflinked or copied, never
-  // hard-linked, because the restored volume is writable and the object must stay intact.
-  // The content is hashed while it is copied (a reflinked copy is hashed once made): returns
-  // what is wrong ("object ... corrupted ...") when it is not the object's digest and size, in
-  // which case `dest` holds the damaged bytes and the caller must discard it.
-  std::optional<std::string> materialize(const std::string& digest, uint64_t expected_size,
-                                         const std::filesystem::path& dest);
+  // Creates `name` in the directory `dir_fd` (must not exist; never through a link) with the
+  // object's content: reflinked or copied, never hard-linked, because the restored volume is
+  // writable and the object must stay intact. The content is hashed while it is copied (a
+  // reflinked copy is hashed once made): returns what is wrong ("object ... corrupted ...")
+  // when it is not the object's digest and size, in which case the file holds the damaged
+  // bytes and the caller must discard it. `what` names the file in errors.
+  std::optional<std::string> materialize(const std::string& digest, uint64_t expected_size, int dir_fd,
+                                         const std::string& name, const std::string& what);
 
   // Re-hashes the object; an error text when it is missing or its content changed.
   std::optional<std::string> check(const std::string& digest, uint64_t expected_size) const;
@@ -56,6 +60,8 @@ class ObjectStore {
   bool reflink_possible() const { return clone_.reflink_possible(); }
 
  private:
+  UniqueFd open_object(const std::string& digest, std::string& problem) const;
+
   std::filesystem::path root_, tmp_;
   CloneMode clone_;
 };

@@ -1,12 +1,14 @@
 #include "submit/training/training_snapshot.h"
 
+#include <fcntl.h>
+
+#include <cerrno>
 #include <cstdlib>
-#include <fstream>
 #include <ostream>
-#include <sstream>
 
 #include <fmt/format.h>
 
+#include "common/beneath.h"
 #include "common/boolean_text.h"
 #include "common/error.h"
 #include "common/names.h"
@@ -35,6 +37,7 @@ std::string output_path_in_volume(const TrainingSnapshotRequest& req, const std:
     for (const auto& m : spec->pvcs)
       if (m.claim == req.pvc)
         if (auto s = relative_path_under(out.string(), m.mount_path); !s.empty()) return s;
+  if (!req.output_root.empty()) return "";  // never resolve links in a tree the job controls
   std::error_code ec;
   fs::path canon_out = fs::weakly_canonical(out, ec);
   fs::path canon_vol = vol.local_path.empty() ? fs::path() : fs::weakly_canonical(vol.local_path, ec);
@@ -62,15 +65,26 @@ std::optional<TrainingSnapshotRequest> training_snapshot_request_from_env(const 
   return req;
 }
 
-nlohmann::json read_final_metrics(const fs::path& output_dir) {
+nlohmann::json read_final_metrics(const TrainingSnapshotRequest& req) {
   nlohmann::json out = nlohmann::json::object();
-  std::ifstream in(RunLayout{output_dir}.metrics());
-  if (!in) return out;
-  std::ostringstream text;
-  text << in.rdbuf();
-  for (const auto& record : parse_metrics_records(text.str()))
+  const bool beneath = !req.output_root.empty();
+  // Without a root the caller reads its own outputs (the trainer in the job): links are its own.
+  UniqueFd root(::open((beneath ? req.output_root : req.output_dir).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!root.ok()) return out;
+  const std::string rel = (fs::path(beneath ? req.output_beneath : "") / RunLayout::kMetrics).string();
+  const std::string what = fmt::format("the metrics file '{}'", (req.output_dir / RunLayout::kMetrics).string());
+  UniqueFd probe = open_beneath(root.get(), rel, O_RDONLY | O_NONBLOCK);
+  if (!probe.ok() && errno == ENOENT) return out;
+  UniqueFd fd = open_regular_beneath(root.get(), rel, what);
+  for (const auto& record : parse_metrics_records(read_tail(fd.get(), kMaxMetricsBytes, what)))
     for (const auto& [k, v] : record.fields.items()) out[record.kind][k] = v;
   return out;
+}
+
+nlohmann::json read_final_metrics(const fs::path& output_dir) {
+  TrainingSnapshotRequest req;
+  req.output_dir = output_dir;
+  return read_final_metrics(req);
 }
 
 JobRecord job_record_from_spec(const JobSpec& spec, const std::string& code_version) {
@@ -114,7 +128,7 @@ TrainingSnapshotResult snapshot_after_training(storage::SnapshotStore& store, st
     job.code_version = req.code_version;
     rec.job = job;
   }
-  rec.final_metrics = read_final_metrics(req.output_dir);
+  rec.final_metrics = read_final_metrics(req);
   // One record: a crash can leave no snapshot, never a snapshot whose lineage lacks the job.
   store.create_with_lineage(req.pvc, result.snapshot, req.job, metadata, rec);
   log << fmt::format("Snapshot {} created in namespace {}", result.snapshot, result.ns) << std::endl;

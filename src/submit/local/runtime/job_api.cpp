@@ -1,5 +1,6 @@
 #include "submit/local/runtime/job_api.h"
 
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -78,12 +79,13 @@ int job_api_listen(const fs::path& path, uid_t uid, gid_t gid) {
     close(fd);
     throw Error("job API: cannot listen on " + path.string() + ": " + std::strerror(e));
   }
-  if (geteuid() == 0 && lchown(path.c_str(), uid, gid) != 0) {
+  // Neither call follows a link (the directory is the supervisor's, read-only in the job).
+  if ((geteuid() == 0 && fchownat(AT_FDCWD, path.c_str(), uid, gid, AT_SYMLINK_NOFOLLOW) != 0) ||
+      fchmodat(AT_FDCWD, path.c_str(), 0600, AT_SYMLINK_NOFOLLOW) != 0) {
     int e = errno;
     close(fd);
     throw Error("job API: cannot hand " + path.string() + " to the job's user: " + std::strerror(e));
   }
-  chmod(path.c_str(), 0600);
   return fd;
 }
 

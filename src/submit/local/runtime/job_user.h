@@ -24,7 +24,8 @@ struct JobUser {
 void write_account_files(const std::filesystem::path& dir, const JobUser& user);
 
 // Makes every file of each volume directory owned by the job's user (only entries owned by
-// someone else are changed; links are not followed). No-op when not root.
+// someone else are changed; links are never followed, even when the job swaps a directory for
+// one during the walk; files with several hard links are left alone). No-op when not root.
 void hand_volumes_to(const std::vector<std::string>& volume_dirs, const JobUser& user);
 
 }  // namespace lane::submit::local

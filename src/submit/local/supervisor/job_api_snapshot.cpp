@@ -17,19 +17,25 @@ using nlohmann::json;
 
 namespace {
 
-// The host path of `in_job` (a path as the job sees it): through the claim mounted above it,
-// else through the job's root as /proc shows it.
-fs::path host_path(const JobSpec& spec, const Paths& paths, const fs::path& in_job, pid_t peer) {
+// Where the job's `in_job` lies on the host: the directory of the claim mounted above it, else
+// the job's root as /proc shows it, and the path beneath that. Nothing below that directory is
+// trusted: the job controls it, so it is read beneath it without following links.
+struct BeneathPath {
+  fs::path root;
+  std::string rel;
+};
+
+BeneathPath host_path(const JobSpec& spec, const Paths& paths, const fs::path& in_job, pid_t peer) {
   size_t best = 0;
-  fs::path host;
+  BeneathPath host;
   for (const auto& p : spec.pvcs) {
     auto rel = relative_within(in_job, p.mount_path);
     if (!rel || p.mount_path.size() < best) continue;
     best = p.mount_path.size();
-    host = (paths.volumes_dir() / p.claim / *rel).lexically_normal();
+    host = {paths.volumes_dir() / p.claim, rel->lexically_normal().string()};
   }
-  if (!host.empty()) return host;
-  return fs::path(fmt::format("/proc/{}/root", peer)) / in_job.relative_path();
+  if (!host.root.empty()) return host;
+  return {fs::path(fmt::format("/proc/{}/root", peer)), in_job.relative_path().string()};
 }
 
 }  // namespace
@@ -57,7 +63,11 @@ json answer_job_api(const fs::path& home, int64_t job_id, const json& request, p
                             "its own project's claims", req.pvc, owner.empty() ? "<none>" : owner, spec.project));
   fs::path out = request.value("outputDir", "");
   if (!out.is_absolute()) throw UsageError("job API: outputDir must be an absolute path");
-  req.output_dir = host_path(spec, paths, out.lexically_normal(), peer);
+  out = out.lexically_normal();
+  BeneathPath host = host_path(spec, paths, out, peer);
+  req.output_dir = out;
+  req.output_root = host.root;
+  req.output_beneath = host.rel;
   req.job = spec.name;
   req.project = spec.project;
   req.code_version = request.value("codeVersion", "");
