@@ -19,32 +19,16 @@
 
 #include "support/lanectl_runner.h"
 #include "support/skip_case.h"
+#include "local_backend/sandbox_modes.h"
 
 using lane::test::Lanectl;
+using lane::test::wait_until;
 namespace fs = std::filesystem;
 
 namespace {
 
-bool bwrap_works() { return std::system("bwrap --ro-bind / / true > /dev/null 2>&1") == 0; }
-
-std::vector<std::string> modes() {
-  std::vector<std::string> out;
-  if (geteuid() == 0) out.push_back("unshare");
-  if (bwrap_works()) out.push_back("bwrap");
-  return out;
-}
-
 nlohmann::json ended(Lanectl& l, const std::string& job, const std::string& project = "default") {
   return l.wait_status(job, {"Succeeded", "Failed"}, project);
-}
-
-bool wait_until(const std::function<bool()>& cond, double seconds) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int>(seconds * 1000));
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return cond();
 }
 
 // A TCP listener on the host's 127.0.0.1 (a port of its own): what a job must not reach.
@@ -105,7 +89,7 @@ TEST_CASE("a job has its own network: the host's loopback is unreachable, other 
   HostListener host;
   REQUIRE(l.run({"submit", "other", "-i", "x", "--command", "--", "sleep", "30"}).code == 0);
   REQUIRE(l.wait_status("other", {"Running"}).value("status", "") == "Running");
-  for (const auto& mode : modes()) {
+  for (const auto& mode : lane::test::sandbox_modes()) {
     l.set_env("LANECTL_SANDBOX", mode);
     const std::string job = "net-" + mode;
     REQUIRE(l.run({"submit", job, "-i", "x", "--command", "--", "/bin/bash", "-c", probe_network(host.port)}).code == 0);
@@ -191,7 +175,7 @@ TEST_CASE("a job's processes are limited (pids cgroup) and --cpu sets its CPU qu
 
 TEST_CASE("/sys/fs/cgroup is read-only in a job, as the rest of /sys", "[local_backend][fast]") {
   Lanectl l;
-  for (const auto& mode : modes()) {
+  for (const auto& mode : lane::test::sandbox_modes()) {
     l.set_env("LANECTL_SANDBOX", mode);
     const std::string job = "sysro-" + mode;
     // Field 6 of mountinfo: the mount's own options (rw or ro first).
@@ -259,6 +243,8 @@ TEST_CASE("the job API answers a bounded number of connections and requests at o
   // A request over 64 KiB gets an error, not an unbounded read.
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   int fd = connect_api();
+  timeval patience{15, 0};  // an unbounded read would never answer
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
   std::string big(100 * 1024, 'x');
   send(fd, big.data(), big.size(), MSG_NOSIGNAL);
   std::string reply;
