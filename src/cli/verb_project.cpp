@@ -45,7 +45,7 @@ void add_project_command(CLI::App& app, CliContext& ctx) {
   struct Options {
     std::string name, output;
     double quota = 0;
-    bool no_over_quota = false, over_quota = false;
+    bool no_over_quota = false, over_quota = false, allow_host_network = false, no_host_network = false;
   };
   auto o = std::make_shared<Options>();
 
@@ -53,8 +53,10 @@ void add_project_command(CLI::App& app, CliContext& ctx) {
   create->add_option("NAME", o->name, "Project name")->required();
   create->add_option("--gpu-quota", o->quota, "Deserved GPUs (may be fractional)")->required();
   create->add_flag("--no-over-quota", o->no_over_quota, "Never use more than the quota");
+  create->add_flag("--allow-host-network", o->allow_host_network,
+                   "Local backend: its jobs may use the host's network (--host-network)");
   create->callback([o, &ctx] {
-    ctx.projects().create_project({o->name, o->quota, !o->no_over_quota});
+    ctx.projects().create_project({o->name, o->quota, !o->no_over_quota, o->allow_host_network});
     ctx.out << fmt::format("Project {} created with a quota of {:g} GPUs{}\n", o->name, o->quota,
                            o->no_over_quota ? " (no over-quota)" : "");
   });
@@ -81,6 +83,19 @@ void add_project_command(CLI::App& app, CliContext& ctx) {
     if (o->over_quota) over = true;
     ctx.projects().set_project_quota(o->name, o->quota, over);
     ctx.out << fmt::format("Project {} quota set to {:g} GPUs\n", o->name, o->quota);
+  });
+
+  auto* net = cmd->add_subcommand("set-network", "Local backend: may the project's jobs use the host's network");
+  net->add_option("NAME", o->name, "Project name")->required();
+  auto* allow = net->add_flag("--allow-host-network", o->allow_host_network, "Its jobs may ask --host-network");
+  net->add_flag("--no-host-network", o->no_host_network, "Each job gets its own network (the default)")->excludes(allow);
+  net->callback([o, &ctx] {
+    if (o->allow_host_network == o->no_host_network)
+      throw UsageError("project set-network: give --allow-host-network or --no-host-network");
+    ctx.projects().set_project_host_network(o->name, o->allow_host_network);
+    ctx.out << fmt::format("Project {}: jobs {}\n", o->name,
+                           o->allow_host_network ? "may use the host's network (--host-network)"
+                                                 : "get their own network namespace (loopback only)");
   });
 
   // runai's old spelling of `config project P` (deprecated there too; hidden from --help).

@@ -253,6 +253,7 @@ TEST_CASE("submit-mpi --help lists only what works: no --interactive, whole GPUs
 TEST_CASE("submit-mpi --help lists only what works: every listed flag is accepted by a dry run", "[cli][fast]") {
   Lanectl l;
   REQUIRE(l.run({"cluster", "set-nodes", "node-a=2", "node-b=2"}).code == 0);
+  REQUIRE(l.run({"project", "set-network", "default", "--allow-host-network"}).code == 0);  // for --host-network
   // A sample use of each flag; a flag --help lists without a sample here fails the test.
   const std::map<std::string, std::vector<std::string>> samples = {
       {"--help", {}}, {"--dry-run", {}}, {"--output", {}}, {"--command", {}}, {"--image", {}},
@@ -306,7 +307,7 @@ TEST_CASE("command-line library errors read like ours: prefix, flag named, order
       {Args{"lisst"}, "unknown command 'lisst'; did you mean 'list'?"},
       {Args{"frobnicate"}, "unknown command 'frobnicate'; see `lanectl --help` for the commands"},
       {Args{"project", "crate", "x"}, "unknown command 'crate' for `lanectl project`; did you mean 'create'?"},
-      {Args{"project"}, "`lanectl project` needs a command: create, list, delete, set-quota; see `lanectl project --help`"},
+      {Args{"project"}, "`lanectl project` needs a command: create, list, delete, set-quota, set-network; see `lanectl project --help`"},
       {Args{"submit", "j1", "-i", "x", "--gpus", "1"}, "unknown flag '--gpus' for `lanectl submit`; did you mean '--gpu'?"},
       {Args{"submit", "j1", "-i", "x", "--procesess=2"},
        "unknown flag '--procesess' for `lanectl submit`; see `lanectl submit --help`"},  // submit-mpi's, not submit's

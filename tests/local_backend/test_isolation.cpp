@@ -15,22 +15,13 @@
 #include "support/lanectl_runner.h"
 #include "local_backend/state_db_util.h"
 #include "support/skip_case.h"
+#include "local_backend/sandbox_modes.h"
 
 using lane::test::Lanectl;
+using lane::test::wait_until;
 namespace fs = std::filesystem;
 
 namespace {
-
-bool bwrap_works() { return std::system("bwrap --ro-bind / / true > /dev/null 2>&1") == 0; }
-
-// The sandbox mechanisms this host can run: unshare needs root, bwrap needs bubblewrap.
-std::vector<std::string> modes() {
-  std::vector<std::string> out;
-  if (geteuid() == 0) out.push_back("unshare");
-  if (bwrap_works()) out.push_back("bwrap");
-  if (out.size() < 2) WARN("only these sandbox mechanisms can run here: " << out.size());
-  return out;
-}
 
 std::string ended(Lanectl& l, const std::string& job, const std::string& project = "default") {
   return l.wait_status(job, {"Succeeded", "Failed"}, project).value("status", "");
@@ -76,15 +67,6 @@ int count_processes(const std::string& cmdline) {
   return n;
 }
 
-bool wait_until(const std::function<bool()>& cond, double seconds) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int>(seconds * 1000));
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return cond();
-}
-
 // Project b with a claim holding a file; project a exists too.
 void two_projects(Lanectl& l) {
   for (const char* p : {"a", "b"}) {
@@ -124,7 +106,7 @@ TEST_CASE("a job sees neither other projects' volumes nor LANECTL_HOME: no read,
   two_projects(l);
   const std::string home = l.home().string();
   const std::string secret = home + "/volumes/pvc-bjob-0/secret";
-  for (const auto& mode : modes()) {
+  for (const auto& mode : lane::test::sandbox_modes()) {
     l.set_env("LANECTL_SANDBOX", mode);
     const std::string job = "escape-" + mode;
     REQUIRE(l.run({"submit", job, "-p", "a", "-i", "x", "--command", "--", "/bin/sh", "-c",
@@ -146,7 +128,7 @@ TEST_CASE("a job sees neither other projects' volumes nor LANECTL_HOME: no read,
 TEST_CASE("a job's environment holds only what the spec says: no LANECTL_HOME, nothing of the submitter's, no inherited files", "[local_backend][fast]") {
   Lanectl l;
   l.set_env("SUBMITTERS_SECRET", "do-not-leak");
-  for (const auto& mode : modes()) {
+  for (const auto& mode : lane::test::sandbox_modes()) {
     l.set_env("LANECTL_SANDBOX", mode);
     const std::string job = "env-" + mode;
     // Also what reaches the job besides its environment: open descriptors, PID 1's command line.
@@ -168,7 +150,7 @@ TEST_CASE("a job's environment holds only what the spec says: no LANECTL_HOME, n
 
 TEST_CASE("a job runs as an unprivileged user on a read-only minimal root with private /tmp, /dev/shm and /proc", "[local_backend][fast]") {
   Lanectl l;
-  for (const auto& mode : modes()) {
+  for (const auto& mode : lane::test::sandbox_modes()) {
     l.set_env("LANECTL_SANDBOX", mode);
     const std::string job = "view-" + mode;
     REQUIRE(l.run({"submit", job, "-i", "x", "--pvc", ":1Mi:/data", "--shm-size", "8Mi", "--command", "--", "/bin/sh", "-c",
@@ -202,7 +184,7 @@ TEST_CASE("a job runs as an unprivileged user on a read-only minimal root with p
 TEST_CASE("processes that leave the job's session (setsid) do not survive delete or a SIGKILL of the supervisor", "[local_backend][fast]") {
   Lanectl l;
   int n = 0;
-  for (const auto& mode : modes()) {
+  for (const auto& mode : lane::test::sandbox_modes()) {
     l.set_env("LANECTL_SANDBOX", mode);
     for (const std::string how : {"delete", "kill-supervisor"}) {
       // A duration no other process on the machine uses, so that the count below is ours.
@@ -280,7 +262,7 @@ TEST_CASE("a -v host directory never shows LANECTL_HOME: inside it is refused, a
 }
 
 TEST_CASE("run by a non-root user, a job runs as that user in the same confined view (bubblewrap)", "[local_backend][fast]") {
-  if (geteuid() != 0 || !bwrap_works()) {
+  if (geteuid() != 0 || !lane::test::bwrap_works()) {
     LANE_SKIP_CASE("needs root (to become another user) and bubblewrap; as a non-root user the other cases cover it");
   }
   char tmpl[] = "/tmp/lanectl-nobody-XXXXXX";
@@ -326,7 +308,7 @@ TEST_CASE("lanectl exec runs inside the job's namespaces as the job's user with 
     LANE_SKIP_CASE("exec into a job needs root");
   }
   Lanectl l;
-  for (const auto& mode : modes()) {
+  for (const auto& mode : lane::test::sandbox_modes()) {
     l.set_env("LANECTL_SANDBOX", mode);
     const std::string job = "exec-" + mode;
     REQUIRE(l.run({"submit", job, "-i", "x", "-e", "FROM_SPEC=yes", "--command", "--", "/bin/sleep", "30"}).code == 0);

@@ -4,12 +4,15 @@
 #include <optional>
 #include <vector>
 
+#include "common/error.h"
+
 namespace lane::submit {
 
 struct ProjectSpec {
   std::string name;
   double gpu_quota = 0;        // deserved GPUs
   bool over_quota = true;      // may use idle GPUs beyond the quota (preemptible when it does)
+  bool allow_host_network = false;  // local backend: its jobs may ask --host-network
 };
 
 // One row of `lanectl project list`.
@@ -34,6 +37,14 @@ class Projects {
   // Throws Error when the project still has jobs.
   virtual void delete_project(const std::string& name) = 0;
   virtual void set_project_quota(const std::string& name, double gpu_quota, std::optional<bool> over_quota) = 0;
+  // `project set-network`: whether the project's jobs may use the host's network
+  // (--host-network). A local-backend setting; elsewhere the cluster's policy decides.
+  virtual void set_project_host_network(const std::string& name, bool allow) {
+    (void)name;
+    (void)allow;
+    throw UsageError("--allow-host-network is a setting of the local backend; on Kubernetes the cluster's "
+                     "policy (e.g. Pod Security admission) decides whether pods may use hostNetwork");
+  }
   // `config project NAME`: records NAME where the backend keeps a default of its own (Kubernetes:
   // the namespace runai-NAME of the current kubeconfig context, as runai does). Returns a line
   // saying what changed, or "" when the backend keeps nothing (local).

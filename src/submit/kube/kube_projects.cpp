@@ -19,6 +19,7 @@ void KubeProjects::create_project(const ProjectSpec& spec) {
   validate_project_name(spec.name, "project name");
   require_dns1123_label(ctx_.ns_of(spec.name), "project namespace");  // LANECTL_NAMESPACE_PREFIX may be longer
   if (!(spec.gpu_quota >= 0)) throw UsageError("--gpu-quota must be 0 or more");
+  if (spec.allow_host_network) Projects::set_project_host_network(spec.name, true);  // refused: not a cluster setting
   try {
     ctx_.client->create_idempotent(res::kNamespace, "", namespace_object(ctx_.settings, spec.name));
   } catch (const ApiError& e) {

@@ -44,7 +44,7 @@ int LocalJobs::exec(const std::string& name, const std::string& project, const s
   pid_t target = job_namespace_process(row->child_pgid);
   pid_t child = fork();
   if (child == 0) {
-    for (const char* ns : {"pid", "mnt"}) {
+    for (const char* ns : {"net", "pid", "mnt"}) {
       std::string path = fmt::format("/proc/{}/ns/{}", target, ns);
       int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
       if (fd < 0 || setns(fd, 0) != 0) {

@@ -11,6 +11,7 @@
 #include "submit/core/spec_fields.h"
 #include "submit/core/validate.h"
 #include "submit/core/workload_json.h"
+#include "submit/local/local_projects.h"
 #include "submit/local/runtime/job_launch.h"
 #include "submit/local/runtime/process_identity.h"
 #include "submit/local/runtime/sandbox.h"
@@ -40,6 +41,12 @@ void LocalJobs::validate(const JobSpec& spec) {
   submit::validate(spec);
   if (!find_project(st_.db, spec.project))
     throw unknown_project(spec.project);
+  if (spec.host_network && !project_allows_host_network(st_.db, spec.project))
+    throw UsageError(fmt::format(
+        "--host-network: project '{}' does not let its jobs use the host's network (each job gets its own "
+        "network namespace with only loopback; the job API stays reachable). Allow it with `lanectl project "
+        "set-network {} --allow-host-network`, or submit without --host-network",
+        spec.project, spec.project));
   for (const auto& p : spec.pvcs) {
     if (!p.create && !st_.volumes.find(p.claim))
       throw UsageError("--pvc: volume '" + p.claim + "' does not exist; create it with `--pvc :SIZE:" +

@@ -15,6 +15,26 @@
 
 namespace lane::submit::local {
 
+namespace {
+
+std::string host_network_key(const std::string& project) { return "allow_host_network:" + project; }
+
+void store_host_network(Database& db, const std::string& project, bool allow) {
+  if (allow)
+    db.prepare("INSERT INTO meta(key, value) VALUES(?1, '1') ON CONFLICT(key) DO UPDATE SET value = '1'")
+        .bind(1, host_network_key(project)).run();
+  else
+    db.prepare("DELETE FROM meta WHERE key = ?1").bind(1, host_network_key(project)).run();
+}
+
+}  // namespace
+
+bool project_allows_host_network(Database& db, const std::string& project) {
+  auto st = db.prepare("SELECT value FROM meta WHERE key = ?1");
+  st.bind(1, host_network_key(project));
+  return st.step() && st.text(0) == "1";
+}
+
 void LocalProjects::create_project(const ProjectSpec& spec) {
   validate_project_name(spec.name, "project name");
   if (spec.gpu_quota < 0) throw UsageError("--gpu-quota must be 0 or more");
@@ -26,6 +46,7 @@ void LocalProjects::create_project(const ProjectSpec& spec) {
     st_.db.prepare("INSERT INTO projects(name, gpu_quota, over_quota, created_ms) VALUES(?1,?2,?3,?4)")
         .bind(1, spec.name).bind(2, spec.gpu_quota).bind(3, static_cast<int64_t>(spec.over_quota))
         .bind(4, now_unix_ms()).run();
+    store_host_network(st_.db, spec.name, spec.allow_host_network);
     tx.commit();
   }
   st_.reschedule();
@@ -42,6 +63,7 @@ std::vector<ProjectStatus> LocalProjects::list_projects() {
   for (const auto& spec : specs) {
     ProjectStatus s;
     s.spec = spec;
+    s.spec.allow_host_network = project_allows_host_network(st_.db, spec.name);
     if (auto it = reports.find(spec.name); it != reports.end()) {
       s.gpus_allocated = it->second.allocated;
       s.gpus_requested = it->second.requested;
@@ -82,6 +104,7 @@ void LocalProjects::delete_project(const std::string& name) {
     throw Error(fmt::format("project '{}' still has {} job(s); delete them first with `lanectl delete --all -p {}`",
                             name, st.integer(0), name));
   st_.db.prepare("DELETE FROM projects WHERE name = ?1").bind(1, name).run();
+  store_host_network(st_.db, name, false);
   tx.commit();
 }
 
@@ -99,6 +122,15 @@ void LocalProjects::set_project_quota(const std::string& name, double gpu_quota,
     tx.commit();
   }
   st_.reschedule();
+}
+
+void LocalProjects::set_project_host_network(const std::string& name, bool allow) {
+  require_dns1123_label(name, "project name");
+  WriteTransaction tx(st_.db);
+  if (!find_project(st_.db, name))
+    throw UsageError("project '" + name + "' does not exist; create it with `lanectl project create " + name + "`");
+  store_host_network(st_.db, name, allow);
+  tx.commit();
 }
 
 }  // namespace lane::submit::local

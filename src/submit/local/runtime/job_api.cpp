@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -34,11 +35,12 @@ bool send_all(int fd, const std::string& data) {
   return true;
 }
 
-// Reads until EOF, or for a request until the first newline.
-std::string read_message(int fd, bool until_newline) {
+// Reads until EOF, or for a request until the first newline; at most `limit` bytes (one more
+// tells the caller the message was longer).
+std::string read_message(int fd, bool until_newline, size_t limit) {
   std::string data;
   char buf[4096];
-  while (data.size() < (1u << 20)) {
+  while (data.size() <= limit) {
     ssize_t n = read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
@@ -60,7 +62,7 @@ json job_api_call(const std::string& socket_path, const json& request) {
     throw Error("job API " + socket_path + ": " + std::strerror(e) + " (is this running inside a lanectl job?)");
   }
   bool sent = send_all(fd, request.dump() + "\n");
-  std::string reply = sent ? read_message(fd, false) : "";
+  std::string reply = sent ? read_message(fd, false, 1u << 20) : "";
   close(fd);
   json doc = json::parse(reply, nullptr, false);
   if (!doc.is_object()) throw Error("job API " + socket_path + ": no valid reply from the job's supervisor");
@@ -89,9 +91,17 @@ int job_api_listen(const fs::path& path, uid_t uid, gid_t gid) {
   return fd;
 }
 
-pid_t job_api_serve_one(int listen_fd, const JobApiHandler& handle) {
-  int conn = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+pid_t job_api_serve_one(int listen_fd, const JobApiHandler& handle, size_t running) {
+  int conn = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
   if (conn < 0) return 0;
+  if (running >= kJobApiHandlers) {  // a short reply fits the socket buffer: never blocks
+    send_all(conn, json{{"ok", false},
+                        {"error", "job API: " + std::to_string(kJobApiHandlers) +
+                                      " requests of this job are being answered already; retry when one is done"}}
+                       .dump());
+    close(conn);
+    return 0;
+  }
   pid_t child = fork();
   if (child != 0) {
     close(conn);
@@ -102,8 +112,18 @@ pid_t job_api_serve_one(int listen_fd, const JobApiHandler& handle) {
     ucred peer{};
     socklen_t len = sizeof peer;
     getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &peer, &len);
-    json request = json::parse(read_message(conn, true), nullptr, false);
-    if (!request.is_object()) throw Error("job API: the request is not a JSON object");
+    const int flags = fcntl(conn, F_GETFL);
+    fcntl(conn, F_SETFL, flags & ~O_NONBLOCK);
+    timeval timeout{kJobApiRequestSeconds, 0};
+    setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    setsockopt(conn, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+    const std::string message = read_message(conn, true, kJobApiRequestBytes);
+    if (message.size() > kJobApiRequestBytes)
+      throw Error("job API: the request is larger than " + std::to_string(kJobApiRequestBytes / 1024) + " KiB");
+    json request = json::parse(message, nullptr, false);
+    if (!request.is_object())
+      throw Error("job API: the request is not a JSON object (or did not arrive within " +
+                  std::to_string(kJobApiRequestSeconds) + " s)");
     reply = handle(request, peer.pid);
     reply["ok"] = true;
   } catch (const std::exception& e) {

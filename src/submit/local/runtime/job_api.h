@@ -22,10 +22,17 @@ nlohmann::json job_api_call(const std::string& socket_path, const nlohmann::json
 // Server: a listening socket at `path`, owned by the job's user. Returns the fd.
 int job_api_listen(const std::filesystem::path& path, uid_t uid, gid_t gid);
 
+// Bounds: at most kJobApiHandlers requests are answered at once (one child process each), a
+// request is at most kJobApiRequestBytes and must arrive within kJobApiRequestSeconds.
+inline constexpr size_t kJobApiHandlers = 4;
+inline constexpr size_t kJobApiRequestBytes = 64 * 1024;
+inline constexpr int kJobApiRequestSeconds = 10;
+
 // Server: accepts one connection and answers it in a child process (so that the supervisor
 // keeps copying the job's output meanwhile). `handle` gets the request and the client's pid.
-// Returns the child's pid (0 when nothing was accepted).
+// With `running` handlers already at kJobApiHandlers, the connection gets an error reply at
+// once, from this process, and is closed. Returns the child's pid (0 when none was started).
 using JobApiHandler = std::function<nlohmann::json(const nlohmann::json& request, pid_t peer)>;
-pid_t job_api_serve_one(int listen_fd, const JobApiHandler& handle);
+pid_t job_api_serve_one(int listen_fd, const JobApiHandler& handle, size_t running);
 
 }  // namespace lane::submit::local

@@ -48,6 +48,14 @@ uint64_t shm_size_bytes(const JobSpec& spec) {
   return 64ull << 20;  // the container runtime's default /dev/shm
 }
 
+CgroupLimits cgroup_limits(const JobSpec& spec) {
+  CgroupLimits limits;
+  if (!spec.memory.empty()) limits.memory_bytes = parse_quantity_bytes(spec.memory).value_or(0);
+  if (!spec.cpu.empty()) limits.cpus = parse_quantity(spec.cpu).value_or(0);
+  limits.pids_max = job_pids_limit();
+  return limits;
+}
+
 namespace {
 
 std::string gpu_list(const nlohmann::json& pod) {
@@ -128,6 +136,7 @@ LaunchPlan make_launch_plan(const JobSpec& spec, const nlohmann::json& placement
       plan.masks.push_back((fs::path(v.container_path) / *rel).lexically_normal().string());
   }
   plan.shm_bytes = shm_size_bytes(spec);
+  plan.host_network = spec.host_network;
   if (!spec.working_dir.empty()) plan.working_dir = spec.working_dir;
   return plan;
 }

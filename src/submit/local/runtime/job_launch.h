@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "submit/core/workload.h"
+#include "submit/local/runtime/job_cgroup.h"
 
 namespace lane::submit::local {
 
@@ -38,11 +39,13 @@ struct LaunchPlan {
   std::string bin_dir;                                    // host directory mounted at kJobBinDir
   uint64_t shm_bytes = 64ull << 20;                       // tmpfs /dev/shm size
   std::string working_dir = "/tmp";
+  bool host_network = false;  // --host-network: the host's network namespace, else its own (loopback only)
   // Filled in by the supervisor: the job's uid/gid, the job API directory (host), and the
   // generated /etc/passwd and /etc/group that name the job's user.
   uid_t uid = 0;
   gid_t gid = 0;
   std::string api_dir, passwd_file, group_file;
+  std::vector<std::string> cgroup_procs;  // the job's cgroups (cgroup.procs files) its first process joins
 };
 
 // The command a job runs before MPI wrapping: --command replaces the entrypoint; otherwise the
@@ -61,6 +64,10 @@ LaunchPlan make_launch_plan(const JobSpec& spec, const nlohmann::json& placement
 // Lexical: make both absolute and canonical first where symlinks matter.
 std::optional<std::filesystem::path> relative_within(const std::filesystem::path& path,
                                                      const std::filesystem::path& root);
+
+// What the job's cgroup enforces: --memory and --cpu (0: none; --memory-limit and --cpu-limit
+// stay Kubernetes-only) and the process limit (job_pids_limit()).
+CgroupLimits cgroup_limits(const JobSpec& spec);
 
 // Size of /dev/shm: spec.shm_size when set; with --large-shm half the machine's memory; else 64 MiB.
 uint64_t shm_size_bytes(const JobSpec& spec);

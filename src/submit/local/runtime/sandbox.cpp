@@ -2,7 +2,10 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <net/if.h>
 #include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -75,6 +78,18 @@ bool drops_to_job_user(const LaunchPlan& plan) { return geteuid() == 0 && plan.u
 
 void on_signal(int) {}
 
+// A new network namespace has only `lo`, down: bring it up (MPI's ranks talk over it).
+void loopback_up() {
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  ifreq ifr{};
+  std::strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
+  bool ok = fd >= 0 && ioctl(fd, SIOCGIFFLAGS, &ifr) == 0;
+  ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+  ok = ok && ioctl(fd, SIOCSIFFLAGS, &ifr) == 0;
+  if (!ok) die(std::string("bring up the job's loopback interface: ") + std::strerror(errno));
+  close(fd);
+}
+
 // The init is a fork of the supervisor, whose command line names LANECTL_HOME: overwrite it in
 // place (/proc/1/cmdline reads this memory) so that the job sees "lanectl-job-init" instead.
 void hide_command_line() {
@@ -103,6 +118,7 @@ void hide_command_line() {
 // when the command ends, which makes the kernel kill whatever is left in the namespace.
 [[noreturn]] void run_init(const LaunchPlan& plan, int status_fd, const sigset_t& child_mask) {
   hide_command_line();
+  if (!plan.host_network) loopback_up();
   umask(022);  // the mount points must be enterable by the job's user
   try {
     enter_job_root(plan);
@@ -162,6 +178,7 @@ bool is_standard_dev(const ViewEntry& e) {
 
 std::vector<std::string> bwrap_argv(const LaunchPlan& plan) {
   std::vector<std::string> argv = {"bwrap", "--unshare-pid", "--unshare-ipc", "--die-with-parent"};
+  if (!plan.host_network) argv.push_back("--unshare-net");  // bubblewrap brings up its loopback
   auto add = [&argv](std::initializer_list<std::string> words) { argv.insert(argv.end(), words); };
   // bubblewrap creates missing parents with mode 0700, which the job's user could not enter:
   // create them first, 0755, unless they lie on something mounted before.
@@ -216,10 +233,11 @@ SandboxedJob start_sandboxed(const LaunchPlan& plan, int out_fd, const sigset_t&
                 " and was not found in PATH; install the Debian package bubblewrap (jobs never run unconfined)");
   int status_pipe[2] = {-1, -1};
   if (!bwrap && pipe2(status_pipe, O_CLOEXEC) != 0) throw Error("cannot start the job: pipe() failed");
-  pid_t pid = bwrap ? fork()
-                    : static_cast<pid_t>(syscall(SYS_clone, CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | SIGCHLD,
-                                                 nullptr, nullptr, nullptr, nullptr));
+  const unsigned long flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | (plan.host_network ? 0 : CLONE_NEWNET);
+  pid_t pid = bwrap ? fork() : static_cast<pid_t>(syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, nullptr));
   if (pid == 0) {
+    // Into the job's cgroups before anything of the job runs: every later process is counted.
+    if (!join_cgroups(plan.cgroup_procs)) die(std::string("cannot join the job's cgroup: ") + std::strerror(errno));
     setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // the supervisor's death ends the job
     int null_fd = open("/dev/null", O_RDONLY);
@@ -259,7 +277,8 @@ SandboxedJob start_sandboxed(const LaunchPlan& plan, int out_fd, const sigset_t&
   if (pid < 0) {
     if (status_pipe[0] >= 0) close(status_pipe[0]);
     throw Error(std::string("cannot start the job: ") +
-                (bwrap ? "fork" : "clone(CLONE_NEWNS|CLONE_NEWPID|CLONE_NEWIPC)") + ": " + std::strerror(saved));
+                (bwrap ? "fork" : plan.host_network ? "clone(CLONE_NEWNS|CLONE_NEWPID|CLONE_NEWIPC)"
+                                          : "clone(CLONE_NEWNS|CLONE_NEWPID|CLONE_NEWIPC|CLONE_NEWNET)") + ": " + std::strerror(saved));
   }
   setpgid(pid, pid);
   return SandboxedJob{pid, status_pipe[0]};

@@ -7,9 +7,11 @@
 //   * its own PID (and IPC) namespace, whose init is the process the supervisor tracks: killing
 //     it kills every process of the job, including those that left the session (setsid); it
 //     dies with the supervisor (PR_SET_PDEATHSIG);
+//   * its own network namespace with only loopback, up (not with plan.host_network);
+//   * the plan's cgroups (plan.cgroup_procs), joined by its first process before anything runs;
 //   * the job's own uid/gid (not root), no new privileges, only the plan's environment.
 // Two mechanisms build the same view:
-//   * "unshare" (as root, the default there): clone(CLONE_NEWNS|CLONE_NEWPID|CLONE_NEWIPC) and
+//   * "unshare" (as root, the default there): clone(CLONE_NEWNS|CLONE_NEWPID|CLONE_NEWIPC|CLONE_NEWNET) and
 //     mount(2) directly, then the uid is dropped;
 //   * "bwrap" (bubblewrap; the default for other users, who need its user namespace).
 // LANECTL_SANDBOX=unshare|bwrap forces one of them.

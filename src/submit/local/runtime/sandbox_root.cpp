@@ -11,7 +11,10 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
+#include <vector>
 #include <string>
 
 #include "submit/local/runtime/job_view.h"
@@ -48,11 +51,10 @@ void make_mount_point(const std::string& source, const std::string& target) {
   }
 }
 
-void bind(const std::string& source, const std::string& target, bool read_only) {
-  make_mount_point(source, target);
-  do_mount(source.c_str(), target, nullptr, MS_BIND | MS_REC);
+// Remounts the bind mount at `target` with `read_only`, keeping the flags the kernel locks on
+// the source mount (nodev, noexec, ...).
+void remount_bind(const std::string& target, bool read_only) {
   unsigned long flags = MS_BIND | MS_REMOUNT | MS_NOSUID | (read_only ? MS_RDONLY : 0);
-  // Keep the flags the kernel locks on the source mount (nodev, noexec, ...).
   struct statvfs sv {};
   if (statvfs(target.c_str(), &sv) == 0) {
     if (sv.f_flag & ST_NODEV) flags |= MS_NODEV;
@@ -61,6 +63,42 @@ void bind(const std::string& source, const std::string& target, bool read_only) 
     if (sv.f_flag & ST_RELATIME) flags |= MS_RELATIME;
   }
   do_mount(nullptr, target, nullptr, flags);
+}
+
+// A mount point as /proc/self/mountinfo writes it (space, tab, newline, backslash as \ooo).
+std::string unescape_mount_point(const std::string& field) {
+  std::string out;
+  for (size_t i = 0; i < field.size(); ++i) {
+    if (field[i] == '\\' && i + 3 < field.size()) {
+      out.push_back(static_cast<char>(std::stoi(field.substr(i + 1, 3), nullptr, 8)));
+      i += 3;
+    } else {
+      out.push_back(field[i]);
+    }
+  }
+  return out;
+}
+
+// A recursive bind brings along what is mounted below the source (/sys/fs/cgroup, ...), and
+// MS_RDONLY on the top mount leaves those writable: each is made read-only too.
+void remount_submounts_read_only(const std::string& target) {
+  std::ifstream in("/proc/self/mountinfo");
+  std::vector<std::string> below;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string id, parent, devno, root, point;
+    fields >> id >> parent >> devno >> root >> point;
+    point = unescape_mount_point(point);
+    if (point.rfind(target + "/", 0) == 0) below.push_back(point);
+  }
+  for (const auto& p : below) remount_bind(p, true);
+}
+
+void bind(const std::string& source, const std::string& target, bool read_only) {
+  make_mount_point(source, target);
+  do_mount(source.c_str(), target, nullptr, MS_BIND | MS_REC);
+  remount_bind(target, read_only);
+  if (read_only) remount_submounts_read_only(target);
 }
 
 std::string fmt_mode(unsigned mode) {

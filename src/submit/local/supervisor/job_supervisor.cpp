@@ -82,7 +82,7 @@ void run_again(Database& db, const JobRow& row, const char* type, const char* ev
 }  // namespace
 
 JobSupervisor::JobSupervisor(const fs::path& home, int64_t job_id, int attempt)
-    : paths_{home}, db_(paths_.db()), id_(job_id), attempt_(attempt) {}
+    : paths_{home}, db_(paths_.db()), id_(job_id), attempt_(attempt), reserve_(home) {}
 
 JobSupervisor::~JobSupervisor() {
   if (job_.status_fd >= 0) close(job_.status_fd);
@@ -96,7 +96,7 @@ void JobSupervisor::run() {
   } catch (const std::exception& e) {
     return finish({127, std::string("cannot start: ") + e.what()});
   }
-  log_.emplace(paths_.job_dir(id_) / "output.log");
+  log_.emplace(paths_.job_dir(id_) / "output.log", log_limit_);
   int out_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0) return finish({127, "cannot start: pipe() failed"});
   out_fd_.reset(out_pipe[0]);
@@ -110,10 +110,13 @@ void JobSupervisor::run() {
   if (!record_processes()) request_stop();
   follow_job();
   kill(-job_.pid, SIGKILL);  // nothing of the job outlives its attempt (its PID namespace is gone already)
+  check_disk(/*now=*/true);
   api_fd_.reset();
   reap_api_handlers(/*wait=*/true);
   log_->flush_partial();
-  finish(outcome());
+  const Outcome out = outcome();
+  cgroup_.remove();
+  finish(out);
 }
 
 bool JobSupervisor::claim_attempt() {
@@ -142,6 +145,13 @@ void JobSupervisor::prepare_launch() {
   fs::create_directories(plan_.api_dir);
   api_fd_.reset(job_api_listen(fs::path(plan_.api_dir) / "api.sock", user_.uid, user_.gid));
   hand_volumes_to(volume_paths, user_);
+  // Named after this supervisor, so that a later one can tell a stale group (its pid gone).
+  log_limit_ = job_log_limit();
+  reserve_.ensure();
+  for (const auto& m : plan_.mounts) writes_home_fs_ = writes_home_fs_ || (!m.read_only && reserve_.on_same_file_system(m.source));
+  cgroup_ = JobCgroup::create(fmt::format("s{}-job{}", getpid(), id_), cgroup_limits(spec_));
+  plan_.cgroup_procs = cgroup_.procs_files();
+  host_oom_before_ = host_oom_kills();
 }
 
 // Records the job's process group; false when the attempt ended meanwhile (preempted,
@@ -150,6 +160,10 @@ bool JobSupervisor::record_processes() {
   WriteTransaction tx(db_);
   try {
     record_job_processes(db_, id_, attempt_, job_.pid, process_start_time(job_.pid));
+    if (!cgroup_.active() && (!spec_.memory.empty() || !spec_.cpu.empty()))
+      add_event(db_, id_, "job/" + row_.name, "Warning", "LimitsNotEnforced",
+                "this host offers lanectl no cgroup (cgroup v2, or the v1 memory/cpu/pids controllers as root): "
+                "--memory and --cpu are not enforced");
   } catch (const JobTransitionRefused&) {
     return false;
   }
@@ -183,9 +197,10 @@ void JobSupervisor::poll_once(char* buf, size_t size) {
     auto answer = [this](const nlohmann::json& request, pid_t peer) {
       return answer_job_api(paths_.home, id_, request, peer);
     };
-    if (pid_t h = job_api_serve_one(api_fd_.get(), answer); h > 0) api_handlers_.push_back(h);
+    if (pid_t h = job_api_serve_one(api_fd_.get(), answer, api_handlers_.size()); h > 0) api_handlers_.push_back(h);
   }
   reap_api_handlers(/*wait=*/false);
+  if (!child_done_) check_disk(/*now=*/false);
   if (kill_at_ && !killed_ && Clock::now() >= *kill_at_) {
     kill(-job_.pid, SIGKILL);
     killed_ = true;
@@ -203,18 +218,71 @@ void JobSupervisor::request_stop() {
   kill_at_ = Clock::now() + std::chrono::seconds(grace_seconds());
 }
 
+// A full file system under LANECTL_HOME (checked every 200 ms, and once at the job's end): the
+// state's reserve is released so that the end can be recorded and the CLI keeps working; a job
+// that writes there (a volume on it, or its log) is stopped at once, before it eats that space.
+void JobSupervisor::check_disk(bool now) {
+  if (disk_full_ || (!now && Clock::now() < next_disk_check_)) return;
+  next_disk_check_ = Clock::now() + std::chrono::milliseconds(200);
+  if (!log_->disk_full() && !reserve_.file_system_full()) return;
+  disk_full_ = true;
+  if (!child_done_ && (writes_home_fs_ || log_->disk_full())) {
+    kill(-job_.pid, SIGKILL);
+    killed_ = stopped_for_disk_ = true;
+    kill_at_ = Clock::now();
+  }
+  reserve_.release();
+  log_->note("lanectl: the file system holding LANECTL_HOME is full" +
+             std::string(stopped_for_disk_ ? "; the job was stopped" : ""));
+}
+
 void JobSupervisor::reap_api_handlers(bool wait) {
   for (auto it = api_handlers_.begin(); it != api_handlers_.end();)
     it = waitpid(*it, nullptr, wait ? 0 : WNOHANG) == 0 ? it + 1 : api_handlers_.erase(it);
 }
 
 JobSupervisor::Outcome JobSupervisor::outcome() const {
+  Outcome out;
   if (WIFEXITED(status_)) {
-    int code = WEXITSTATUS(status_);
-    return {code, code == 0 ? "" : fmt::format("the command exited with code {}", code)};
+    out.exit_code = WEXITSTATUS(status_);
+    if (out.exit_code != 0) out.reason = fmt::format("the command exited with code {}", out.exit_code);
+  } else {
+    int sig = WIFSIGNALED(status_) ? WTERMSIG(status_) : 0;
+    out = {128 + sig, fmt::format("the command was killed by signal {} ({})", sig, strsignal(sig))};
   }
-  int sig = WIFSIGNALED(status_) ? WTERMSIG(status_) : 0;
-  return {128 + sig, fmt::format("the command was killed by signal {} ({})", sig, strsignal(sig))};
+  if (out.exit_code == 0) return out;
+  if (disk_full_ && (stopped_for_disk_ || writes_home_fs_)) {
+    out.reason = fmt::format("DiskFull: the file system holding LANECTL_HOME ({}) filled up while the job wrote to "
+                             "it; lanectl released the space kept for the state{}. Free space (`lanectl delete` "
+                             "jobs or volumes) before resubmitting; {}",
+                             paths_.home.string(), stopped_for_disk_ ? " and stopped the job" : "", out.reason);
+    out.event = "DiskFull";
+    return out;
+  }
+  if (auto oom = out_of_memory()) {
+    out.reason = *oom + "; " + out.reason;
+    out.event = "OOMKilled";
+  }
+  return out;
+}
+
+// Why a failed job ran out of memory: the kills counted by its memory cgroup; without one, the
+// host's OOM kill counter rising during the job while the command got a SIGKILL lanectl did
+// not send ("probably").
+std::optional<std::string> JobSupervisor::out_of_memory() const {
+  const std::string had = spec_.memory.empty() ? "no --memory limit, the host's memory"
+                                               : "its memory limit --memory " + spec_.memory;
+  if (auto kills = cgroup_.oom_kills())
+    return *kills == 0 ? std::nullopt
+                       : std::optional(fmt::format("OOMKilled: out of memory, the kernel killed {} process(es) of "
+                                                   "the job at {}",
+                                                   *kills, had));
+  const auto now = host_oom_kills();
+  const bool foreign_kill = WIFSIGNALED(status_) && WTERMSIG(status_) == SIGKILL && !killed_;
+  if (!foreign_kill || !now || !host_oom_before_ || *now <= *host_oom_before_) return std::nullopt;
+  return fmt::format("probably OOMKilled: the command got a SIGKILL lanectl did not send while the host's OOM "
+                     "killer killed {} process(es) (no memory cgroup here to tell for sure; the job had {})",
+                     *now - *host_oom_before_, had);
 }
 
 // --backoff-limit N: a failed attempt runs again while fewer than N retries were made (counted
@@ -243,10 +311,19 @@ bool JobSupervisor::run_again_after(const JobRow& row, const Outcome& out, bool 
   return true;
 }
 
-// Records the attempt's end and lets waiting jobs start, unless the job was meanwhile
+// Records the attempt's end (retried once after releasing the state's reserve) and lets waiting jobs start, unless the job was meanwhile
 // preempted (attempt changed) or deleted (row gone): then this attempt's result is moot.
 // Also deletes the finished jobs whose --ttl-after-finish has passed (this one with 0s).
 void JobSupervisor::finish(const Outcome& out) {
+  try {
+    record_end(out);
+  } catch (const std::exception&) {
+    if (!reserve_.release()) throw;  // e.g. "database or disk is full": once more, with the reserve's space
+    record_end(out);
+  }
+}
+
+void JobSupervisor::record_end(const Outcome& out) {
   PassEffects effects;
   std::vector<int64_t> expired;
   {
@@ -257,7 +334,7 @@ void JobSupervisor::finish(const Outcome& out) {
     const bool again = run_again_after(*row, out, ok);
     if (!again) {
       finish_job(db_, id_, attempt_, ok, out.reason, out.exit_code, now_unix_ms());
-      add_event(db_, id_, "job/" + row->name, ok ? "Normal" : "Warning", ok ? "Completed" : "Failed",
+      add_event(db_, id_, "job/" + row->name, ok ? "Normal" : "Warning", ok ? "Completed" : out.event,
                 ok ? "the command exited with code 0" : out.reason);
     }
     effects = run_scheduling_pass(db_, paths_);

@@ -17,10 +17,12 @@
 #include <string>
 #include <vector>
 
+#include "submit/local/runtime/job_cgroup.h"
 #include "submit/local/runtime/job_launch.h"
 #include "submit/local/runtime/job_user.h"
 #include "submit/local/runtime/log_files.h"
 #include "submit/local/runtime/sandbox.h"
+#include "submit/local/runtime/state_reserve.h"
 #include "submit/local/state/state_store.h"
 
 namespace lane::submit::local {
@@ -81,6 +83,7 @@ class JobSupervisor {
   struct Outcome {
     int exit_code = 0;
     std::string reason;
+    std::string event = "Failed";  // the event of a failed end: Failed, OOMKilled, DiskFull
   };
 
   bool claim_attempt();
@@ -90,9 +93,12 @@ class JobSupervisor {
   void follow_job();
   void poll_once(char* buf, size_t size);
   void request_stop();
+  void check_disk(bool now);
   void reap_api_handlers(bool wait);
   Outcome outcome() const;
+  std::optional<std::string> out_of_memory() const;
   void finish(const Outcome& out);
+  void record_end(const Outcome& out);
   bool run_again_after(const JobRow& row, const Outcome& out, bool ok);
 
   Paths paths_;
@@ -104,6 +110,13 @@ class JobSupervisor {
   JobSpec spec_;
   JobUser user_;
   LaunchPlan plan_;
+  JobCgroup cgroup_;
+  StateReserve reserve_;
+  uint64_t log_limit_ = kDefaultLogBytes;
+  bool writes_home_fs_ = false;  // a writable volume on LANECTL_HOME's file system
+  bool disk_full_ = false, stopped_for_disk_ = false;
+  Clock::time_point next_disk_check_{};
+  std::optional<int64_t> host_oom_before_;
   std::optional<TimestampedLogWriter> log_;
   UniqueFd api_fd_;
   UniqueFd out_fd_;  // the read end of the job's stdout+stderr pipe
