@@ -50,8 +50,8 @@ uint64_t shm_size_bytes(const JobSpec& spec) {
 
 CgroupLimits cgroup_limits(const JobSpec& spec) {
   CgroupLimits limits;
-  if (!spec.memory.empty()) limits.memory_bytes = parse_quantity_bytes(spec.memory).value_or(0);
-  if (!spec.cpu.empty()) limits.cpus = parse_quantity(spec.cpu).value_or(0);
+  limits.memory_bytes = spec.memory.bytes().value_or(0);  // locally the request is the limit
+  limits.cpus = spec.cpu.value().value_or(0);
   limits.pids_max = job_pids_limit();
   return limits;
 }
