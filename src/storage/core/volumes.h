@@ -15,6 +15,8 @@ struct VolumeInfo {
   std::string name;                   // claim name (DNS-1123)
   std::string size;                   // requested size, a Kubernetes quantity ("10Gi")
   std::string storage_class;          // empty = default
+  std::string project;                // the project it belongs to ("" = not known to the store)
+  std::optional<bool> thin;           // provisioned thin (nothing reserved); nullopt = not known
   std::filesystem::path local_path;   // local backend: the directory holding the data; empty elsewhere
   VolumeOrigin origin = VolumeOrigin::user();  // a user, the job that created it, or a restore
   int64_t created_unix_ms = 0;
