@@ -242,7 +242,7 @@ TEST_CASE("anf cli: after set-service-level, --pvc finds the moved volume by nam
   CHECK(count_requests(arm.state(), "GET", "/capacityPools") == lists);  // the remembered id: no search
 }
 
-TEST_CASE("anf cli: no file of the CLI names a storage provider; the provider declares its options", "[anf][fast]") {
+TEST_CASE("anf cli: no file of the CLI names a storage provider, the provider declares its options", "[anf][fast]") {
   for (const auto& e : std::filesystem::directory_iterator(lane::test::source_dir() / "src" / "cli")) {
     std::string text = lane::read_file(e.path());
     std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });

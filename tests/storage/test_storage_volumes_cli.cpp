@@ -11,6 +11,7 @@
 
 #include "common/atomic_file.h"
 #include "test_paths.h"
+#include "tree_util.h"
 
 namespace fs = std::filesystem;
 
@@ -42,8 +43,8 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 
 }  // namespace
 
-TEST_CASE("volume list, describe and delete on the local backend; delete refused while a job uses it",
-          "[storage][slow]") {
+TEST_CASE("volume list, describe and delete on the local backend, delete refused while a job uses it",
+          "[storage][fast]") {
   lane::test::TempDir home("volumes");
   REQUIRE(lanectl(home.path, "submit fill -i ubuntu --pvc :1Gi:/mnt --command -- "
                              "sh -c 'head -c 300000 /dev/zero > /mnt/a'").code == 0);
@@ -64,7 +65,7 @@ TEST_CASE("volume list, describe and delete on the local backend; delete refused
   CHECK(v["project"] == "default");
   CHECK(v["thin"] == true);
   CHECK(v["origin"] == "job/default/fill");
-  CHECK(v["usedBytes"].get<uint64_t>() >= 300000);
+  CHECK(v["usedBytes"].get<int64_t>() >= int64_t{300000});
   CHECK(v["usedComplete"] == true);
   CHECK(v["usedBy"][0]["job"] == "fill");
 
@@ -111,8 +112,8 @@ TEST_CASE("volume list, describe and delete on the local backend; delete refused
   CHECK(fs::exists(home.path / "volumes" / "stray"));
 }
 
-TEST_CASE("restore --in-place is refused while a running job mounts the volume; the job's file stays",
-          "[storage][slow]") {
+TEST_CASE("restore --in-place is refused while a running job mounts the volume, the job file stays",
+          "[storage][fast]") {
   lane::test::TempDir home("inplace");
   REQUIRE(lanectl(home.path, "submit fill -i ubuntu --pvc :1Gi:/mnt --command -- sh -c 'echo old > /mnt/a'").code == 0);
   REQUIRE(wait_for(home.path, "fill", "Succeeded"));
@@ -136,7 +137,7 @@ TEST_CASE("restore --in-place is refused while a running job mounts the volume; 
   CHECK_FALSE(fs::exists(written));
 }
 
-TEST_CASE("--pvc NAME:PATH creates the named claim when it does not exist, as runai does", "[storage][slow]") {
+TEST_CASE("a named --pvc NAME:PATH creates the claim when it does not exist, as runai does", "[storage][fast]") {
   lane::test::TempDir home("named");
   Run s = lanectl(home.path, "submit pvc-test -i ubuntu --pvc test:/tmp/pvc1mount --command -- "
                              "sh -c 'echo hi > /tmp/pvc1mount/f'");

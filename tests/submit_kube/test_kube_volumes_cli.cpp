@@ -13,7 +13,7 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 
 }  // namespace
 
-TEST_CASE("kube cli: volume list, describe and delete over PVCs; snapshot create prints what CSI knows",
+TEST_CASE("kube cli: volume list, describe and delete over PVCs, snapshot create prints what CSI knows",
           "[submit_kube][fast]") {
   lane::test::FakeApiServer server;
   lane::test::Lanectl cli(server.url());
