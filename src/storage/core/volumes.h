@@ -15,14 +15,14 @@ struct VolumeInfo {
   std::string name;                   // claim name (DNS-1123)
   std::string size;                   // requested size, a Kubernetes quantity ("10Gi")
   std::string storage_class;          // empty = default
-  std::string project;                // the project it belongs to ("" = not known to the store)
-  std::optional<bool> thin;           // provisioned thin (nothing reserved); nullopt = not known
   std::filesystem::path local_path;   // local backend: the directory holding the data; empty elsewhere
   VolumeOrigin origin = VolumeOrigin::user();  // a user, the job that created it, or a restore
   int64_t created_unix_ms = 0;
   // Set by a create that succeeded with a caveat the user should hear once (the local backend's
   // thin provisioning beyond the free space); not stored.
   std::string warning;
+  std::string project;       // the project it belongs to ("" = not known to the store)
+  std::optional<bool> thin;  // provisioned thin (nothing reserved); nullopt = not known
 };
 
 class Volumes {
