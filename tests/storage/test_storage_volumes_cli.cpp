@@ -47,7 +47,7 @@ TEST_CASE("volume list, describe and delete on the local backend, delete refused
           "[storage][fast]") {
   lane::test::TempDir home("volumes");
   REQUIRE(lanectl(home.path, "submit fill -i ubuntu --pvc :1Gi:/mnt --command -- "
-                             "sh -c 'head -c 300000 /dev/zero > /mnt/a'").code == 0);
+                             "sh -c 'head -c 300000 /dev/urandom > /mnt/a'").code == 0);
   REQUIRE(wait_for(home.path, "fill", "Succeeded"));
 
   Run l = lanectl(home.path, "volume list");
