@@ -32,6 +32,11 @@ void create_snapshot(const SnapshotCreateOptions& o, CliContext& ctx) {
     ctx.out << fmt::format("{} snapshot {} created on volume {}\n", traits.label, info.name, selected.volume().volume);
     return;
   }
+  if (!info.files_known) {  // a CSI snapshot: its source and size only
+    ctx.out << fmt::format("Snapshot {} of PVC {} created in namespace {} (size {})\n", info.name, info.volume, info.ns,
+                           storage::format_bytes(info.total_bytes));
+    return;
+  }
   ctx.out << fmt::format("Snapshot {} created in namespace {}\n", info.name, info.ns);
   ctx.out << fmt::format("{} files, {}, {} added to the store\n", info.file_count,
                          storage::format_bytes(info.total_bytes), storage::format_bytes(info.new_bytes));

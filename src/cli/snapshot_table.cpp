@@ -28,9 +28,12 @@ void print_snapshots(std::ostream& out, const std::vector<storage::SnapshotInfo>
   Table table(header);
   for (const auto& s : snaps) {
     std::vector<std::string> row = {s.name, s.volume, s.job.empty() ? "-" : s.job,
-                                    storage::format_utc(s.created_unix_ms), std::to_string(s.file_count),
+                                    storage::format_utc(s.created_unix_ms),
+                                    s.files_known ? std::to_string(s.file_count) : "-",
                                     storage::format_bytes(s.total_bytes)};
-    if (wide) row.insert(row.end(), {storage::format_bytes(s.new_bytes), s.content_digest.substr(0, 12)});
+    if (wide)
+      row.insert(row.end(), {s.files_known ? storage::format_bytes(s.new_bytes) : "-",
+                             s.files_known ? s.content_digest.substr(0, 12) : "-"});
     table.add(row);
   }
   table.print(out);

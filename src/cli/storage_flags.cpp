@@ -16,9 +16,12 @@ std::string provider_text(std::string_view text) {
 }
 
 void add_provider_options(CLI::App* cmd, submit::StorageSelection& s) {
+  const auto& p = submit::volume_provider_traits();
   cmd->add_option("-n,--namespace", s.ns, provider_text("{label}: Kubernetes namespace of the PVC (overrides -p)"));
-  cmd->add_option("--volume-id", s.volume_id, provider_text("{label}: volume ARM resource id (instead of --pvc)"));
-  cmd->add_option("--anf-config", s.config, provider_text("{label}: credentials file (0600; Trident backend.json keys)"));
+  cmd->add_option("--volume-id", s.volume_id, provider_text("{label}: ") + p.volume_id_help);
+  const auto& config = p.config_option;
+  cmd->add_option(config.flag, s.config,
+                  provider_text("{label}: ") + config.help + (config.env.empty() ? "" : "; default $" + config.env));
   cmd->add_option("--timeout", s.timeout_s,
                   provider_text("{label}: seconds to wait for a long-running operation (default 600)"));
 }

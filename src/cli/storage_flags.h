@@ -1,8 +1,9 @@
 #pragma once
 // The storage options of `lanectl volume ...`, `lanectl snapshot ...` and `lanectl restore`
-// (--backend, and the volume provider's -n, --volume-id, --anf-config, --timeout), wired once
-// here and handed to the factory as data (submit::StorageSelection): which storage they select
-// and how it differs (storage::StorageTraits) is the factory's and the provider's to say.
+// (--backend, and the volume provider's -n, --volume-id, its config file, --timeout), wired once
+// here and handed to the factory as data (submit::StorageSelection): which storage they select,
+// how it differs and which options are the provider's own (storage::StorageTraits) is the
+// factory's and the provider's to say.
 #include <memory>
 #include <string>
 #include <string_view>
@@ -19,7 +20,7 @@ namespace lane::cli {
 // provider's traits: the help and messages that name it.
 std::string provider_text(std::string_view text);
 
-// Adds -n/--namespace, --volume-id, --anf-config and --timeout.
+// Adds -n/--namespace, --volume-id, the provider's config file option and --timeout.
 void add_provider_options(CLI::App* cmd, submit::StorageSelection& selection);
 
 // Adds --backend local|kubernetes|<the provider> plus the provider's options above.

@@ -1,5 +1,6 @@
-// lanectl list [jobs]: the Run:AI job table (11 columns), or -o wide|json|yaml; `list projects`
-// and `list nodes` are runai's spellings of `project list` and `cluster nodes`.
+// lanectl list [jobs]: the Run:AI job table (11 columns), or -o wide|json|yaml; `list projects`,
+// `list nodes` and `list volumes` are runai's spellings of `project list`, `cluster nodes` and
+// `volume list`.
 #include <set>
 
 #include <fmt/ranges.h>
@@ -8,6 +9,7 @@
 #include "cli/duration_format.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
+#include "cli/volume_table.h"
 #include "common/clock.h"
 #include "common/error.h"
 #include "submit/core/errors.h"
@@ -44,14 +46,18 @@ struct ListOptions {
   bool all = false;
 };
 
+bool is_kind(const std::string& what, const char* kind) { return what == kind || what + "s" == kind; }
+
 void run_list(const ListOptions& o, CliContext& ctx) {
   if (o.what.size() > 1)
-    throw UsageError("list takes one kind: jobs (default), projects or nodes; e.g. `lanectl list jobs`");
+    throw UsageError("list takes one kind: jobs (default), projects, nodes or volumes; e.g. `lanectl list jobs`");
   const std::string what = o.what.empty() ? "jobs" : o.what[0];
-  if (what == "projects" || what == "project") return print_projects(ctx, o.output, true);
-  if (what == "nodes" || what == "node") return print_nodes(ctx, o.output);
-  if (what != "jobs" && what != "job")
-    throw UsageError("cannot list '" + what + "'; use `lanectl list jobs`, `lanectl list projects` or `lanectl list nodes`");
+  if (is_kind(what, "projects")) return print_projects(ctx, o.output, true);
+  if (is_kind(what, "nodes")) return print_nodes(ctx, o.output);
+  if (is_kind(what, "volumes")) return list_volumes(ctx, o.project, o.all, o.output);
+  if (!is_kind(what, "jobs"))
+    throw UsageError("cannot list '" + what + "'; use `lanectl list jobs`, `lanectl list projects`, `lanectl list nodes` "
+                     "or `lanectl list volumes`");
   OutputFormat format = parse_output_format(o.output);
   std::optional<std::string> project;
   if (!o.all) {
@@ -93,10 +99,11 @@ void run_list(const ListOptions& o, CliContext& ctx) {
 
 void add_list_command(CLI::App& app, CliContext& ctx) {
   auto o = std::make_shared<ListOptions>();
-  auto* cmd = app.add_subcommand("list", "List jobs (`list jobs`), projects (`list projects`) or nodes (`list nodes`)");
-  cmd->add_option("what", o->what, "jobs (default) | projects | nodes");
+  auto* cmd = app.add_subcommand(
+      "list", "List jobs (`list jobs`), projects (`list projects`), nodes (`list nodes`) or volumes (`list volumes`)");
+  cmd->add_option("what", o->what, "jobs (default) | projects | nodes | volumes");
   cmd->add_option("-p,--project", o->project, "Project");
-  cmd->add_flag("-A,--all-projects", o->all, "Jobs of all projects");
+  cmd->add_flag("-A,--all-projects", o->all, "Jobs (volumes) of all projects");
   cmd->add_option("-o,--output", o->output, "wide | json | yaml");
   cmd->callback([o, &ctx] { run_list(*o, ctx); });
 }

@@ -3,11 +3,12 @@
 // the volume in place (destructive, so it asks for --yes and names what is affected).
 // With --backend <the volume provider> the snapshot is a native snapshot of the provider volume
 // behind --pvc (or --volume-id): its new-volume option (StorageTraits::new_volume_flag) clones it
-// into a new provider volume, and --in-place reverts the volume, which on Azure NetApp Files
-// DELETES the snapshots newer than SNAP.
+// into a new provider volume, and --in-place reverts the volume, which DELETES the snapshots
+// newer than SNAP where the provider's traits say so (revert_deletes_newer).
 #include <fmt/format.h>
 
 #include "cli/context.h"
+#include "cli/snapshot_ops.h"
 #include "cli/storage_flags.h"
 #include "common/error.h"
 #include "common/names.h"
@@ -58,64 +59,61 @@ void check_mode(const RestoreOptions& o, const storage::StorageTraits& traits) {
     throw UsageError("--in-place needs --pvc NAME (the volume to revert)");
 }
 
-void print_restored(const RestoreOptions& o, const SelectedStorage& selected, CliContext& ctx) {
-  const auto& traits = selected.traits();
+void print_restored(const RestoreOptions& o, const Restored& restored, CliContext& ctx) {
+  const auto& traits = *restored.traits;
   const std::string& target = new_volume(o, traits);
   if (traits.one_volume) {
     ctx.out << fmt::format("Snapshot {} restored to new {} volume {} ({} {}).\n", o.snapshot, traits.label, target,
-                           traits.new_volume_place, selected.volume().volume);
+                           traits.new_volume_place, restored.source_volume);
     return;
   }
   ctx.out << fmt::format("Snapshot {} restored to new volume {}.\n", o.snapshot, target);
   ctx.out << fmt::format("Use it with: lanectl submit ... --pvc {}:/mnt\n", target);
 }
 
-// Refuses a revert without --yes, naming what it replaces and the newer snapshots.
-void refuse_unconfirmed_revert(const RestoreOptions& o, const std::string& volume, const storage::RevertPlan& plan,
-                               const storage::StorageTraits& traits, CliContext& ctx) {
+// The warning of a revert without --yes: what it replaces and the newer snapshots.
+std::string revert_warning(const std::string& snapshot, const std::string& volume, const storage::RevertPlan& plan,
+                           const storage::StorageTraits& traits) {
   if (traits.revert_deletes_newer)
-    ctx.err << fmt::format(
+    return fmt::format(
         "Reverting {} volume {} to snapshot {} replaces ALL of its current data and cannot be undone.\n"
         "{} DELETES the snapshots newer than {}: {}\n",
-        traits.label, volume, o.snapshot, traits.title, o.snapshot, newer_list(plan));
-  else
-    ctx.err << fmt::format(
-        "Reverting volume {} to snapshot {} replaces ALL of its current data and cannot be undone.\n"
-        "Snapshots of {} newer than {} (they will no longer match the volume; on {} a revert deletes them): {}\n",
-        volume, o.snapshot, volume, o.snapshot, submit::volume_provider_traits().title, newer_list(plan));
-  throw UsageError(fmt::format("refusing to revert without --yes; or use {} NEW to restore into a new volume",
-                               traits.new_volume_flag));
+        traits.label, volume, snapshot, traits.title, snapshot, newer_list(plan));
+  return fmt::format(
+      "Reverting volume {} to snapshot {} replaces ALL of its current data and cannot be undone.\n"
+      "Snapshots of {} newer than {} (they will no longer match the volume; on {} a revert deletes them): {}\n",
+      volume, snapshot, volume, snapshot, submit::volume_provider_traits().title, newer_list(plan));
 }
 
 void run_restore(const RestoreOptions& o, CliContext& ctx) {
   storage::require_snapshot_name(o.snapshot);
   const OutputFormat format = parse_output_format(o.output);
   const bool structured = format == OutputFormat::kJson || format == OutputFormat::kYaml;
-  SelectedStorage selected(o.storage);
-  const auto& traits = selected.traits();
+  const auto& traits = submit::storage_traits(o.storage);
   check_mode(o, traits);
-  auto& store = selected.open(o.pvc, o.project, ctx);
+  const SnapshotTarget target{o.snapshot, o.pvc, o.project, o.storage};
 
   if (!o.in_place) {
-    const std::string& target = new_volume(o, traits);
-    store.restore_to_new_volume(o.snapshot, target);
+    const std::string& name = new_volume(o, traits);
+    Restored restored = restore_to_new_volume(target, name, ctx);
     if (structured)
-      return print_document(ctx.out, {{"snapshot", o.snapshot}, {"volume", target}, {"mode", "new-volume"}}, format);
-    return print_restored(o, selected, ctx);
+      return print_document(ctx.out, {{"snapshot", o.snapshot}, {"volume", name}, {"mode", "new-volume"}}, format);
+    return print_restored(o, restored, ctx);
   }
 
-  const std::string volume = o.pvc.empty() ? selected.volume().volume : o.pvc;
-  storage::RevertPlan plan = store.plan_revert(o.snapshot, o.pvc);
-  if (!o.yes) refuse_unconfirmed_revert(o, volume, plan, traits, ctx);
-  store.revert_in_place(o.snapshot, o.pvc);
+  RevertTexts texts;
+  texts.warning = [&](const Reverted& r) { return revert_warning(o.snapshot, r.volume, r.plan, *r.traits); };
+  texts.refusal = fmt::format("refusing to revert without --yes; or use {} NEW to restore into a new volume",
+                              traits.new_volume_flag);
+  Reverted r = revert_volume(target, o.yes, texts, ctx);
   if (structured) {
-    nlohmann::json doc = storage::to_json(plan);
+    nlohmann::json doc = storage::to_json(r.plan);
     doc["mode"] = "in-place";
     print_document(ctx.out, doc, format);
     return;
   }
-  ctx.out << fmt::format("Volume {} reverted to snapshot {}. Newer snapshots {}: {}\n", volume, o.snapshot,
-                         traits.revert_deletes_newer ? "deleted" : "affected", newer_list(plan));
+  ctx.out << fmt::format("Volume {} reverted to snapshot {}. Newer snapshots {}: {}\n", r.volume, o.snapshot,
+                         traits.revert_deletes_newer ? "deleted" : "affected", newer_list(r.plan));
 }
 
 }  // namespace

@@ -1,11 +1,12 @@
 // lanectl snapshot create|list|describe|delete|verify: point-in-time copies of volumes
-// (NetApp Snapshot semantics; the local backend keeps a content-addressed store).
+// (a volume provider's snapshot semantics; the local backend keeps a content-addressed store).
 // create/list/delete --backend <the volume provider> work on its native snapshots of the volume
 // behind --pvc (or --volume-id) instead of the configured backend's store.
 #include <fmt/format.h>
 
 #include "cli/context.h"
 #include "cli/snapshot_create.h"
+#include "cli/snapshot_ops.h"
 #include "cli/snapshot_table.h"
 #include "cli/storage_flags.h"
 #include "common/error.h"
@@ -80,11 +81,9 @@ void run_describe(const SnapshotOptions& o, CliContext& ctx) {
 
 void run_delete(const SnapshotOptions& o, CliContext& ctx) {
   storage::require_snapshot_name(o.snapshot);
-  SelectedStorage selected(o.storage);
-  const auto& traits = selected.traits();
-  if (!traits.one_volume && !o.pvc.empty())
+  if (!submit::storage_traits(o.storage).one_volume && !o.pvc.empty())
     throw UsageError(provider_text("snapshot delete takes --pvc only with --backend {backend} (to find the {label} volume)"));
-  selected.open(o.pvc, o.project, ctx).remove(o.snapshot);
+  const auto& traits = delete_snapshot({o.snapshot, o.pvc, o.project, o.storage}, ctx);
   ctx.out << (traits.one_volume ? fmt::format("{} snapshot {} deleted.\n", traits.label, o.snapshot)
                                 : fmt::format("Snapshot {} deleted.\n", o.snapshot));
 }

@@ -1,17 +1,20 @@
-// lanectl volume ...: the volume provider's volumes behind PVCs (Azure NetApp Files, via
-// Trident's PV internalID; submit::open_volume_provider).
-//   describe            the volume, pool, service level, quota, throughput
-//   set-service-level   move the volume to a pool of another level (no data copy)
-//   snapshot create|list|delete, revert, restore   native snapshots of the volume
-// Credentials: --anf-config FILE (0600, Trident backend.json keys) or AZURE_* variables.
+// lanectl volume ...: volumes (claims) of the configured backend, and the volume provider's
+// volumes behind PVCs (submit::open_volume_provider; its options: storage_flags.h).
+//   list, describe NAME, delete NAME   the backend's claims (local directories, Kubernetes PVCs)
+//   describe --pvc|--volume-id ...     the provider volume: pool, service level, quota, throughput
+//   set-service-level                  move the provider volume to a pool of another level
+//   snapshot create|list|delete, revert, restore   native snapshots of the provider volume
+// `describe` works on the provider volume with --backend <provider> or any provider option.
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "cli/context.h"
 #include "cli/snapshot_create.h"
+#include "cli/snapshot_ops.h"
 #include "cli/snapshot_table.h"
 #include "cli/storage_flags.h"
+#include "cli/volume_table.h"
 #include "common/error.h"
 #include "common/names.h"
 #include "storage/core/volume_provider.h"
@@ -21,10 +24,17 @@ namespace lane::cli {
 namespace {
 
 struct VolumeOptions {
-  std::string pvc, project, output, level, pool, snapshot, name, to_volume;
-  submit::StorageSelection storage;  // -n, --volume-id, --anf-config, --timeout (shared with snapshot/restore)
-  bool yes = false;
+  std::string volume, pvc, project, output, level, pool, snapshot, name, to_volume;
+  submit::StorageSelection storage;  // --backend and the provider's options (shared with snapshot/restore)
+  bool yes = false, all = false;
 };
+
+// The provider volume behind --pvc (or --volume-id), selected as `--backend <provider>` would.
+SnapshotTarget provider_target(const VolumeOptions& o) {
+  SnapshotTarget t{o.snapshot, o.pvc, o.project, o.storage};
+  t.storage.backend = submit::volume_provider_traits().name;
+  return t;
+}
 
 std::unique_ptr<storage::ProviderVolume> open_target(const VolumeOptions& o, CliContext& ctx) {
   return open_provider_volume(o.storage, o.pvc, o.project, ctx);
@@ -36,7 +46,14 @@ void add_target_options(CLI::App* cmd, VolumeOptions& o) {
   add_provider_options(cmd, o.storage);
 }
 
-void run_describe(const VolumeOptions& o, CliContext& ctx) {
+// describe's choice: the provider volume with --backend <provider> or a provider option.
+bool describes_provider_volume(const VolumeOptions& o) {
+  const auto& s = o.storage;
+  if (!s.backend.empty()) return submit::storage_traits(s).one_volume;
+  return !s.ns.empty() || !s.volume_id.empty() || !s.config.empty() || s.timeout_s != 0;
+}
+
+void run_provider_describe(const VolumeOptions& o, CliContext& ctx) {
   const OutputFormat format = parse_output_format(o.output);
   auto target = open_target(o, ctx);
   const auto& where = target->ref();
@@ -63,6 +80,26 @@ void run_describe(const VolumeOptions& o, CliContext& ctx) {
                      facts.at("poolTotalThroughputMibps").get<double>());
 }
 
+void run_describe(const VolumeOptions& o, CliContext& ctx) {
+  if (describes_provider_volume(o)) {
+    if (!o.volume.empty()) throw UsageError(provider_text("the {label} volume is named by --pvc or --volume-id, not NAME"));
+    return run_provider_describe(o, ctx);
+  }
+  if (!o.volume.empty() && !o.pvc.empty()) throw UsageError("give the volume as NAME or as --pvc NAME, not both");
+  const std::string& name = o.volume.empty() ? o.pvc : o.volume;
+  if (name.empty())
+    throw UsageError(provider_text("volume describe needs NAME (see `lanectl volume list`); for the {label} volume "
+                                   "behind a PVC add --backend {backend}"));
+  describe_volume(ctx, name, o.project, o.output);
+}
+
+void run_delete(const VolumeOptions& o, CliContext& ctx) {
+  require_dns1123_label(o.volume, "volume name");
+  const std::string project = ctx.project(o.project);
+  ctx.storage().delete_volume(o.volume, project);
+  ctx.out << fmt::format("Volume {} deleted.\n", o.volume);
+}
+
 void run_set_service_level(const VolumeOptions& o, CliContext& ctx) {
   const std::string level = submit::open_volume_provider()->parse_service_level(o.level);  // before any network
   auto target = open_target(o, ctx);
@@ -77,8 +114,7 @@ void run_snapshot_create(const VolumeOptions& o, CliContext& ctx) {
   create.pvc = o.pvc;
   create.name = o.name;
   create.project = o.project;
-  create.storage = o.storage;
-  create.storage.backend = submit::volume_provider_traits().name;
+  create.storage = provider_target(o).storage;
   create_snapshot(create, ctx);
 }
 
@@ -90,53 +126,61 @@ void run_snapshot_list(const VolumeOptions& o, CliContext& ctx) {
   print_snapshots(ctx.out, target->snapshots().list(std::nullopt), submit::volume_provider_traits(), format);
 }
 
+// The same path as `lanectl snapshot delete --backend <the provider>`.
 void run_snapshot_delete(const VolumeOptions& o, CliContext& ctx) {
   storage::require_snapshot_name(o.snapshot, "snapshot");
-  auto target = open_target(o, ctx);
-  target->snapshots().remove(o.snapshot);
-  ctx.out << fmt::format("{} snapshot {} deleted\n", submit::volume_provider_traits().label, o.snapshot);
+  const auto& traits = delete_snapshot(provider_target(o), ctx);
+  ctx.out << fmt::format("{} snapshot {} deleted\n", traits.label, o.snapshot);
 }
 
+// The same path as `lanectl restore --in-place --backend <the provider>`.
 void run_revert(const VolumeOptions& o, CliContext& ctx) {
   storage::require_snapshot_name(o.snapshot, "snapshot");
-  auto target = open_target(o, ctx);
-  auto plan = target->snapshots().plan_revert(o.snapshot, "");
-  std::string newer = plan.newer_snapshots.empty() ? "none" : "";
-  for (const auto& s : plan.newer_snapshots) newer += (newer.empty() ? "" : ", ") + s;
-  ctx.err << fmt::format("warning: reverting {} to {} replaces all its data and DELETES the newer snapshots: {}\n",
-                         target->ref().volume, o.snapshot, newer);
-  if (!o.yes) throw UsageError("revert is destructive and cannot be undone; repeat with --yes to confirm");
-  target->snapshots().revert_in_place(o.snapshot, "");
-  ctx.out << fmt::format("Volume {} reverted to snapshot {}\n", target->ref().volume, o.snapshot);
+  RevertTexts texts;
+  texts.warn_when_confirmed = true;
+  texts.warning = [&](const Reverted& r) {
+    std::string newer = r.plan.newer_snapshots.empty() ? "none" : "";
+    for (const auto& s : r.plan.newer_snapshots) newer += (newer.empty() ? "" : ", ") + s;
+    return fmt::format("warning: reverting {} to {} replaces all its data and DELETES the newer snapshots: {}\n",
+                       r.provider_volume, o.snapshot, newer);
+  };
+  texts.refusal = "revert is destructive and cannot be undone; repeat with --yes to confirm";
+  Reverted r = revert_volume(provider_target(o), o.yes, texts, ctx);
+  ctx.out << fmt::format("Volume {} reverted to snapshot {}\n", r.provider_volume, o.snapshot);
 }
 
+// The same path as `lanectl restore --backend <the provider>` with its new-volume option.
 void run_restore(const VolumeOptions& o, CliContext& ctx) {
   storage::require_snapshot_name(o.snapshot, "snapshot");
   if (o.to_volume.empty()) throw UsageError(provider_text("restore needs {new_volume_flag} NEW (the new {label} volume's name)"));
-  auto target = open_target(o, ctx);
-  target->snapshots().restore_to_new_volume(o.snapshot, o.to_volume);
-  ctx.out << fmt::format("Volume {} created from snapshot {} in pool {}\n", o.to_volume, o.snapshot,
-                         target->ref().pool);
+  Restored r = restore_to_new_volume(provider_target(o), o.to_volume, ctx);
+  ctx.out << fmt::format("Volume {} created from snapshot {} in pool {}\n", o.to_volume, o.snapshot, r.pool);
 }
 
-}  // namespace
+void add_backend_volume_commands(CLI::App* cmd, std::shared_ptr<VolumeOptions> o, CliContext& ctx) {
+  auto* list = cmd->add_subcommand("list", "List the backend's volumes: size requested and used, origin, jobs using them");
+  list->add_option("-p,--project", o->project, "Project");
+  list->add_flag("-A,--all-projects", o->all, "Volumes of all projects");
+  list->add_option("-o,--output", o->output, "json | yaml");
+  list->callback([o, &ctx] { list_volumes(ctx, o->project, o->all, o->output); });
 
-void add_volume_command(CLI::App& app, CliContext& ctx) {
-  auto o = std::make_shared<VolumeOptions>();
-  auto* cmd = app.add_subcommand("volume", provider_text("{title} volumes behind PVCs (service level, snapshots)"));
-  cmd->require_subcommand(1);
-
-  auto* describe = cmd->add_subcommand("describe", provider_text("{label} volume, pool, service level, quota and throughput"));
-  add_target_options(describe, *o);
+  auto* describe = cmd->add_subcommand(
+      "describe", provider_text("Show a volume; with --backend {backend}: the {label} volume behind --pvc "
+                                "(pool, service level, quota, throughput)"));
+  describe->add_option("name", o->volume, "Volume (claim) name");
+  describe->add_option("--pvc", o->pvc, provider_text("The claim (with --backend {backend}: the PVC whose {label} volume)"));
+  describe->add_option("-p,--project", o->project, "Project (namespace runai-<project>)");
   describe->add_option("-o,--output", o->output, "json | yaml");
+  add_backend_options(describe, o->storage);
   describe->callback([o, &ctx] { run_describe(*o, ctx); });
 
-  auto* level = cmd->add_subcommand("set-service-level", "Move the volume to a pool of another service level");
-  add_target_options(level, *o);
-  level->add_option("level", o->level, "Standard | Premium | Ultra")->required();
-  level->add_option("--pool", o->pool, "Target pool (default: the first large enough pool of that level)");
-  level->callback([o, &ctx] { run_set_service_level(*o, ctx); });
+  auto* del = cmd->add_subcommand("delete", "Delete a volume and its data (refused while a running or pending job uses it)");
+  del->add_option("name", o->volume, "Volume (claim) name")->required();
+  del->add_option("-p,--project", o->project, "Project");
+  del->callback([o, &ctx] { run_delete(*o, ctx); });
+}
 
+void add_snapshot_commands(CLI::App* cmd, std::shared_ptr<VolumeOptions> o, CliContext& ctx) {
   auto* snap = cmd->add_subcommand("snapshot", provider_text("Native {label} snapshots of the volume"));
   snap->require_subcommand(1);
   auto* create = snap->add_subcommand("create", provider_text("Take an {label} snapshot"));
@@ -151,6 +195,23 @@ void add_volume_command(CLI::App& app, CliContext& ctx) {
   add_target_options(del, *o);
   del->add_option("snapshot", o->snapshot, "Snapshot name")->required();
   del->callback([o, &ctx] { run_snapshot_delete(*o, ctx); });
+}
+
+}  // namespace
+
+void add_volume_command(CLI::App& app, CliContext& ctx) {
+  auto o = std::make_shared<VolumeOptions>();
+  auto* cmd = app.add_subcommand("volume", provider_text("Volumes (claims), and {title} volumes behind PVCs"));
+  cmd->require_subcommand(1);
+  add_backend_volume_commands(cmd, o, ctx);
+
+  auto* level = cmd->add_subcommand("set-service-level", "Move the volume to a pool of another service level");
+  add_target_options(level, *o);
+  level->add_option("level", o->level, submit::volume_provider_traits().service_levels)->required();
+  level->add_option("--pool", o->pool, "Target pool (default: the first large enough pool of that level)");
+  level->callback([o, &ctx] { run_set_service_level(*o, ctx); });
+
+  add_snapshot_commands(cmd, o, ctx);
 
   auto* revert = cmd->add_subcommand("revert", "Revert the volume in place to a snapshot (deletes newer snapshots)");
   add_target_options(revert, *o);

@@ -17,7 +17,7 @@ void add_bash_command(CLI::App& app, CliContext& ctx);
 void add_config_command(CLI::App& app, CliContext& ctx);
 void add_project_command(CLI::App& app, CliContext& ctx);
 void add_cluster_command(CLI::App& app, CliContext& ctx);
-// Storage verbs (owned by the storage / ANF engineers): snapshots, restore, lineage, volumes.
+// Storage verbs (owned by the storage engineers): snapshots, restore, lineage, volumes.
 void add_snapshot_command(CLI::App& app, CliContext& ctx);
 void add_restore_command(CLI::App& app, CliContext& ctx);
 void add_lineage_command(CLI::App& app, CliContext& ctx);

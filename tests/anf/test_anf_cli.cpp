@@ -218,3 +218,42 @@ TEST_CASE("anf cli: --backend and the ANF options are checked before any network
   CHECK(env.run("snapshot delete s1 --pvc data").code == 2);       // --pvc on delete needs --backend anf
   CHECK(arm.state()["requests"].empty());
 }
+
+TEST_CASE("anf cli: after set-service-level, --pvc finds the moved volume by name and remembers its id",
+          "[anf][slow]") {
+  FakeArm arm(nlohmann::json{{"polls", 1}, {"pools", {{{"name", "pool-ultra"}, {"serviceLevel", "Ultra"}}}}});
+  arm.add_pvc("runai-team", "data", "pvc-1111", {{"internalID", lane::test::kVolume1}});
+  CliEnv env(arm);
+  auto lvl = env.run("volume set-service-level Ultra --pvc data -n runai-team");
+  INFO(lvl.err);
+  REQUIRE(lvl.code == 0);
+  // The PV's internalID still names pool1.
+  auto d = env.run("volume describe --pvc data -n runai-team");
+  INFO(d.err);
+  REQUIRE(d.code == 0);
+  CHECK(d.out.find("Capacity pool:     pool-ultra") != std::string::npos);
+  const auto moves = nlohmann::json::parse(lane::read_file(env.dir.path / "home" / "anf-volume-moves.json"));
+  const std::string moved = std::string(lane::test::kVolume1).replace(std::string(lane::test::kVolume1).find("pool1"), 5, "pool-ultra");
+  CHECK(moves[lane::test::kVolume1] == moved);
+  const int lists = count_requests(arm.state(), "GET", "/capacityPools");
+  auto c = env.run("snapshot create --pvc data -p team --backend anf --name after-move");
+  INFO(c.err);
+  CHECK(c.code == 0);
+  CHECK(count_requests(arm.state(), "GET", "/capacityPools") == lists);  // the remembered id: no search
+}
+
+TEST_CASE("anf cli: no file of the CLI names a storage provider, the provider declares its options", "[anf][fast]") {
+  for (const auto& e : std::filesystem::directory_iterator(lane::test::source_dir() / "src" / "cli")) {
+    std::string text = lane::read_file(e.path());
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+    for (const char* name : {"anf", "azure", "netapp", "trident"}) {
+      INFO(e.path().string() << " names " << name);
+      CHECK(text.find(name) == std::string::npos);
+    }
+  }
+  FakeArm arm;
+  CliEnv env(arm);
+  auto help = env.run("snapshot list --help");
+  CHECK(help.out.find("--anf-config") != std::string::npos);
+  CHECK(help.out.find("LANECTL_ANF_CONFIG") != std::string::npos);
+}

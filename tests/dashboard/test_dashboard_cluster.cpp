@@ -236,8 +236,8 @@ TEST_CASE("lineage graph: snapshot -> restored volume -> job -> derived snapshot
   gone.snapshot = "old";
   gone.volume = "scratch";
 
-  storage::VolumeInfo data{"data", "1Gi", "", {}, storage::VolumeOrigin::user(), 1, ""};
-  storage::VolumeInfo restored{"restored", "1Gi", "", {}, storage::VolumeOrigin::restore("base"), 2, ""};
+  storage::VolumeInfo data{"data", "1Gi", "", {}, storage::VolumeOrigin::user(), 1, "", "", {}};
+  storage::VolumeInfo restored{"restored", "1Gi", "", {}, storage::VolumeOrigin::restore("base"), 2, "", "", {}};
 
   json g = lineage_graph({s1, s2}, {r1, r2, gone}, {data, restored});
   const json* job = find_node(g, "job:team/train");

@@ -123,6 +123,12 @@ class NoStorage : public lane::submit::Storage {
  public:
   lane::storage::Volumes& volumes() override { throw std::logic_error("the job routes used the volumes"); }
   lane::storage::SnapshotStore& snapshots() override { throw std::logic_error("the job routes used the snapshots"); }
+  std::vector<lane::submit::VolumeMount> volume_mounts(const std::string&) override {
+    throw std::logic_error("the job routes used the volume mounts");
+  }
+  void delete_volume(const std::string&, const std::string&) override {
+    throw std::logic_error("the job routes deleted a volume");
+  }
 };
 
 struct Fixture {

@@ -30,6 +30,8 @@ TEST_CASE("kube snapshots: create waits for readyToUse, list, restore --to-pvc, 
   PvcVolumes volumes(client, "runai-ld", "ReadWriteMany");
   volumes.create("pvc-data", "100Gi", "azurenetappfiles", VolumeOrigin::job("", "download-tusimple-data"));
   CHECK(volumes.find("pvc-data")->storage_class == "azurenetappfiles");
+  CHECK(volumes.find("pvc-data")->project.empty());
+  CHECK(PvcVolumes(client, "runai-ld", "ReadWriteMany", "ld").list().at(0).project == "ld");
 
   std::vector<std::string> progress;
   CsiSnapshotOptions o;
@@ -42,6 +44,7 @@ TEST_CASE("kube snapshots: create waits for readyToUse, list, restore --to-pvc, 
   CHECK(info.volume == "pvc-data");
   CHECK(info.job == "dist-lane-detection-training");
   CHECK(info.total_bytes == 100ull << 30);
+  CHECK_FALSE(info.files_known);  // a CSI snapshot has a size, no file counts
   CHECK(info.metadata.at("reason") == "end-of-training");
   CHECK(info.metadata.at("readyToUse") == "true");
   REQUIRE(progress.size() >= 2);  // not ready, then ready

@@ -94,7 +94,7 @@ AnfOptions load_anf_options(const std::optional<fs::path>& config_file) {
   AnfOptions o;
   std::optional<fs::path> file = config_file;
   if (!file) {
-    if (const char* p = env("LANECTL_ANF_CONFIG")) file = fs::path(p);
+    if (const char* p = env(kConfigEnv)) file = fs::path(p);
   }
   if (file) {
     require_private_file(*file);

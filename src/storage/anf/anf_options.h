@@ -12,6 +12,8 @@ namespace lane::storage::anf {
 inline constexpr const char* kDefaultApiVersion = "2025-12-01";
 inline constexpr const char* kPublicArmUrl = "https://management.azure.com";
 inline constexpr const char* kPublicAuthorityUrl = "https://login.microsoftonline.com";
+inline constexpr const char* kConfigFlag = "--anf-config";     // the config file's option
+inline constexpr const char* kConfigEnv = "LANECTL_ANF_CONFIG";  // ... and its variable
 
 // A string that never prints itself; only the token request reads it.
 class Secret {

@@ -1,5 +1,6 @@
 #include "storage/anf/anf_provider.h"
 
+#include "storage/anf/anf_options.h"
 #include "storage/anf/anf_target.h"
 #include "storage/anf/volume_service_level.h"
 
@@ -50,6 +51,9 @@ const StorageTraits& anf_traits() {
     t.new_volume_place = "same capacity pool as";
     t.state_key = "anf.provisioningState";  // anf_snapshot_store.cpp
     t.revert_deletes_newer = true;
+    t.config_option = {kConfigFlag, "credentials file (0600; Trident backend.json keys)", kConfigEnv};
+    t.volume_id_help = "volume ARM resource id (instead of --pvc)";
+    t.service_levels = "Standard | Premium | Ultra";
     return t;
   }();
   return traits;

@@ -23,6 +23,8 @@ OpenedTarget open_anf_target(const AnfTarget& t, std::ostream* progress) {
     kube::KubeClient kube(kube::load_default_connection(kube::chosen_kubeconfig(t.kube_context, t.kubeconfig)));
     const std::string ns = t.ns.empty() ? kube.default_namespace() : t.ns;
     resolved = resolve_pvc(kube, *arm, ns, t.pvc);
+    // After a service-level change the PV still names the old pool.
+    resolved.ref = locate_moved_volume(*arm, resolved.ref, t.home.empty() ? "" : t.home / "anf-volume-moves.json");
   }
   const std::string label = resolved.pvc.empty() ? resolved.ref.volume : resolved.pvc;
   OpenedTarget out;

@@ -1,5 +1,6 @@
 #include "storage/anf/volume_resolver.h"
 
+#include "common/atomic_file.h"
 #include "common/error.h"
 
 namespace lane::storage::anf {
@@ -33,7 +34,47 @@ bool pool_wanted(const AnfOptions& o, const std::string& pool_name) {
   return false;
 }
 
+Json read_moves(const std::filesystem::path& file) {
+  if (file.empty() || !std::filesystem::exists(file)) return Json::object();
+  Json moves = Json::parse(read_file(file), nullptr, false);
+  return moves.is_object() ? moves : Json::object();  // a damaged record is only a cache
+}
+
+// The pools of the account that hold a volume named `name`.
+std::vector<VolumeRef> volumes_named(ArmClient& arm, const VolumeRef& ref) {
+  std::vector<VolumeRef> found;
+  for (const Json& pool : arm.list(ref.account_id() + "/capacityPools")) {
+    VolumeRef candidate = ref.in_pool(leaf_name(pool.value("id", pool.value("name", ""))));
+    if (arm.try_get(candidate.id())) found.push_back(candidate);
+  }
+  return found;
+}
+
 }  // namespace
+
+VolumeRef locate_moved_volume(ArmClient& arm, const VolumeRef& resolved, const std::filesystem::path& moves_file) {
+  Json moves = read_moves(moves_file);
+  const std::string stored = resolved.id();
+  if (auto it = moves.find(stored); it != moves.end() && it->is_string()) {
+    VolumeRef moved = parse_volume_id(it->get<std::string>(), moves_file.string());
+    if (arm.try_get(moved.id())) return moved;
+  } else if (arm.try_get(stored)) {
+    return resolved;
+  }
+  auto found = volumes_named(arm, resolved);
+  if (found.empty())
+    throw Error("ANF volume not found: " + stored + " (no capacity pool of account '" + resolved.account +
+                "' has a volume named '" + resolved.volume + "'); pass --volume-id");
+  if (found.size() > 1)
+    throw Error("ANF volume " + stored + " is gone and " + std::to_string(found.size()) + " pools have a volume named '" +
+                resolved.volume + "' (e.g. " + found[0].id() + "); pass --volume-id");
+  if (!moves_file.empty()) {
+    moves[stored] = found[0].id();
+    std::filesystem::create_directories(moves_file.parent_path());
+    write_file_atomic(moves_file, moves.dump(2) + "\n");
+  }
+  return found[0];
+}
 
 VolumeRef find_by_creation_token(ArmClient& arm, const std::string& token) {
   const AnfOptions& o = arm.options();

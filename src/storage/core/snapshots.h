@@ -28,6 +28,9 @@ struct SnapshotInfo {
   uint64_t total_bytes = 0;      // logical size of the files
   uint64_t new_bytes = 0;        // bytes this snapshot added to the store (0 = fully shared)
   std::string content_digest;    // SHA-256 over the manifest entries: equal digests = equal contents
+  // false: the store knows the snapshot's size only (a CSI snapshot's restoreSize), not its files,
+  // what it added or its digest
+  bool files_known = true;
   std::map<std::string, std::string> metadata;  // free-form labels (e.g. "reason": "end-of-training")
 };
 

@@ -15,6 +15,13 @@
 
 namespace lane::storage {
 
+// An option of a volume provider's own: the provider declares it, the CLI registers it.
+struct ProviderOption {
+  std::string flag;  // e.g. "--anf-config"
+  std::string help;  // its help line
+  std::string env;   // the environment variable read when the flag is absent ("": none)
+};
+
 // How the snapshots and restores of a storage differ, for the verbs that print them. A
 // default-constructed StorageTraits is a backend's (local or Kubernetes): its store holds the
 // snapshots of every claim, restores into a new claim (--to-pvc), reports each snapshot's files
@@ -28,6 +35,10 @@ struct StorageTraits {
   std::string new_volume_place;             // where a restore puts the new volume, relative to the source
   std::string state_key;                    // snapshot metadata shown as STATE ("": files and sizes instead)
   bool revert_deletes_newer = false;        // a revert in place deletes the newer snapshots
+  // A volume provider's own options and words (empty for a backend's):
+  ProviderOption config_option;  // its credentials file (StorageSelection::config)
+  std::string volume_id_help;    // what --volume-id takes
+  std::string service_levels;    // the levels `volume set-service-level` accepts, for its help
 };
 
 // Which volume to open: a PVC (resolved through its bound PV) or the provider's own id.
@@ -35,7 +46,7 @@ struct ProviderVolumeTarget {
   std::string pvc;                      // --pvc
   std::string ns;                       // namespace of the PVC ("" = kubeconfig's)
   std::string volume_id;                // --volume-id (wins over --pvc)
-  std::optional<std::filesystem::path> config_file;  // --anf-config
+  std::optional<std::filesystem::path> config_file;  // StorageTraits::config_option
   std::optional<int> timeout_s;         // --timeout for long-running operations
   std::filesystem::path home;           // $LANECTL_HOME: what the provider cannot keep at the provider
   std::string kube_context;             // lanectl --context: the kubeconfig context for --pvc

@@ -21,6 +21,8 @@ struct VolumeInfo {
   // Set by a create that succeeded with a caveat the user should hear once (the local backend's
   // thin provisioning beyond the free space); not stored.
   std::string warning;
+  std::string project;       // the project it belongs to ("" = not known to the store)
+  std::optional<bool> thin;  // provisioned thin (nothing reserved); nullopt = not known
 };
 
 class Volumes {

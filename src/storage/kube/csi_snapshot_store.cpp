@@ -54,6 +54,7 @@ SnapshotInfo snapshot_info_from_object(const Json& vs) {
   if (!info.created_unix_ms) info.created_unix_ms = time_ms(text(meta, "creationTimestamp"));
   std::string size = text(st, "restoreSize");
   if (auto b = lane::parse_quantity_bytes(size)) info.total_bytes = *b;
+  info.files_known = false;
   auto ann = meta.value("annotations", Json::object());
   if (ann.contains(kMetadataAnnotation)) {
     auto m = Json::parse(text(ann, kMetadataAnnotation), nullptr, false);
@@ -79,7 +80,7 @@ SnapshotInfo CsiSnapshotStore::create(const std::string& volume, const std::stri
   require_dns1123_label(volume, "volume");
   const std::string& ns = options_.ns;
   if (!client_->try_get(res::kPvc, ns, volume)) {
-    throw lane::Error(fmt::format("volume '{}' does not exist in namespace {}; list claims with 'lanectl volume list'",
+    throw lane::Error(fmt::format("volume '{}' does not exist in namespace {}; list claims with `lanectl volume list`",
                                   volume, ns));
   }
   Json labels{{kVolumeLabel, volume}, {"app.kubernetes.io/managed-by", "lanectl"}};
@@ -267,8 +268,9 @@ std::vector<LineageRecord> CsiSnapshotStore::all_lineage() {
 
 // --- PVCs as Volumes ------------------------------------------------------------------------
 
-PvcVolumes::PvcVolumes(std::shared_ptr<lane::kube::KubeClient> client, std::string ns, std::string access_mode)
-    : client_(std::move(client)), ns_(std::move(ns)), access_mode_(std::move(access_mode)) {}
+PvcVolumes::PvcVolumes(std::shared_ptr<lane::kube::KubeClient> client, std::string ns, std::string access_mode,
+                       std::string project)
+    : client_(std::move(client)), ns_(std::move(ns)), access_mode_(std::move(access_mode)), project_(std::move(project)) {}
 
 namespace {
 VolumeInfo volume_from_pvc(const Json& pvc) {
@@ -291,12 +293,17 @@ VolumeInfo volume_from_pvc(const Json& pvc) {
 std::optional<VolumeInfo> PvcVolumes::find(const std::string& name) {
   auto pvc = client_->try_get(res::kPvc, ns_, name);
   if (!pvc) return std::nullopt;
-  return volume_from_pvc(*pvc);
+  VolumeInfo v = volume_from_pvc(*pvc);
+  v.project = project_;
+  return v;
 }
 
 std::vector<VolumeInfo> PvcVolumes::list() {
   std::vector<VolumeInfo> out;
-  for (const auto& pvc : client_->list(res::kPvc, ns_).items) out.push_back(volume_from_pvc(pvc));
+  for (const auto& pvc : client_->list(res::kPvc, ns_).items) {
+    out.push_back(volume_from_pvc(pvc));
+    out.back().project = project_;
+  }
   return out;
 }
 

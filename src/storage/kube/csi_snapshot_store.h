@@ -49,7 +49,9 @@ class CsiSnapshotStore : public SnapshotStore {
 // PVCs of one namespace as Volumes.
 class PvcVolumes : public Volumes {
  public:
-  PvcVolumes(std::shared_ptr<lane::kube::KubeClient> client, std::string ns, std::string access_mode);
+  // `project`: the project the namespace is, stamped on the volumes read (VolumeInfo::project).
+  PvcVolumes(std::shared_ptr<lane::kube::KubeClient> client, std::string ns, std::string access_mode,
+             std::string project = {});
   std::optional<VolumeInfo> find(const std::string& name) override;
   std::vector<VolumeInfo> list() override;
   VolumeInfo create(const std::string& name, const std::string& size, const std::string& storage_class,
@@ -60,6 +62,7 @@ class PvcVolumes : public Volumes {
   std::shared_ptr<lane::kube::KubeClient> client_;
   std::string ns_;
   std::string access_mode_;
+  std::string project_;
 };
 
 // Converts a VolumeSnapshot object (exposed for tests).

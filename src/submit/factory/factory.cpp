@@ -85,8 +85,8 @@ const storage::StorageTraits& storage_traits(const StorageSelection& s) {
   if (!s.backend.empty() && s.backend != "local" && s.backend != "kubernetes")
     throw UsageError("unknown --backend '" + s.backend + "'; use local, kubernetes or " + provider.name);
   if (!s.ns.empty() || !s.volume_id.empty() || !s.config.empty() || s.timeout_s != 0)
-    throw UsageError("-n, --volume-id, --anf-config and --timeout are for " + provider.title + "; add --backend " +
-                     provider.name);
+    throw UsageError("-n, --volume-id, " + provider.config_option.flag + " and --timeout are for " + provider.title +
+                     "; add --backend " + provider.name);
   static const storage::StorageTraits backend;
   return backend;
 }

@@ -2,7 +2,10 @@
 
 #include <ostream>
 
+#include <fmt/format.h>
+
 #include "storage/kube/csi_snapshot_store.h"
+#include "submit/kube/kube_jobs.h"
 
 namespace lane::submit::kube {
 
@@ -13,7 +16,8 @@ std::string KubeStorage::storage_namespace() {
 
 storage::Volumes& KubeStorage::volumes() {
   if (!volumes_) {
-    volumes_ = std::make_unique<storage::kube::PvcVolumes>(ctx_.client, storage_namespace(), ctx_.settings.pvc_access_mode);
+    volumes_ = std::make_unique<storage::kube::PvcVolumes>(ctx_.client, storage_namespace(), ctx_.settings.pvc_access_mode,
+                                                           ctx_.default_project);
   }
   return *volumes_;
 }
@@ -36,7 +40,7 @@ storage::Volumes& KubeStorage::volumes_of(const std::string& project) {
   if (project.empty()) return volumes();
   const std::string ns = ctx_.ns_of(project);
   auto& v = project_volumes_[ns];
-  if (!v) v = std::make_unique<storage::kube::PvcVolumes>(ctx_.client, ns, ctx_.settings.pvc_access_mode);
+  if (!v) v = std::make_unique<storage::kube::PvcVolumes>(ctx_.client, ns, ctx_.settings.pvc_access_mode, project);
   return *v;
 }
 
@@ -46,6 +50,23 @@ storage::SnapshotStore& KubeStorage::snapshots_of(const std::string& project) {
   auto& store = project_snapshots_[ns];
   if (!store) store = make_snapshot_store(ns);
   return *store;
+}
+
+std::vector<VolumeMount> KubeStorage::volume_mounts(const std::string& project) {
+  KubeJobs jobs(ctx_);
+  std::vector<VolumeMount> out;
+  for (const auto& j : jobs.list_jobs(project.empty() ? std::nullopt : std::optional<std::string>(project)))
+    add_mounts(j.spec, j.status, out);
+  return out;
+}
+
+void KubeStorage::delete_volume(const std::string& name, const std::string& project) {
+  auto& volumes = volumes_of(project);
+  if (!volumes.find(name))
+    throw Error(fmt::format("volume '{}' does not exist in namespace {}; see `lanectl volume list -p {}`", name,
+                            ctx_.ns_of(project), project));
+  require_unused(name, volume_mounts(project), fmt::format("delete volume '{}'", name), "");
+  volumes.remove(name);
 }
 
 }  // namespace lane::submit::kube

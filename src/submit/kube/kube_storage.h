@@ -22,6 +22,9 @@ class KubeStorage : public Storage {
   storage::SnapshotStore& snapshots() override;
   storage::SnapshotStore& snapshots_of(const std::string& project) override;
   storage::Volumes& volumes_of(const std::string& project) override;
+  // The jobs of `project` ("" = of every project) and their --pvc claims.
+  std::vector<VolumeMount> volume_mounts(const std::string& project) override;
+  void delete_volume(const std::string& name, const std::string& project) override;
 
  private:
   std::string storage_namespace();

@@ -48,10 +48,7 @@ void LocalJobs::validate(const JobSpec& spec) {
         "set-network {} --allow-host-network`, or submit without --host-network",
         spec.project, spec.project));
   for (const auto& p : spec.pvcs) {
-    if (!p.create && !st_.volumes.find(p.claim))
-      throw UsageError("--pvc: volume '" + p.claim + "' does not exist; create it with `--pvc :SIZE:" +
-                       p.mount_path + "` in an earlier job or restore a snapshot into it");
-    if (p.create) continue;
+    if (p.create || !st_.volumes.find(p.claim)) continue;  // a missing named claim is created by submit
     std::string owner = st_.volumes.owner(p.claim);
     if (!owner.empty() && owner != spec.project)
       throw UsageError(fmt::format(
@@ -131,11 +128,17 @@ JobInfo LocalJobs::submit(const JobSpec& input) {
     validate(spec);
     if (load_job_row(st_.db, spec.project, spec.name, false)) throw job_name_taken(spec.name, spec.project);
     std::vector<std::pair<std::string, std::string>> thin;  // claim, warning
+    std::vector<std::string> named;                         // named claims created, as runai does
     for (size_t i = 0; i < spec.pvcs.size(); ++i) {
       auto& p = spec.pvcs[i];
+      const auto owner = storage::VolumeOrigin::job(spec.project, spec.name);
+      if (!p.create && !st_.volumes.find(p.claim)) {
+        auto created = st_.volumes.create_in_transaction(p.claim, LocalVolumes::kDefaultClaimSize, "", owner);
+        if (!created.warning.empty()) thin.emplace_back(p.claim, created.warning);
+        named.push_back(p.claim);
+      }
       if (!p.create) continue;
       p.claim = claim_for(spec, i);
-      const auto owner = storage::VolumeOrigin::job(spec.project, spec.name);
       if (auto existing = st_.volumes.find(p.claim)) {
         // A resubmitted job (same name) gets its old claim back, as a re-created PVC would bind.
         if (existing->origin != owner)
@@ -157,6 +160,11 @@ JobInfo LocalJobs::submit(const JobSpec& input) {
               fmt::format("job submitted by {}", spec.user.empty() ? "unknown user" : spec.user));
     for (const auto& [claim, warning] : thin)
       add_event(st_.db, job_id, "pvc/" + claim, "Warning", "ProvisionedThin", warning);
+    for (const auto& claim : named)
+      add_event(st_.db, job_id, "pvc/" + claim, "Normal", "ClaimCreated",
+                fmt::format("claim {} did not exist; created it in project {} with the default size {} (as runai "
+                            "does for --pvc NAME:PATH)",
+                            claim, spec.project, LocalVolumes::kDefaultClaimSize));
     for (const auto& claim : adopted)
       add_event(st_.db, job_id, "pvc/" + claim, "Normal", "ClaimAdopted",
                 "claim " + claim + " had no project (recorded by an earlier version); it now belongs to project " +

@@ -1,9 +1,24 @@
 #include "submit/local/local_storage.h"
 
+#include <fmt/format.h>
+
+#include "common/names.h"
 #include "storage/local/local_snapshot_store.h"
 #include "submit/core/workload.h"
+#include "submit/core/workload_json.h"
 
 namespace lane::submit::local {
+namespace {
+
+std::vector<VolumeMount> mounts_in(Database& db) {
+  std::vector<VolumeMount> out;
+  auto st = db.prepare("SELECT status, spec FROM jobs ORDER BY project, name");
+  while (st.step())
+    add_mounts(spec_from_json(nlohmann::json::parse(st.text(1))), job_status_from_string(st.text(0)), out);
+  return out;
+}
+
+}  // namespace
 
 LocalStorage::LocalStorage(LocalState& state) : st_(state) {
   // A restored claim belongs to the project of the claim its snapshot was taken of (as a
@@ -24,6 +39,30 @@ storage::SnapshotStore& LocalStorage::snapshots() {
   if (!snapshots_)
     snapshots_ = std::make_unique<storage::local::LocalSnapshotStore>(st_.paths.home / "snapshots", st_.volumes);
   return *snapshots_;
+}
+
+
+std::vector<VolumeMount> LocalStorage::volume_mounts(const std::string& project) {
+  (void)project;
+  ReadTransaction tx(st_.db);
+  return mounts_in(st_.db);
+}
+
+void LocalStorage::delete_volume(const std::string& name, const std::string& project) {
+  require_dns1123_label(name, "volume name");
+  {
+    WriteTransaction tx(st_.db);
+    if (!st_.volumes.find(name))
+      throw Error(fmt::format("volume '{}' does not exist; see `lanectl volume list -A`", name));
+    const std::string owner = st_.volumes.owner(name);
+    if (!owner.empty() && owner != project)
+      throw UsageError(fmt::format("volume '{}' belongs to project '{}', not '{}'; add -p {}", name, owner, project,
+                                   owner));
+    require_unused(name, mounts_in(st_.db), fmt::format("delete volume '{}'", name), "");
+    st_.volumes.remove_row(name);
+    tx.commit();
+  }
+  st_.volumes.remove_data(name);
 }
 
 }  // namespace lane::submit::local

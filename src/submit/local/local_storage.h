@@ -21,6 +21,10 @@ class LocalStorage : public Storage {
   storage::Volumes& volumes() override { return st_.volumes; }
   LocalVolumes& local_volumes() { return st_.volumes; }
   storage::SnapshotStore& snapshots() override;
+  // Claims share one namespace: every job's mounts, whatever `project`.
+  std::vector<VolumeMount> volume_mounts(const std::string& project) override;
+  // The check of the mounts and the removal of the row are one write transaction.
+  void delete_volume(const std::string& name, const std::string& project) override;
 
  private:
   LocalState& st_;

@@ -1,6 +1,7 @@
 #include "submit/local/state/local_volumes.h"
 
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -32,6 +33,8 @@ storage::VolumeInfo read_volume(Statement& st, const Paths& paths) {
   v.storage_class = st.text(2);
   v.origin = origin_of(v.name, st.text(3));
   v.created_unix_ms = st.integer(4);
+  v.project = st.text(5);
+  v.thin = true;  // nothing is reserved (see local_volumes.h)
   v.local_path = paths.volumes_dir() / v.name;
   return v;
 }
@@ -48,7 +51,7 @@ std::string thin_provisioning_warning(const std::string& name, const std::string
                      name, size, fmt::format("{:.1f}Gi", static_cast<double>(free_bytes) / (1ull << 30)), dir.string());
 }
 
-const char* kSelect = "SELECT name, size, storage_class, created_by, created_ms FROM volumes ";
+const char* kSelect = "SELECT name, size, storage_class, created_by, created_ms, project FROM volumes ";
 
 }  // namespace
 
@@ -60,9 +63,13 @@ std::optional<storage::VolumeInfo> LocalVolumes::find(const std::string& name) {
 }
 
 std::vector<storage::VolumeInfo> LocalVolumes::list() {
-  auto st = db_.prepare(std::string(kSelect) + "ORDER BY name");
   std::vector<storage::VolumeInfo> out;
-  while (st.step()) out.push_back(read_volume(st, paths_));
+  {
+    auto st = db_.prepare(std::string(kSelect) + "ORDER BY name");
+    while (st.step()) out.push_back(read_volume(st, paths_));
+  }
+  for (auto& v : out)
+    if (v.project.empty()) v.project = owner(v.name);  // a claim of an earlier version
   return out;
 }
 
@@ -121,13 +128,30 @@ void LocalVolumes::adopt(const std::string& name, const std::string& project) {
 }
 
 void LocalVolumes::remove(const std::string& name) {
+  {
+    WriteTransaction tx(db_);
+    remove_row(name);
+    tx.commit();
+  }
+  remove_data(name);
+}
+
+void LocalVolumes::remove_row(const std::string& name) {
   require_dns1123_label(name, "volume name");
-  WriteTransaction tx(db_);
   if (!find(name)) throw Error("volume '" + name + "' does not exist");
   db_.prepare("DELETE FROM volumes WHERE name = ?1").bind(1, name).run();
-  tx.commit();
+}
+
+void LocalVolumes::remove_data(const std::string& name) {
+  require_dns1123_label(name, "volume name");  // a name, never a path
+  if (find(name)) throw Error("volume '" + name + "' is still recorded; its directory is not removed");
+  const fs::path dir = paths_.volumes_dir() / name;
   std::error_code ec;
-  fs::remove_all(paths_.volumes_dir() / name, ec);
+  if (!fs::is_directory(fs::symlink_status(dir, ec))) return;  // gone, or not a directory the state made
+  // Out of the claims' namespace first (one rename), so that a crash leaves staging debris only.
+  fs::create_directories(staging_dir(), ec);
+  const fs::path doomed = staging_dir() / fmt::format("{}-delete-{}", ::getpid(), name);
+  remove_tree(::rename(dir.c_str(), doomed.c_str()) == 0 ? doomed : dir);
 }
 
 // --- publishing prepared data (restore) ------------------------------------------------------

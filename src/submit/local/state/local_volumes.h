@@ -22,6 +22,9 @@ class LocalVolumes : public storage::local::DirectoryVolumes {
  public:
   LocalVolumes(Database& db, Paths paths) : db_(db), paths_(std::move(paths)) {}
 
+  // The size of a claim a job names with --pvc NAME:PATH when it does not exist yet.
+  static constexpr const char* kDefaultClaimSize = "10Gi";
+
   std::optional<storage::VolumeInfo> find(const std::string& name) override;
   std::vector<storage::VolumeInfo> list() override;
   storage::VolumeInfo create(const std::string& name, const std::string& size,
@@ -31,6 +34,12 @@ class LocalVolumes : public storage::local::DirectoryVolumes {
   storage::VolumeInfo create_from(const std::string& name, const std::string& size, const std::string& storage_class,
                                   const storage::VolumeOrigin& origin, const std::filesystem::path& prepared) override;
   void remove_debris() override;
+
+  // remove() in two steps, for a caller that checks more in the same transaction: the row, inside
+  // the caller's write transaction; after its commit, the claim's directory (only when the state
+  // no longer records the claim, and never through a symbolic link).
+  void remove_row(const std::string& name);
+  void remove_data(const std::string& name);
 
   // The same as create() but inside the caller's write transaction (used by submit).
   storage::VolumeInfo create_in_transaction(const std::string& name, const std::string& size,

@@ -160,7 +160,7 @@ bool JobSupervisor::record_processes() {
   WriteTransaction tx(db_);
   try {
     record_job_processes(db_, id_, attempt_, job_.pid, process_start_time(job_.pid));
-    if (!cgroup_.active() && (!spec_.memory.empty() || !spec_.cpu.empty()))
+    if (!cgroup_.active() && (spec_.memory.given() || spec_.cpu.given()))
       add_event(db_, id_, "job/" + row_.name, "Warning", "LimitsNotEnforced",
                 "this host offers lanectl no cgroup (cgroup v2, or the v1 memory/cpu/pids controllers as root): "
                 "--memory and --cpu are not enforced");
@@ -270,8 +270,8 @@ JobSupervisor::Outcome JobSupervisor::outcome() const {
 // host's OOM kill counter rising during the job while the command got a SIGKILL lanectl did
 // not send ("probably").
 std::optional<std::string> JobSupervisor::out_of_memory() const {
-  const std::string had = spec_.memory.empty() ? "no --memory limit, the host's memory"
-                                               : "its memory limit --memory " + spec_.memory;
+  const std::string had = !spec_.memory.given() ? "no --memory limit, the host's memory"
+                                               : "its memory limit --memory " + spec_.memory.text();
   if (auto kills = cgroup_.oom_kills())
     return *kills == 0 ? std::nullopt
                        : std::optional(fmt::format("OOMKilled: out of memory, the kernel killed {} process(es) of "

@@ -1,0 +1,63 @@
+// lanectl volume list|describe|delete and snapshot create on the Kubernetes backend: PVCs of the
+// project's namespace, the jobs that mount them, and a CSI snapshot reported by what is known of
+// it (its PVC and size; no file counts).
+#include <catch2/catch.hpp>
+
+#include "fake_server.h"
+#include "kube/kube_client.h"
+#include "support/lanectl_runner.h"
+
+namespace {
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+bool client_has_pvc(const lane::test::FakeApiServer& server) {
+  lane::kube::KubeClient client(server.connection());
+  return client.try_get(lane::kube::resources::kPvc, "runai-team", "pvc-data-0").has_value();
+}
+
+}  // namespace
+
+TEST_CASE("kube cli: volume list, describe and delete over PVCs, snapshot create prints what CSI knows",
+          "[submit_kube][fast]") {
+  lane::test::FakeApiServer server;
+  lane::test::Lanectl cli(server.url());
+  REQUIRE(cli.run_shell("project create team --gpu-quota 1").code == 0);
+  auto r = cli.run_shell("submit data -p team --pvc azurenetappfiles:100Gi:/mnt --image busybox");
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+
+  r = cli.run_shell("volume list -p team");
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  CHECK(has(r.out, "pvc-data-0"));
+  CHECK(has(r.out, "100Gi"));
+  CHECK(has(r.out, "job data"));
+  CHECK(has(r.out, "data ("));
+  r = cli.run_shell("volume describe pvc-data-0 -p team -o json");
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["project"] == "team");
+  CHECK(doc["storageClass"] == "azurenetappfiles");
+  CHECK(doc["usedBytes"].is_null());  // not measurable from here
+  CHECK(doc["usedBy"][0]["job"] == "data");
+
+  r = cli.run_shell("snapshot create --pvc pvc-data-0 -p team --name s1");
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  CHECK(has(r.out, "Snapshot s1 of PVC pvc-data-0 created in namespace runai-team (size 100.0 GiB)\n"));
+  CHECK_FALSE(has(r.out, "files"));
+
+  REQUIRE(doc["usedBy"][0]["status"] == "Running");  // the test server runs the Job's pod
+  r = cli.run_shell("volume delete pvc-data-0 -p team");
+  CHECK(r.code == 2);
+  CHECK(has(r.out, "lanectl delete data -p team"));
+  CHECK(client_has_pvc(server));
+  REQUIRE(cli.run_shell("delete job data -p team").code == 0);
+  r = cli.run_shell("volume delete pvc-data-0 -p team");
+  INFO(r.out);
+  CHECK(r.code == 0);
+  CHECK_FALSE(client_has_pvc(server));
+  CHECK(cli.run_shell("volume delete pvc-data-0 -p team").code == 1);
+}
