@@ -323,10 +323,12 @@ Error divergence_error(const Run& run, const LoopState& st) {
                                                           st.last_finite_loss, st.logged_at);
   return Error(fmt::format(
       "the training loss became {} by step {} ({}); the run stops. Lower the learning rate (--lr, now {}), add "
-      "warm-up (--warmup-steps), or train in fp32 (PRECISION=fp32) or bf16 instead of fp16. Kept: the metrics and "
-      "curves up to step {} ({}, {}); the latest checkpoint ({}), if any, is the last one saved before",
-      std::isnan(st.last_loss) ? "NaN" : "infinite", st.progress.step, last, run.cfg.lr, std::max<int64_t>(st.logged_at, 0),
-      run.layout.metrics().string(), run.layout.curves().string(), run.layout.latest_checkpoint().string()));
+      "warm-up (--warmup-steps), or train in full precision (PRECISION=fp32; with fp16, bf16 is steadier). Kept: "
+      "the metrics and curves up to step {} ({}, {}); the latest checkpoint ({}), if any, is the last one saved "
+      "before",
+      std::isnan(st.last_loss) ? "NaN" : "infinite", st.progress.step, last, run.cfg.lr,
+      std::max<int64_t>(st.logged_at, 0), run.layout.metrics().string(), run.layout.curves().string(),
+      run.layout.latest_checkpoint().string()));
 }
 
 // One optimiser step on a batch, then the log line every --log-every steps and at the last step
