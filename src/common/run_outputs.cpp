@@ -1,8 +1,18 @@
 #include "common/run_outputs.h"
 
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+
 namespace lane {
 
 std::string MetricsRecord::to_line() const {
+  for (const auto& [key, value] : fields.items())  // JSON has no NaN: nlohmann would write null
+    if (value.is_number_float() && !std::isfinite(value.get<double>()))
+      throw Error(fmt::format("metrics record '{}': '{}' is {}, which JSON cannot hold; it is not written", kind,
+                              key, value.get<double>()));
   nlohmann::json j = fields;
   j["kind"] = kind;
   return j.dump();

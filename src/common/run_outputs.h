@@ -39,7 +39,8 @@ struct MetricsRecord {
   std::string kind{kUnnamed};
   nlohmann::json fields = nlohmann::json::object();  // every key but "kind"
 
-  // The line as written (compact JSON, no newline).
+  // The line as written (compact JSON, no newline). A NaN or infinite number is refused
+  // (lane::Error naming the key): JSON cannot hold it and nlohmann would write null.
   std::string to_line() const;
   // The record of a line, or nullopt when it is not a JSON object (a torn last line of a killed
   // run, the partial first line of a tail read). A kind that is missing, empty or not a string

@@ -1,6 +1,7 @@
 // Checkpoint integrity (issue 15, items 3 and 5): every saved checkpoint carries a SHA-256 of its
 // payload; a flipped byte anywhere is refused on load (UsageError naming the file and "damaged"),
-// older checkpoints without a digest still load, and temporaries of a killed save are removed.
+// a checkpoint without a digest (older, or its digest line removed) is refused (issue 28, item 12),
+// and temporaries of a killed save are removed.
 #include "catch_torch.h"
 
 #include <fstream>
@@ -66,16 +67,28 @@ TEST_CASE("a checkpoint with any single flipped byte is refused as damaged, nami
   CHECK(train::load_checkpoint(path, net, nullptr).step == 4);
 }
 
-TEST_CASE("a checkpoint written before digests (a bare libtorch archive) still loads", "[trainer][fast]") {
+TEST_CASE("a checkpoint without its digest line is refused, also with a flipped weight byte", "[trainer][fast]") {
   test::ScratchDir dir("ckpt_legacy");
   torch::manual_seed(4);
   Saved s;
-  const auto path = dir.path / "checkpoint_old.pt";
   const train::TrainingProgress p{9, 1, 0, 0.25};
-  write_file_atomic(path, train::serialize_checkpoint(s.net, s.opt, p, {s.net->config(), 12}));
-  model::Scnn net(tiny_model());
-  CHECK(train::load_checkpoint(path, net, nullptr).step == 9);
-  CHECK(train::read_checkpoint_info(path).crop_top == 12);
+  const auto saved = dir.path / "checkpoint_latest.pt";
+  train::save_checkpoint(saved, s.net, s.opt, p, {s.net->config(), 12});
+  // The digest line removed (what the old format looked like), then one byte of the archive flipped.
+  std::string file = read_file(saved);
+  std::string payload = file.substr(file.find('\n') + 1);
+  REQUIRE(file.rfind("lanectl-checkpoint sha256=", 0) == 0);
+  const auto path = dir.path / "checkpoint_old.pt";
+  for (const bool flip : {false, true}) {
+    if (flip) payload[payload.size() / 2] = static_cast<char>(payload[payload.size() / 2] ^ 0x01);
+    write_file_atomic(path, payload);
+    model::Scnn net(tiny_model());
+    INFO("flipped: " << flip);
+    CHECK_THROWS_WITH(train::load_checkpoint(path, net, nullptr),
+                      Catch::Contains("checkpoint '" + path.string() + "' has no integrity digest") &&
+                          Catch::Contains("refused") && Catch::Contains("retrain"));
+    CHECK_THROWS_AS(train::read_checkpoint_info(path), UsageError);
+  }
 }
 
 TEST_CASE("temporaries of a killed checkpoint save are removed by the next save, live writers' are kept", "[trainer][fast]") {

@@ -87,6 +87,8 @@ JobSpec masked_for_display(const JobSpec& spec) {
   JobSpec out = spec;
   for (auto& e : out.env) e.value = mask_env_assignment(e.name + "=" + e.value).substr(e.name.size() + 1);
   out.cli_argv = mask_secret_argv(spec.cli_argv);
+  for (auto* words : {&out.command, &out.args})
+    for (auto& w : *words) w = mask_secret_value(w);
   return out;
 }
 

@@ -138,8 +138,9 @@ struct JobSpec {
   double total_gpus() const { return gpu * (type == JobType::kMpi ? processes : 1); }
 };
 
-// For anything printed or annotated: `spec` with the values of secret-looking -e names and
-// their spelling in cli_argv masked (common/secrets.h). The job itself runs with `spec`.
+// For anything printed or annotated: `spec` with the values of secret-looking -e names, the
+// secret parts of other values, command and args, and their spelling in cli_argv masked
+// (common/secrets.h). The job itself runs with `spec`.
 JobSpec masked_for_display(const JobSpec& spec);
 
 // "SECRET:<secret>,<key>": an env value read from a Kubernetes Secret (valueFrom.secretKeyRef).

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <iostream>
-#include <set>
 #include <sstream>
 #include <string_view>
 
@@ -60,15 +59,12 @@ std::string with_digest(const std::string& payload) {
 }
 
 std::string verified_payload(const fs::path& path, std::string file) {
-  if (file.compare(0, kDigestHeader.size(), kDigestHeader) != 0) {
-    // Written before checkpoints carried a digest: still loaded (a warning once per file).
-    static std::set<std::string> warned;
-    if (warned.insert(path.string()).second)
-      std::cerr << fmt::format("warning: checkpoint '{}' has no integrity digest (written by an older "
-                               "scnn-train); it is loaded unchecked. Save it again to add one.\n",
-                               path.string());
-    return file;
-  }
+  if (file.compare(0, kDigestHeader.size(), kDigestHeader) != 0)
+    throw UsageError(fmt::format("checkpoint '{}' has no integrity digest (its first line is not '{}<hex>': written "
+                                 "by an older scnn-train, or the line was removed), so a changed byte in its weights "
+                                 "would go unnoticed; it is refused. Use a checkpoint saved by this version: retrain, "
+                                 "or restore the run's folder from a snapshot",
+                                 path.string(), kDigestHeader));
   const size_t eol = file.find('\n');
   const std::string stored = eol == std::string::npos ? "" : file.substr(kDigestHeader.size(), eol - kDigestHeader.size());
   const std::string_view payload = eol == std::string::npos ? std::string_view() : std::string_view(file).substr(eol + 1);

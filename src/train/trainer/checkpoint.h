@@ -4,8 +4,8 @@
 // settings of the run that saved it, in one libtorch archive. Written atomically (serialise in memory, then
 // write_file_atomic: temp file in the same directory, fsync, rename), so an interrupted write
 // never damages the previous file. The file starts with a SHA-256 of the archive, checked on
-// every load (lane::UsageError "checkpoint ... is damaged"); files without it (older versions)
-// load with a warning. Includes libtorch: include only from trainer .cpp files.
+// every load (lane::UsageError "checkpoint ... is damaged"); a file without it (an older version,
+// or the line removed) is refused. Includes libtorch: include only from trainer .cpp files.
 #include <cstdint>
 #include <filesystem>
 #include <optional>

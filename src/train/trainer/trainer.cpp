@@ -6,8 +6,10 @@
 // window, the final checkpoint, curves, then the end-of-training hook.
 #include "train/trainer/trainer.h"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -67,7 +69,7 @@ void set_lr(torch::optim::SGD& opt, double lr) {
 }
 
 // How the loop ends.
-enum class Ending { kNone, kPreempted, kFinished };
+enum class Ending { kNone, kPreempted, kFinished, kDiverged };
 
 // The one stop condition, asked before every step. `epoch_over`: the epoch in progress has no
 // batch left (it is closed right after this check unless the run is preempted).
@@ -265,10 +267,13 @@ class LogWindow {
   Clock::time_point start_;
 };
 
-// Logging (collective): one metrics record and one progress line on rank 0. Returns the mean loss.
+// Logging (collective): one metrics record and one progress line on rank 0. Returns the mean loss;
+// a non-finite one is neither logged nor printed (the caller stops the run: diverged()).
 double log_progress(const Run& run, LogWindow& window, const TrainingProgress& progress, double lr) {
   const LogWindow::Mean mean = window.take(run.comm);
   const auto& loss = mean.loss;
+  for (const double part : loss)
+    if (!std::isfinite(part)) return part;
   if (!run.lead) return loss[0];
   run.metrics->write({std::string(MetricsRecord::kTrain),
                       {{"step", progress.step}, {"epoch", progress.epoch}, {"loss", loss[0]},
@@ -299,7 +304,37 @@ struct LoopState {
   int64_t validated_at = -1;  // the step of the last validation
   double lr = 0;
   double last_loss = 0;
+  int64_t logged_at = -1;          // the step of the last log line with a finite loss
+  double last_finite_loss = 0;     // its loss
+  bool diverged = false;           // the last log window's loss was not finite: the run stops
 };
+
+// Records a log window's mean loss; false (diverged) when it is NaN or infinite.
+bool record_loss(LoopState& st, double loss) {
+  st.last_loss = loss;
+  if (!std::isfinite(loss)) {
+    st.diverged = true;
+    return false;
+  }
+  st.logged_at = st.progress.step;
+  st.last_finite_loss = loss;
+  return true;
+}
+
+// The error of a diverged run: where, the last good numbers, what to change, what is kept.
+Error divergence_error(const Run& run, const LoopState& st) {
+  const std::string last = st.logged_at < 0 ? "no finite loss was logged"
+                                            : fmt::format("the last finite loss was {:.4f} at step {}",
+                                                          st.last_finite_loss, st.logged_at);
+  return Error(fmt::format(
+      "the training loss became {} by step {} ({}); the run stops. Lower the learning rate (--lr, now {}), add "
+      "warm-up (--warmup-steps), or train in full precision (PRECISION=fp32; with fp16, bf16 is steadier). Kept: "
+      "the metrics and curves up to step {} ({}, {}); the latest checkpoint ({}), if any, is the last one saved "
+      "before",
+      std::isnan(st.last_loss) ? "NaN" : "infinite", st.progress.step, last, run.cfg.lr,
+      std::max<int64_t>(st.logged_at, 0), run.layout.metrics().string(), run.layout.curves().string(),
+      run.layout.latest_checkpoint().string()));
+}
 
 // One optimiser step on a batch, then the log line every --log-every steps and at the last step
 // (the only place that reads the loss), and the checkpoint every --checkpoint-every steps.
@@ -314,7 +349,7 @@ void take_step(const Run& run, const Stepper& s, const data::DeviceBatch& next, 
   ++st.progress.batch_in_epoch;
   window.add(loss, batch.images.size(0) * run.comm.size());
   if (st.progress.step % run.cfg.log_every == 0 || st.progress.step == run.total_steps)
-    st.last_loss = log_progress(run, window, st.progress, st.lr);
+    if (!record_loss(st, log_progress(run, window, st.progress, st.lr))) return;  // weights not saved
   if (st.progress.step % run.cfg.checkpoint_every == 0) save_latest(run, st.progress);
 }
 
@@ -336,6 +371,7 @@ Ending train_loop(const Run& run, const Stepper& s, EpochBatches& epoch, data::T
     // The next batch (on the device; its host target gives the loss normaliser). None left: the
     // epoch is over (a shard shorter than --batch-size x batches/epoch), closed above.
     if (const auto next = epoch.next(st.progress)) take_step(run, s, *next, window, st);
+    if (st.diverged) return Ending::kDiverged;
   }
 }
 
@@ -346,9 +382,10 @@ Ending train_loop(const Run& run, const Stepper& s, EpochBatches& epoch, data::T
 // epoch. Then the last partial log window (a preempted run's, or a run whose last epoch ran out
 // of batches) and the final checkpoint.
 void wind_up(const Run& run, Ending ending, data::TusimpleLoader* val_loader, LogWindow& window, LoopState& st) {
+  if (ending == Ending::kDiverged) return;  // the weights are not finite: nothing to validate or save
   if (ending == Ending::kFinished && val_loader && st.validated_at != st.progress.step)
     validate_now(run, *val_loader, st.progress);
-  if (window.steps() > 0) st.last_loss = log_progress(run, window, st.progress, st.lr);
+  if (window.steps() > 0 && !record_loss(st, log_progress(run, window, st.progress, st.lr))) return;
   save_latest(run, st.progress);
 }
 
@@ -408,8 +445,9 @@ TrainingResult run_training(const TrainConfig& cfg, const EndOfTraining& end_of_
   wind_up(run, ending, loaders.val.get(), window, st);
 
   const TrainingResult result{layout, st.progress.step, st.last_loss, st.progress.best_accuracy};
+  if (lead) plot_training_curves(layout.curves(), read_curves(layout.metrics()));
+  if (st.diverged) throw divergence_error(run, st);  // every rank: the mean loss is the same on all
   if (lead) {
-    plot_training_curves(layout.curves(), read_curves(layout.metrics()));
     report(run, ending == Ending::kPreempted, st.progress.step, loaders.train->skipped_images(), amp);
     if (ending == Ending::kFinished && end_of_training) end_of_training(cfg, result);
   }

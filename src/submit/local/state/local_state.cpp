@@ -1,29 +1,16 @@
 #include "submit/local/state/local_state.h"
 
-#include <system_error>
-
 #include "common/clock.h"
-#include "common/error.h"
 #include "submit/local/state/job_expiry.h"
 #include "submit/local/state/scheduling_pass.h"
+#include "submit/local/state/state_files.h"
 
 namespace lane::submit::local {
 namespace fs = std::filesystem;
 
-namespace {
-
-Paths prepare_home(const fs::path& home) {
-  std::error_code ec;
-  fs::create_directories(home / "jobs", ec);
-  if (ec) throw Error("cannot create LANECTL_HOME " + home.string() + ": " + ec.message() +
-                      "; set LANECTL_HOME to a writable directory");
-  return Paths{home};
-}
-
-}  // namespace
-
-LocalState::LocalState(const fs::path& home) : paths(prepare_home(home)), db(paths.db()), volumes(db, paths) {
-  ensure_schema(db);
+LocalState::LocalState(const fs::path& home) : paths(open_home(home)), db(paths.db()), volumes(db, paths) {
+  check_state_schema(db, paths);
+  refresh_state_backup(db, paths);
 }
 
 void LocalState::check_supervisors() {

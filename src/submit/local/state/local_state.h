@@ -9,7 +9,8 @@
 namespace lane::submit::local {
 
 struct LocalState {
-  // Creates $LANECTL_HOME/jobs and the schema when missing.
+  // Creates $LANECTL_HOME/jobs and the schema when missing; refuses a damaged or emptied state
+  // and keeps its backup (state_files.h).
   explicit LocalState(const std::filesystem::path& home);
 
   // Runs a pass in its own write transaction (after changes made elsewhere).

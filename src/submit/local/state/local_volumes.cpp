@@ -51,6 +51,30 @@ std::string thin_provisioning_warning(const std::string& name, const std::string
                      name, size, fmt::format("{:.1f}Gi", static_cast<double>(free_bytes) / (1ull << 30)), dir.string());
 }
 
+// "<pid>-claim-<name>" in the staging directory: this process may leave volumes/<name> without a row.
+constexpr std::string_view kClaimTag = "-claim-";
+
+class ClaimMarker {
+ public:
+  ClaimMarker(const fs::path& staging, const std::string& claim)
+      : path_(path(staging, claim)) {
+    fs::create_directories(staging);
+    write_file_atomic(path_, "");
+  }
+  ~ClaimMarker() {
+    std::error_code ec;
+    fs::remove(path_, ec);
+  }
+  static fs::path path(const fs::path& staging, const std::string& claim) {
+    return staging / fmt::format("{}{}{}", ::getpid(), kClaimTag, claim);
+  }
+  ClaimMarker(const ClaimMarker&) = delete;
+  ClaimMarker& operator=(const ClaimMarker&) = delete;
+
+ private:
+  fs::path path_;
+};
+
 const char* kSelect = "SELECT name, size, storage_class, created_by, created_ms, project FROM volumes ";
 
 }  // namespace
@@ -86,9 +110,15 @@ storage::VolumeInfo LocalVolumes::create_in_transaction(const std::string& name,
               "VALUES(?1,?2,?3,?4,?5,?6,?7)")
       .bind(1, name).bind(2, size).bind(3, static_cast<int64_t>(*bytes)).bind(4, storage_class)
       .bind(5, origin.str()).bind(6, now_unix_ms()).bind(7, project_of_creator(origin)).run();
-  // A directory without a row is debris of an interrupted create, restore or delete: never reuse its data.
-  remove_tree(paths_.volumes_dir() / name);
-  fs::create_directories(paths_.volumes_dir() / name);
+  // A directory without a row is debris of an interrupted create (empty), of a restore or delete this
+  // backend recorded (sweep_claim_markers), or data the state does not own: never reused nor deleted.
+  const fs::path dir = paths_.volumes_dir() / name;
+  if (fs::exists(dir)) sweep_claim_markers();
+  if (fs::exists(dir) && ::rmdir(dir.c_str()) != 0)
+    throw Error(fmt::format("directory {} exists but the state lists no volume '{}' (data of an interrupted "
+                            "operation, or of a state restored from a backup); move it aside, then retry",
+                            dir.string(), name));
+  fs::create_directories(dir);
   auto info = *find(name);
   info.warning = thin_provisioning_warning(name, size, *bytes, paths_.volumes_dir());
   return info;
@@ -139,6 +169,10 @@ void LocalVolumes::remove(const std::string& name) {
 void LocalVolumes::remove_row(const std::string& name) {
   require_dns1123_label(name, "volume name");
   if (!find(name)) throw Error("volume '" + name + "' does not exist");
+  // Recorded before the row goes: a crash between the commit and remove_data leaves an
+  // unregistered directory that the next remove_debris knows it may remove.
+  fs::create_directories(staging_dir());
+  write_file_atomic(ClaimMarker::path(staging_dir(), name), "");
   db_.prepare("DELETE FROM volumes WHERE name = ?1").bind(1, name).run();
 }
 
@@ -147,11 +181,13 @@ void LocalVolumes::remove_data(const std::string& name) {
   if (find(name)) throw Error("volume '" + name + "' is still recorded; its directory is not removed");
   const fs::path dir = paths_.volumes_dir() / name;
   std::error_code ec;
-  if (!fs::is_directory(fs::symlink_status(dir, ec))) return;  // gone, or not a directory the state made
-  // Out of the claims' namespace first (one rename), so that a crash leaves staging debris only.
-  fs::create_directories(staging_dir(), ec);
-  const fs::path doomed = staging_dir() / fmt::format("{}-delete-{}", ::getpid(), name);
-  remove_tree(::rename(dir.c_str(), doomed.c_str()) == 0 ? doomed : dir);
+  if (fs::is_directory(fs::symlink_status(dir, ec))) {  // else gone, or not a directory the state made
+    // Out of the claims' namespace first (one rename), so that a crash leaves staging debris only.
+    fs::create_directories(staging_dir(), ec);
+    const fs::path doomed = staging_dir() / fmt::format("{}-delete-{}", ::getpid(), name);
+    remove_tree(::rename(dir.c_str(), doomed.c_str()) == 0 ? doomed : dir);
+  }
+  fs::remove(ClaimMarker::path(staging_dir(), name), ec);
 }
 
 // --- publishing prepared data (restore) ------------------------------------------------------
@@ -165,6 +201,7 @@ storage::VolumeInfo LocalVolumes::create_from(const std::string& name, const std
                                               const fs::path& prepared) {
   WriteTransaction tx(db_);
   auto info = create_in_transaction(name, size, storage_class, origin);  // row + empty directory
+  const ClaimMarker marker(staging_dir(), name);  // a crash before the commit leaves a recorded directory
   if (::rename(prepared.c_str(), info.local_path.c_str()) != 0)  // replaces the empty directory
     throw Error(fmt::format("cannot move '{}' into place as volume '{}': {}", prepared.string(), name,
                             std::strerror(errno)));
@@ -173,12 +210,26 @@ storage::VolumeInfo LocalVolumes::create_from(const std::string& name, const std
   return info;
 }
 
+void LocalVolumes::sweep_claim_markers() {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(staging_dir(), ec)) {
+    const std::string file = e.path().filename().string();
+    const auto pid = pid_after("-" + file, "-");
+    const size_t tag = file.find(kClaimTag);
+    if (!pid || process_alive(*pid) || tag == std::string::npos || file.find('-') != tag) continue;
+    const std::string claim = file.substr(tag + kClaimTag.size());
+    if (!claim.empty() && !find(claim)) remove_tree(paths_.volumes_dir() / claim);
+    fs::remove(e.path(), ec);
+  }
+}
+
 void LocalVolumes::remove_debris() {
+  if (!fs::is_directory(paths_.volumes_dir())) return;
+  WriteTransaction tx(db_);  // no create_from can be between its rename and its commit meanwhile
+  sweep_claim_markers();
   // Staging entries are named "<pid>-<what>-<volume>"; pre-staging reverts left ".<vol>.revert-<pid>".
   remove_dead_staging(staging_dir());
   std::error_code ec;
-  if (!fs::is_directory(paths_.volumes_dir())) return;
-  WriteTransaction tx(db_);  // no create_from can be between its rename and its commit meanwhile
   for (const auto& e : fs::directory_iterator(paths_.volumes_dir(), ec)) {
     const std::string file = e.path().filename().string();
     if (file.empty()) continue;
@@ -187,7 +238,8 @@ void LocalVolumes::remove_debris() {
       if (pid && !process_alive(*pid)) remove_tree(e.path());
       continue;
     }
-    if (e.is_directory(ec) && !find(file)) remove_tree(e.path());
+    // Unregistered and not recorded: only an empty one (an interrupted create) goes.
+    if (e.is_directory(ec) && !find(file)) ::rmdir(e.path().c_str());
   }
   tx.commit();
 }

@@ -58,6 +58,9 @@ class LocalVolumes : public storage::local::DirectoryVolumes {
 
  private:
   std::string project_of_creator(const storage::VolumeOrigin& origin);
+  // Removes the claim directories that a dead process recorded it might leave without a row
+  // (an interrupted restore or delete), unless the claim is registered (caller's transaction).
+  void sweep_claim_markers();
 
   Database& db_;
   Paths paths_;

@@ -1,14 +1,47 @@
 #include "submit/local/state/sqlite_db.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <ctime>
+
+#include <fmt/format.h>
 
 #include "common/error.h"
 
 namespace lane::submit::local {
+namespace fs = std::filesystem;
+
+fs::path state_backup_path(const fs::path& db) { return db.string() + ".bak"; }
+
+Error untrusted_state_error(const fs::path& db, const std::string& problem) {
+  const fs::path bak = state_backup_path(db);
+  std::string fix;
+  struct stat st {};
+  if (::stat(bak.c_str(), &st) == 0) {
+    const long minutes = static_cast<long>(std::difftime(std::time(nullptr), st.st_mtime) / 60);
+    fix = fmt::format("restore the last backup (taken {} min ago; what changed since is not in it): "
+                      "cp {} {} && rm -f {}-wal {}-shm",
+                      minutes, bak.string(), db.string(), db.string(), db.string());
+  } else {
+    fix = fmt::format("there is no backup ({} is missing): move {} aside and start with an empty one; "
+                      "the volumes' data stays in its volumes directory",
+                      bak.string(), db.parent_path().string());
+  }
+  return Error(fmt::format("the local state database {} {}; lanectl stops here so that no volume, job or "
+                           "snapshot is lost. Fix: {}",
+                           db.string(), problem, fix));
+}
 
 namespace {
+// A damaged file (SQLITE_CORRUPT, SQLITE_NOTADB) is reported as such, with the fix.
+[[noreturn]] void fail_with(sqlite3* db, int code, const std::string& what, const std::string& message) {
+  if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB)
+    throw untrusted_state_error(sqlite3_db_filename(db, "main"), "is damaged (" + what + ": " + message + ")");
+  throw Error("local state database: " + what + ": " + message);
+}
 [[noreturn]] void fail(sqlite3* db, const std::string& what) {
-  throw Error("local state database: " + what + ": " + sqlite3_errmsg(db));
+  fail_with(db, sqlite3_errcode(db) & 0xff, what, sqlite3_errmsg(db));
 }
 }  // namespace
 
@@ -75,7 +108,7 @@ void Database::exec(const std::string& sql) {
   if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &msg) != SQLITE_OK) {
     std::string m = msg ? msg : "unknown error";
     sqlite3_free(msg);
-    throw Error("local state database: '" + sql.substr(0, 60) + "': " + m);
+    fail_with(db_, sqlite3_errcode(db_) & 0xff, "'" + sql.substr(0, 60) + "'", m);
   }
 }
 int64_t Database::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }

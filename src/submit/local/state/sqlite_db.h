@@ -7,10 +7,18 @@
 #include <optional>
 #include <string>
 
+#include "common/error.h"
+
 struct sqlite3;
 struct sqlite3_stmt;
 
 namespace lane::submit::local {
+
+// Where the backup of the state file `db` is kept (state_files.h): DB.bak.
+std::filesystem::path state_backup_path(const std::filesystem::path& db);
+// The error for a state file that cannot be trusted (damaged, emptied): names the file, the
+// `problem` and the fix (restore the backup, or start a new home). No command runs on it.
+Error untrusted_state_error(const std::filesystem::path& db, const std::string& problem);
 
 class Statement {
  public:
