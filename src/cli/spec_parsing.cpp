@@ -35,7 +35,7 @@ void check_mount_path(const std::string& value, const std::string& path) {
 }
 
 // Three parts are a new claim `[StorageClass]:Size:MountPath` when the class is empty, the second
-// part is a quantity, or the third (not the second) is a path ("azurenetappfiles:100GB:/mnt": a size
+// part is a quantity, or the third (not the second) is a path ("fast:100GB:/mnt": a size
 // that is no quantity); else an existing claim `ExistingClaim:MountPath:ro|rw`.
 bool is_new_claim(const std::vector<std::string>& parts, const submit::Quantity& second) {
   if (parts.size() != 3) return parts.size() == 4;

@@ -2,7 +2,8 @@
 """Every Catch2 case under tests/<area>/ is tagged with its area and its speed:
 TEST_CASE("name", "[<area>][fast]") or "[<area>][slow]" (other tags may follow). `[fast]` cases
 run in well under a second each, so `test_<x> "[fast]"` is a quick check while editing; `[slow]`
-ones start processes, servers or training runs. Exits 1 naming each case that breaks the rule."""
+ones start processes, servers or training runs. A name has no ';' and does not start with '-' (ctest
+and Catch could not select it). Exits 1 naming each case that breaks the rule."""
 import argparse
 import pathlib
 import re
@@ -30,6 +31,8 @@ def problems(root: pathlib.Path):
             where = f"{path.relative_to(root)}:{line}: \"{m.group(1)}\""
             if area not in tags:
                 yield f"{where}: no [{area}] tag (the folder it lives in)"
+            if ";" in m.group(1) or m.group(1).startswith("-"):
+                yield f"{where}: ctest splits a name at ';' and Catch reads a leading '-' as an option: reword it"
             speed = [t for t in tags if t in ("fast", "slow")]
             if len(speed) != 1:
                 yield f"{where}: needs exactly one of [fast] and [slow], has {speed or 'none'}"

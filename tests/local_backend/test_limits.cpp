@@ -104,7 +104,7 @@ TEST_CASE("a job has its own network: the host's loopback is unreachable, other 
   l.run({"delete", "other"});
 }
 
-TEST_CASE("--host-network needs a project that allows it; then the job uses the host's network", "[local_backend][fast]") {
+TEST_CASE("a job asking --host-network needs a project that allows it, then uses the host's network", "[local_backend][fast]") {
   Lanectl l;
   HostListener host;
   auto refused = l.run({"submit", "hn", "-i", "x", "--host-network", "--command", "--", "/bin/bash", "-c",
@@ -129,7 +129,7 @@ TEST_CASE("--host-network needs a project that allows it; then the job uses the 
   CHECK(l.run({"submit", "hn3", "-p", "open", "-i", "x", "--host-network", "--command", "--", "true"}).code == 0);
 }
 
-TEST_CASE("--memory is enforced by a memory cgroup and an OOM kill is reported with the job's limit", "[local_backend][fast]") {
+TEST_CASE("a job's --memory is enforced by a memory cgroup and an OOM kill is reported with the job's limit", "[local_backend][fast]") {
   if (!cgroup_v1("memory/cgroup.procs")) LANE_SKIP_CASE("needs root and the cgroup v1 memory controller");
   Lanectl l;
   REQUIRE(l.run({"submit", "hog", "-i", "x", "--memory", "100Mi", "--command", "--", "dd", "if=/dev/zero",
@@ -296,7 +296,7 @@ TEST_CASE("logs --tail reads a large log from its end", "[local_backend][fast]")
   CHECK(seconds < 1.0);  // reading it whole took seconds
 }
 
-TEST_CASE("a job filling the disk of LANECTL_HOME is stopped and reported; list, logs and delete keep working", "[local_backend][fast]") {
+TEST_CASE("a job filling the disk of LANECTL_HOME is stopped and reported, and list, logs and delete keep working", "[local_backend][fast]") {
   if (geteuid() != 0) LANE_SKIP_CASE("needs root to mount a small file system");
   const fs::path small = fs::temp_directory_path() / ("lanectl-full-" + std::to_string(getpid()));
   fs::create_directories(small);

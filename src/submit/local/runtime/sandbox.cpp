@@ -4,6 +4,7 @@
 #include <grp.h>
 #include <net/if.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/mman.h>
@@ -289,10 +290,22 @@ pid_t job_namespace_process(pid_t sandbox_pid) {
     std::error_code ec;
     return std::filesystem::read_symlink("/proc/" + pid + "/ns/mnt", ec).string();
   };
-  if (ns_of(std::to_string(sandbox_pid)) != ns_of("self")) return sandbox_pid;
-  std::ifstream children(fmt::format("/proc/{}/task/{}/children", sandbox_pid, sandbox_pid));
-  pid_t first = 0;
-  return children >> first && first > 0 ? first : sandbox_pid;
+  const std::string host = ns_of("self");
+  auto in_job = [&](pid_t pid) {
+    const std::string ns = pid > 0 ? ns_of(std::to_string(pid)) : "";
+    return !ns.empty() && ns != host;
+  };
+  // bubblewrap's child appears, and enters its namespaces, a moment after the job is recorded
+  // running: wait for it (up to 5 s) rather than hand back a process of the host's namespaces.
+  for (int attempt = 0; attempt < 250; ++attempt) {
+    if (in_job(sandbox_pid)) return sandbox_pid;
+    std::ifstream children(fmt::format("/proc/{}/task/{}/children", sandbox_pid, sandbox_pid));
+    pid_t first = 0;
+    if (children >> first && in_job(first)) return first;
+    if (kill(sandbox_pid, 0) != 0) break;
+    usleep(20'000);
+  }
+  throw Error(fmt::format("the namespaces of the job's sandbox (process {}) are not ready or gone; try again", sandbox_pid));
 }
 
 void exec_in_job(const LaunchPlan& plan, const std::vector<std::string>& argv) {

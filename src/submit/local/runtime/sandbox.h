@@ -42,7 +42,8 @@ SandboxedJob start_sandboxed(const LaunchPlan& plan, int out_fd, const sigset_t&
 int sandboxed_wait_status(SandboxedJob& job, int init_status);
 
 // The process whose namespaces are the job's, given the pid start_sandboxed returned: that
-// process itself (unshare), or bubblewrap's child (bwrap).
+// process itself (unshare), or bubblewrap's child (bwrap), once it is in them; throws when no
+// such process appears (never a process of the host's namespaces).
 pid_t job_namespace_process(pid_t sandbox_pid);
 
 // For `lanectl exec`, in a process that has joined the job's mount and PID namespaces: forks the
