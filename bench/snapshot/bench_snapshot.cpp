@@ -45,7 +45,7 @@ class BenchVolumes : public local::DirectoryVolumes {
   }
   VolumeInfo create(const std::string& n, const std::string& size, const std::string& sc,
                     const VolumeOrigin& by) override {
-    VolumeInfo v{n, size, sc, root_ / n, by, 0};
+    VolumeInfo v{n, size, sc, root_ / n, by, 0, {}, {}, {}};
     fs::create_directories(v.local_path);
     return v_[n] = v;
   }

@@ -28,7 +28,7 @@ class DirVolumes : public storage::local::DirectoryVolumes {
   storage::VolumeInfo create(const std::string& name, const std::string& size,
                              const std::string& storage_class, const storage::VolumeOrigin& origin) override {
     if (vols_.count(name)) throw Error("volume exists: " + name);
-    storage::VolumeInfo v{name, size, storage_class, root_ / name, origin, storage::now_unix_ms()};
+    storage::VolumeInfo v{name, size, storage_class, root_ / name, origin, storage::now_unix_ms(), {}, {}, {}};
     std::filesystem::create_directories(v.local_path);
     vols_[name] = v;
     return v;

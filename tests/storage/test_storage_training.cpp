@@ -97,7 +97,7 @@ TEST_CASE("snapshot after training: seed name and log line, lineage with masked 
   write_text(vol / "output/checkpoint_latest.pt", "weights");
 
   TrainingSnapshotRequest req{"pvc-data", "dist-lane-detection-training", "lane-detection",
-                              vol / "output", "0123abc"};
+                              vol / "output", "0123abc", {}, {}};
   std::ostringstream log;
   auto spec = training_spec();
   TrainingSnapshotResult r = snapshot_after_training(store, volumes, req, spec, log);
@@ -137,11 +137,11 @@ TEST_CASE("OUTPUT_DIR inside the job maps into the volume through the PVC mount 
   write_text(vol / "runs/exp1/metrics.jsonl", "{}\n");
   std::ostringstream log;
   // The job sees the claim at /mnt, so its OUTPUT_DIR is /mnt/runs/exp1 (not a host path).
-  auto r = snapshot_after_training(store, volumes, {"pvc-data", "j", "default", "/mnt/runs/exp1", ""},
+  auto r = snapshot_after_training(store, volumes, {"pvc-data", "j", "default", "/mnt/runs/exp1", "", {}, {}},
                                    training_spec(), log);
   CHECK(store.describe(r.snapshot).metadata.at("outputPath") == "runs/exp1");
   // Without a spec and outside the volume, nothing is excluded.
-  auto r2 = snapshot_after_training(store, volumes, {"pvc-data", "j2", "default", "/elsewhere", ""},
+  auto r2 = snapshot_after_training(store, volumes, {"pvc-data", "j2", "default", "/elsewhere", "", {}, {}},
                                     std::nullopt, log);
   CHECK(store.describe(r2.snapshot).metadata.count("outputPath") == 0);
   CHECK(store.lineage(r2.snapshot)->job->name == "j2");
@@ -157,13 +157,13 @@ TEST_CASE("lineage views: a restored volume's snapshot is derived from its paren
   std::ostringstream log;
   auto spec = training_spec();
   spec.name = "run-1";
-  auto first = snapshot_after_training(store, volumes, {"pvc-data", "run-1", "default", vol / "output", "r1"}, spec, log);
+  auto first = snapshot_after_training(store, volumes, {"pvc-data", "run-1", "default", vol / "output", "r1", {}, {}}, spec, log);
 
   store.restore_to_new_volume(first.snapshot, "restored-data");
   auto vol2 = volumes.find("restored-data")->local_path;
   write_text(vol2 / "output/metrics.jsonl", "{\"kind\":\"train\",\"loss\":0.5}\n");
   spec.name = "run-2";
-  auto second = snapshot_after_training(store, volumes, {"restored-data", "run-2", "default", vol2 / "output", "r1"}, spec, log);
+  auto second = snapshot_after_training(store, volumes, {"restored-data", "run-2", "default", vol2 / "output", "r1", {}, {}}, spec, log);
 
   auto v1 = lineage_of_snapshot(store, volumes, first.snapshot);
   REQUIRE(v1);
