@@ -174,6 +174,7 @@ void walk_dir(int fd, const TreeVisitor& v, int depth, int max_depth, WalkResult
     if (std::strcmp(de->d_name, ".") != 0 && std::strcmp(de->d_name, "..") != 0) names.emplace_back(de->d_name);
   const int dfd = ::dirfd(dir);
   for (const auto& name : names) {
+    if (v.stop && v.stop()) break;
     struct stat est {};
     if (::fstatat(dfd, name.c_str(), &est, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone meanwhile
     if (S_ISDIR(est.st_mode)) {

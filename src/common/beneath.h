@@ -89,6 +89,8 @@ struct TreeVisitor {
   // A directory that could not be opened (EACCES, e.g. mode 0000 for a non-root caller): return
   // true to have it opened once more (after making it readable).
   std::function<bool(int parent_fd, const char* name)> denied_dir;
+  // Asked before each entry: true ends the whole walk there (a bounded walk).
+  std::function<bool()> stop;
 };
 struct WalkResult {
   uint64_t too_deep = 0;
