@@ -9,36 +9,13 @@
 #include <cerrno>
 #include <cstring>
 
+#include "common/beneath.h"
 #include "common/error.h"
 #include "submit/local/runtime/images.h"
 #include "submit/local/local_jobs.h"
 
 namespace lane::submit::local {
 namespace {
-
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  Fd(Fd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-  Fd& operator=(Fd&& o) noexcept {
-    std::swap(fd_, o.fd_);
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  int release() {
-    int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-
- private:
-  int fd_;
-};
 
 int64_t mtime_ms(const struct stat& st) {
   return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
@@ -51,26 +28,15 @@ struct HostLocation {
   std::string why;       // when root is empty
 };
 
-// Opens `rel` below the directory `root` one component at a time, never following a symbolic link
-// (O_NOFOLLOW on each: a link anywhere on the path fails with ELOOP or ENOTDIR). `want_dir`: the
-// last component must be a directory. -1 with errno on failure.
-int open_beneath(const std::string& root, const std::string& rel, bool want_dir) {
-  Fd dir(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dir.get() < 0) return -1;
+// Opens `rel` below the directory `root` without following a symbolic link anywhere on it
+// (common/beneath.h: a link fails with ELOOP, a non-directory on the way with ENOTDIR).
+// `want_dir`: the last component must be a directory. -1 with errno on failure.
+int open_below(const std::string& root, const std::string& rel, bool want_dir) {
+  UniqueFd dir(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dir.ok()) return -1;
   if (rel.empty()) return want_dir ? dir.release() : (errno = EISDIR, -1);
-  size_t start = 0;
-  for (;;) {
-    size_t slash = rel.find('/', start);
-    const bool last = slash == std::string::npos;
-    const std::string part = rel.substr(start, last ? std::string::npos : slash - start);
-    int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;  // O_NONBLOCK: a FIFO does not block the open
-    if (!last || want_dir) flags |= O_DIRECTORY;
-    Fd next(::openat(dir.get(), part.c_str(), flags));
-    if (next.get() < 0) return -1;
-    if (last) return next.release();
-    dir = std::move(next);
-    start = slash + 1;
-  }
+  const int flags = O_RDONLY | O_NONBLOCK | (want_dir ? O_DIRECTORY : 0);  // O_NONBLOCK: a FIFO does not block the open
+  return open_beneath(dir.get(), rel, flags).release();
 }
 
 std::string open_failure(const std::string& path, int err) {
@@ -142,7 +108,7 @@ int open_job_path(LocalState& st, const std::optional<JobInfo>& job, const std::
     why = loc.why;
     return -1;
   }
-  int fd = open_beneath(loc.root, loc.relative, want_dir);
+  int fd = open_below(loc.root, loc.relative, want_dir);
   if (fd < 0) why = open_failure(path, errno);
   return fd;
 }
@@ -152,7 +118,7 @@ int open_job_path(LocalState& st, const std::optional<JobInfo>& job, const std::
 JobFileRead LocalJobs::read_file(const std::string& name, const std::string& project, const std::string& path,
                                  uint64_t max_bytes, bool tail) {
   JobFileRead r;
-  Fd fd(open_job_path(st_, describe_job(name, project), path, false, r.reason));
+  UniqueFd fd(open_job_path(st_, describe_job(name, project), path, false, r.reason));
   if (fd.get() < 0) return r;
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -184,7 +150,7 @@ JobFileRead LocalJobs::read_file(const std::string& name, const std::string& pro
 JobDirRead LocalJobs::list_dir(const std::string& name, const std::string& project, const std::string& path,
                                size_t max_entries) {
   JobDirRead r;
-  Fd fd(open_job_path(st_, describe_job(name, project), path, true, r.reason));
+  UniqueFd fd(open_job_path(st_, describe_job(name, project), path, true, r.reason));
   if (fd.get() < 0) return r;
   DIR* dir = ::fdopendir(fd.get());
   if (!dir) {
