@@ -19,10 +19,10 @@ struct CurveSet {
   Series loss, accuracy, fp, fn;
 };
 
-// Colours (BGR) of the series: the dashboard's chart colours (src/dashboard/assets/chart.js, each
-// chart's first, second, third series: #2f6fec, #e8590c, #1f9d55).
-inline const cv::Scalar kLossColour{236, 111, 47}, kAccuracyColour{236, 111, 47}, kFpColour{12, 89, 232},
-    kFnColour{85, 157, 31};
+// Colours (BGR) of the series: the ones the dashboard's job page gives scnn-train's records (chart.js's COLORS in
+// the order of its charts: loss #2f6fec; accuracy #0c8599, FP #f08c00, FN #5c7cfa).
+inline const cv::Scalar kLossColour{236, 111, 47}, kAccuracyColour{153, 133, 12}, kFpColour{0, 140, 240},
+    kFnColour{250, 124, 92};
 
 // An axis's ticks: about n round values (1, 2 or 5 times a power of ten apart), the first at or
 // below lo, the last at or above hi; the axis runs from the first to the last.
