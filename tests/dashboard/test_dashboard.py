@@ -159,7 +159,10 @@ def case_loopback(env):
     status, ctype, body, _ = request(port, "GET", "/app.js")
     check(status == 200 and ctype.startswith("text/javascript") and "jobsFeed.connect" in body, f"GET /app.js -> {status} {ctype}")
     status, ctype, body, _ = request(port, "GET", "/ui.js")
-    check(status == 200 and ctype.startswith("text/javascript") and "EventSource" in body, f"GET /ui.js -> {status} {ctype}")
+    check(status == 200 and ctype.startswith("text/javascript") and "/events-worker.js" in body, f"GET /ui.js -> {status} {ctype}")
+    status, ctype, body, _ = request(port, "GET", "/events-worker.js")  # the page's event stream runs in this worker
+    check(status == 200 and ctype.startswith("text/javascript") and 'EventSource("/api/events")' in body,
+          f"GET /events-worker.js -> {status} {ctype}")
     status, ctype, body, _ = request(port, "GET", "/jobs.js")
     check(status == 200 and "GPUs Allocated (Requested)" in body and "PODs Running (Pending)" in body,
           f"GET /jobs.js -> {status}: no Run:AI columns")

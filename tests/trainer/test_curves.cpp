@@ -2,6 +2,7 @@
 // their colours, with labelled axes; read_curves takes the series from metrics.jsonl.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <fstream>
 
 #include "common/atomic_file.h"
@@ -66,6 +67,40 @@ TEST_CASE("curves: metrics.jsonl series are plotted in their colours, axes label
   const cv::Mat png = data::read_image(dir.path / "training_curves.png");
   REQUIRE(!png.empty());
   CHECK(cv::norm(png, img, cv::NORM_INF) == 0);
+}
+
+TEST_CASE("curves: round axis ticks (1, 2 or 5 times a power of ten) spanning the data, dashboard colours", "[trainer][fast]") {
+  const auto round = [](const train::Ticks& t) {
+    for (const double v : t.values)
+      if (std::abs(v / t.step - std::round(v / t.step)) > 1e-6) return false;
+    const double m = t.step / std::pow(10.0, std::floor(std::log10(t.step) + 1e-9));
+    return std::abs(m - 1) < 1e-9 || std::abs(m - 2) < 1e-9 || std::abs(m - 5) < 1e-9;
+  };
+  const auto loss = train::nice_ticks(0.0251, 1.0, 5);
+  CHECK(loss.step == Approx(0.2));
+  CHECK(loss.values.front() == Approx(0.0));
+  CHECK(loss.values.back() == Approx(1.0));
+  CHECK(round(loss));
+  const auto steps = train::nice_ticks(0, 437, 6);
+  CHECK(steps.step == Approx(100));
+  CHECK(steps.values == std::vector<double>{0, 100, 200, 300, 400, 500});
+  const auto flat = train::nice_ticks(0.37, 0.37, 5);  // one value: an axis around it
+  CHECK(flat.lo < 0.37);
+  CHECK(flat.hi > 0.37);
+  CHECK(round(flat));
+  CHECK(round(train::nice_ticks(1.234e-4, 9.87e-3, 5)));
+
+  train::CurveSet c;
+  for (int s = 1; s <= 40; ++s) c.loss.emplace_back(s, 1.0 / s);
+  c.accuracy = {{20, 0.6}, {40, 0.9}};
+  train::CurvesLayout layout;
+  const cv::Mat img = train::render_training_curves(c, &layout);
+  REQUIRE(layout.x_ticks.size() == 2);
+  CHECK(layout.x_ticks[0] == std::vector<double>{0, 10, 20, 30, 40});
+  CHECK(layout.y_ticks[0].front() == Approx(0.0));
+  CHECK(layout.y_ticks[0].back() == Approx(1.0));
+  CHECK(layout.y_ticks[1].size() == 6);  // the metrics' fixed 0..1 axis by 0.2
+  CHECK(near_colour(img, layout.samples[0].first, cv::Scalar(236, 111, 47)));  // the dashboard's #2f6fec
 }
 
 TEST_CASE("curves: no validation yet draws the loss and an empty metrics panel", "[trainer][fast]") {

@@ -1,16 +1,19 @@
 // The dashboard's router: "#/jobs" (default), "#/jobs/PROJECT/NAME", "#/projects", "#/nodes",
-// "#/snapshots" mount the page registered under that name (ui.js), and the one event stream
-// (/api/events) feeds ui.jobsFeed for every page.
+// "#/snapshots" mount the page registered under that name (ui.js), with the hash's query
+// ("#/jobs?status=Running") as params.query; the one event stream (/api/events) feeds
+// ui.jobsFeed for every page, opened after the load event (headless screenshots wait for it).
 import { pages, ui } from "./ui.js";
 
 let leavePage = null;
 
-// "#/jobs/p/n" -> {page: "job", params: {project: "p", name: "n"}}
+// "#/jobs/p/n" -> {page: "job", params: {project: "p", name: "n", query}}
 function route(hash) {
-  const parts = hash.replace(/^#\/?/, "").split("/").filter((p) => p !== "").map(decodeURIComponent);
-  if (parts.length === 0) return { page: "jobs", params: {} };
-  if (parts[0] === "jobs" && parts.length === 3) return { page: "job", params: { project: parts[1], name: parts[2] } };
-  return { page: parts[0], params: {} };
+  const [path, search] = hash.replace(/^#\/?/, "").split("?");
+  const query = new URLSearchParams(search || "");
+  const parts = path.split("/").filter((p) => p !== "").map(decodeURIComponent);
+  if (parts.length === 0) return { page: "jobs", params: { query } };
+  if (parts[0] === "jobs" && parts.length === 3) return { page: "job", params: { project: parts[1], name: parts[2], query } };
+  return { page: parts[0], params: { query } };
 }
 
 function show() {
@@ -33,6 +36,6 @@ function show() {
 
 document.addEventListener("DOMContentLoaded", () => {
   window.addEventListener("hashchange", show);
-  ui.jobsFeed.connect();
   show();
 });
+window.addEventListener("load", () => setTimeout(() => ui.jobsFeed.connect(), 0));

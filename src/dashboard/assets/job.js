@@ -15,12 +15,6 @@ const api = (p) => "/api/jobs/" + encodeURIComponent(p.project) + "/" + encodeUR
 
 // ---- times ----
 
-function fmtTime(t) {
-  if (!t) return "–";
-  const d = new Date(t);
-  return Number.isNaN(d.getTime()) ? t : d.toLocaleString();
-}
-
 function duration(from, to) {
   const a = Date.parse(from || ""), b = to ? Date.parse(to) : Date.now();
   if (Number.isNaN(a) || Number.isNaN(b)) return "–";
@@ -49,7 +43,7 @@ function summary(job) {
   return kv([
     ["Status", ui.el("span", {}, ui.statusBadge(job.status, job.statusReason), job.statusReason ? ui.el("span", { class: "reason", text: " " + job.statusReason }) : null)],
     ["Project", job.project], ["Type", job.type], ["Image", code(job.image || "–")], ["User", job.user || "–"],
-    ["Created", fmtTime(job.createdAt)], ["Started", fmtTime(job.startedAt)], ["Finished", fmtTime(job.finishedAt)],
+    ["Created", ui.time(job.createdAt)], ["Started", ui.time(job.startedAt)], ["Finished", ui.time(job.finishedAt)],
     ["Run time", job.startedAt ? duration(job.startedAt, job.finishedAt) : "–"],
     ["Exit code", job.exitCode === null || job.exitCode === undefined ? "–" : String(job.exitCode)],
     ["GPUs", gpus], ["Pods", (job.podsRunning || 0) + " running, " + (job.podsPending || 0) + " pending"],
@@ -59,7 +53,8 @@ function summary(job) {
 
 function table(cls, head, rows, empty) {
   const body = rows.length ? rows : [ui.el("tr", {}, ui.el("td", { class: "empty", colspan: head.length, text: empty }))];
-  return ui.el("table", { class: "grid-table " + cls }, ui.el("thead", {}, ui.el("tr", {}, head.map((h) => ui.el("th", { text: h })))), ui.el("tbody", {}, body));
+  return ui.el("div", { class: "table-scroll" }, ui.el("table", { class: "grid-table " + cls },
+    ui.el("thead", {}, ui.el("tr", {}, head.map((h) => ui.el("th", { text: h })))), ui.el("tbody", {}, body)));
 }
 
 function podsTable(job) {
@@ -67,13 +62,13 @@ function podsTable(job) {
     ui.el("td", {}, code(p.name)), ui.el("td", { text: p.role || "–" }), ui.el("td", {}, ui.statusBadge(p.status)),
     ui.el("td", { text: p.node || "–" }),
     ui.el("td", { text: (p.gpuIndices || []).length ? (p.gpuIndices.join(", ") + (p.gpuShare && p.gpuShare < 1 ? " (" + Math.round(p.gpuShare * 100) + "% each)" : "")) : "–" }),
-    ui.el("td", { text: p.ip || "–" }), ui.el("td", { text: fmtTime(p.startedAt) })));
+    ui.el("td", { text: p.ip || "–" }), ui.el("td", { class: "nowrap" }, ui.time(p.startedAt))));
   return table("pods", ["Pod", "Role", "Status", "Node", "GPUs", "IP", "Started"], rows, "No pods.");
 }
 
 function eventsTable(job) {
   const rows = (job.events || []).map((e) => ui.el("tr", { class: e.type === "Warning" ? "warning" : "" },
-    ui.el("td", { class: "nowrap", text: fmtTime(e.time) }), ui.el("td", { text: e.type }), ui.el("td", { text: e.reason }),
+    ui.el("td", { class: "nowrap" }, ui.time(e.time)), ui.el("td", { text: e.type }), ui.el("td", { text: e.reason }),
     ui.el("td", { text: e.source }), ui.el("td", { class: "message", text: e.message })));
   return table("events", ["Time", "Type", "Reason", "Source", "Message"], rows, "No events.");
 }

@@ -1,5 +1,7 @@
-// The Jobs page: the Run:AI columns, filters by project/status/text, sortable columns, kept live
-// by the shared jobs stream; a job's name links to its page.
+// The Jobs page: the Run:AI columns, filters by project/status/text, sortable columns (header
+// buttons, aria-sort), kept live by the shared jobs stream; a job's name links to its page. The
+// filters and the sort are kept in the URL ("#/jobs?project=p&status=Running&q=text&sort=name&dir=desc"),
+// so Back and a bookmark restore them. On a narrow screen each row is a card (job.css).
 //
 // Virtualised: filtering and sorting run over every job, but only the rows in (and just around)
 // the viewport are in the DOM; two spacer rows keep the table as tall as all its rows, so the
@@ -9,10 +11,12 @@
 // bench/dashboard_jobs.py reads them.
 import { pages, ui } from "./ui.js";
 
+// [key, header, class, the label of the value on a card]
 const COLUMNS = [
-  ["name", "NAME"], ["status", "STATUS"], ["age", "AGE"], ["node", "NODE"], ["image", "IMAGE"],
-  ["type", "TYPE"], ["project", "PROJECT"], ["user", "USER"],
-  ["gpus", "GPUs Allocated (Requested)", "num"], ["pods", "PODs Running (Pending)", "num"],
+  ["name", "NAME", "name", ""], ["status", "STATUS", "", ""], ["age", "AGE", "", "age"], ["node", "NODE", "node", "node"],
+  ["image", "IMAGE", "image", "image"], ["type", "TYPE", "", "type"], ["project", "PROJECT", "", "project"],
+  ["user", "USER", "", "user"], ["gpus", "GPUs Allocated (Requested)", "num", "GPUs"],
+  ["pods", "PODs Running (Pending)", "num", "pods"],
 ];
 const OVERSCAN = 10;           // rows drawn beyond each edge of the viewport
 const DEFAULT_ROW_HEIGHT = 37;  // until the first row is measured
@@ -37,7 +41,7 @@ const cell = (text, cls) => ui.el("td", { class: cls, text });
 
 function row(job) {
   const tr = ui.el("tr", { dataset: { job: job.project + "/" + job.name } });
-  tr.append(ui.el("td", {}, ui.el("a", { href: ui.jobHref(job.project, job.name), text: job.name })));
+  tr.append(ui.el("td", { class: "name" }, ui.el("a", { href: ui.jobHref(job.project, job.name), text: job.name, title: job.name })));
   tr.append(ui.el("td", {}, ui.statusBadge(job.status, job.statusReason)));
   tr.append(cell(ui.formatAge(ui.since(job.createdAt, state.now))));
   // Kubernetes node names are long and an MPI job has several: the first, "+N" more, all in the title.
@@ -57,6 +61,7 @@ function row(job) {
     "num" + idle(job.gpusAllocated, job.gpusRequested)));
   tr.append(cell((job.podsRunning || 0) + " (" + (job.podsPending || 0) + ")",
     "num" + idle(job.podsRunning, job.podsPending)));
+  COLUMNS.forEach((c, i) => { if (c[3]) tr.children[i].dataset.label = c[3]; });
   return tr;
 }
 
@@ -66,11 +71,35 @@ function spacer(rows) {
   return ui.el("tr", { class: "spacer", "aria-hidden": "true" }, td);
 }
 
+// The select's options; keeps its value, or the one the URL asked for (dataset.want) once known.
 function fillSelect(select, values) {
-  const keep = select.value;
+  const keep = select.value || select.dataset.want || "";
   const first = select.options[0];
   select.replaceChildren(first, ...values.map((v) => new Option(v, v)));
   select.value = values.includes(keep) ? keep : "";
+  if (select.value) delete select.dataset.want;
+}
+
+// The filters and the sort as the page's URL: a new history entry (push) or the current one replaced.
+function saveUrl(root, push) {
+  const q = new URLSearchParams();
+  const project = root.querySelector("#filter-project"), status = root.querySelector("#filter-status");
+  const text = root.querySelector("#filter-text").value.trim();
+  if (project.value || project.dataset.want) q.set("project", project.value || project.dataset.want);
+  if (status.value || status.dataset.want) q.set("status", status.value || status.dataset.want);
+  if (text) q.set("q", text);
+  if (state.sortKey !== "age" || state.sortDir !== 1) { q.set("sort", state.sortKey); q.set("dir", state.sortDir > 0 ? "asc" : "desc"); }
+  const hash = "#/jobs" + (q.toString() ? "?" + q : "");
+  if (hash !== location.hash) history[push ? "pushState" : "replaceState"](null, "", hash);
+}
+
+// The URL's filters and sort into the page (mount).
+function loadUrl(root, query) {
+  root.querySelector("#filter-project").dataset.want = query.get("project") || "";
+  root.querySelector("#filter-status").dataset.want = query.get("status") || "";
+  root.querySelector("#filter-text").value = query.get("q") || "";
+  state.sortKey = sortValue[query.get("sort")] ? query.get("sort") : "age";
+  state.sortDir = query.get("dir") === "desc" ? -1 : 1;
 }
 
 // Filters and sorts every job into state.shown, then draws the visible rows.
@@ -98,8 +127,10 @@ function recompute(root) {
   state.shown = keyed.map((k) => k[3]);
   root.querySelector("#count").textContent = state.shown.length + " of " + state.jobs.length + " jobs";
   for (const th of root.querySelectorAll("#jobs th")) {
-    th.classList.toggle("sorted-asc", th.dataset.key === state.sortKey && state.sortDir > 0);
-    th.classList.toggle("sorted-desc", th.dataset.key === state.sortKey && state.sortDir < 0);
+    const on = th.dataset.key === state.sortKey;
+    th.classList.toggle("sorted-asc", on && state.sortDir > 0);
+    th.classList.toggle("sorted-desc", on && state.sortDir < 0);
+    th.setAttribute("aria-sort", on ? (state.sortDir > 0 ? "ascending" : "descending") : "none");
   }
   draw(root, true);
 }
@@ -116,7 +147,9 @@ function summary(root, perStatus, selected) {
       "aria-pressed": st === selected ? "true" : "false", title: "Show only " + st + " jobs",
       onclick: () => {
         select.value = select.value === st ? "" : st;
+        delete select.dataset.want;
         recompute(root);
+        saveUrl(root, true);
       },
     }, st, ui.el("b", { text: String(perStatus.get(st)) }))));
 }
@@ -152,7 +185,7 @@ function draw(root, force) {
   }
 }
 
-function mount(root) {
+function mount(root, params) {
   root.append(
     ui.el("section", { id: "summary", class: "summary", "aria-label": "Jobs by status" }),
     ui.el("section", { class: "toolbar" },
@@ -162,30 +195,34 @@ function mount(root) {
       ui.el("span", { id: "count", class: "count" })),
     ui.el("table", { id: "jobs", class: "jobs" },
       ui.el("thead", {}, ui.el("tr", {}, COLUMNS.map(([key, label, cls]) =>
-        ui.el("th", { "data-key": key, class: cls, text: label, onclick: () => {
+        ui.el("th", { "data-key": key, class: cls, scope: "col", "aria-sort": "none", onclick: () => {
           state.sortDir = state.sortKey === key ? -state.sortDir : 1;
           state.sortKey = key;
           recompute(root);
-        } })))),
+          saveUrl(root, true);
+        } }, ui.el("button", { type: "button", class: "sort", text: label, title: "Sort by " + label }))))),
       ui.el("tbody", { id: "jobs-body" },
         ui.el("tr", {}, ui.el("td", { colspan: COLUMNS.length, class: "empty", text: "Loading…" })))));
-  for (const id of ["filter-project", "filter-status", "filter-text"])
-    root.querySelector("#" + id).addEventListener("input", () => recompute(root));
+  loadUrl(root, params.query);
+  for (const id of ["filter-project", "filter-status"])
+    root.querySelector("#" + id).addEventListener("input", (e) => { delete e.target.dataset.want; recompute(root); saveUrl(root, true); });
+  root.querySelector("#filter-text").addEventListener("input", () => { recompute(root); saveUrl(root, false); });
   let pending = false;
   const onScroll = () => {
     if (pending) return;
     pending = true;
     requestAnimationFrame(() => { pending = false; draw(root, false); });
   };
+  const onResize = () => { state.rowHeight = 0; state.drawn = null; onScroll(); };  // a row becomes a card or a row again
   window.addEventListener("scroll", onScroll, { passive: true });
-  window.addEventListener("resize", onScroll);
+  window.addEventListener("resize", onResize);
   const unsubscribe = ui.jobsFeed.subscribe((jobs) => { state.jobs = jobs; recompute(root); });
   const timer = setInterval(() => { state.now = Date.now(); draw(root, true); }, 30000);  // ages move on
   return () => {
     unsubscribe();
     clearInterval(timer);
     window.removeEventListener("scroll", onScroll);
-    window.removeEventListener("resize", onScroll);
+    window.removeEventListener("resize", onResize);
     state.drawn = null;
   };
 }

@@ -9,7 +9,7 @@ import { pollPage } from "./poll.js";
 const POLL_MS = 3000;
 
 // A stable colour per job, from a palette that keeps white labels readable.
-const PALETTE = ["#2f6fec", "#1f9d55", "#8e44ad", "#d35400", "#0e8a8a", "#c0392b", "#5d6d7e", "#b7950b", "#6c5ce7", "#16a085"];
+const PALETTE = ["#2f6fec", "#17794a", "#8e44ad", "#b34700", "#0b6e6e", "#c0392b", "#5d6d7e", "#7d6608", "#6c5ce7", "#0e7c66"];  // white text on each: >= 4.5:1
 let colorOf = new Map();  // job -> colour, assigned in name order on each refresh
 function assignColors(nodes) {
   const jobs = new Set();

@@ -25,7 +25,8 @@ function segment(cls, gpus, scale, label) {
 }
 
 function marker(cls, gpus, scale, label) {
-  const m = ui.el("div", { class: "pj-mark " + cls, title: label + ": " + ui.gpus(gpus) + " GPUs" },
+  const end = scale > 0 && gpus / scale > 0.5 ? " end" : "";  // its label to the left of the line
+  const m = ui.el("div", { class: "pj-mark " + cls + end, title: label + ": " + ui.gpus(gpus) + " GPUs" },
     ui.el("span", { text: label + " " + ui.gpus(gpus) }));
   m.style.left = pct(gpus, scale);
   return m;

@@ -2,6 +2,7 @@
 // (/api/lineage: volume -> job -> snapshot -> restored volume -> job -> derived snapshot) drawn
 // left to right in layers as SVG; clicking (or hovering) a node shows its metadata (job
 // environment values of secret names arrive masked from the server).
+import { fmtNum } from "./chart.js";
 import { pages, ui } from "./ui.js";
 import { pollPage } from "./poll.js";
 
@@ -42,7 +43,7 @@ function short(text, n) { return text.length > n ? text.slice(0, n - 1) + "…" 
 
 function subtitle(n) {
   const m = n.meta || {};
-  if (n.kind === "snapshot") return m.exists === false ? "deleted" : (m.created || "").slice(0, 16).replace("T", " ");
+  if (n.kind === "snapshot") return m.exists === false ? "deleted" : ui.formatTime(m.created).slice(0, 16);
   if (n.kind === "volume") return m.exists === false ? "deleted" : (m.size || "") + (m.createdBy ? " · " + m.createdBy.replace(/^job\/[^/]*\//, "by ") : "");
   return m.image ? short(m.image, 26) : "project " + (m.project || "?");
 }
@@ -86,27 +87,52 @@ function draw(graph, onSelect) {
   return svg;
 }
 
-function value(v) {
+// The details' labels of the lineage records' keys (src/dashboard/lineage_graph.cpp); other keys
+// are spelled out from their camelCase or snake_case.
+const LABELS = {
+  project: "Project", namespace: "Namespace", image: "Image", command: "Command", codeVersion: "Code version",
+  gpu: "GPUs", processes: "Processes", user: "User", workingDir: "Working directory", pvcs: "Volumes",
+  record: "Record", size: "Size", storageClass: "Storage class", createdBy: "Created by", created: "Created",
+  files: "Files", contentDigest: "Content digest", parentSnapshot: "Parent snapshot", parentVolume: "Parent volume",
+  datasetDigest: "Dataset digest", volume: "Volume", job: "Job",
+  accuracy: "Accuracy", fp: "False positive rate", fn: "False negative rate", loss: "Loss", lr: "Learning rate",
+};
+const HIDDEN = new Set(["exists", "bytes", "env", "metadata", "finalMetrics"]);  // shown otherwise
+
+function label(key) {
+  if (LABELS[key]) return LABELS[key];
+  const words = key.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/[_-]+/g, " ").toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+// A field's value as a node: times in the dashboard's format, numbers rounded (4 significant
+// digits), volumes as "claim → path", lists joined.
+function value(key, v) {
   if (v === null || v === undefined || v === "") return "–";
+  if (key === "created") return ui.time(v);
+  if (typeof v === "number") return fmtNum(v);
+  if (key === "pvcs" && Array.isArray(v))
+    return v.map((p) => (p.claim || "(new " + (p.size || "") + ")") + " → " + (p.mountPath || "?") + (p.readOnly ? " (ro)" : "")).join(", ");
   if (Array.isArray(v)) return v.map((x) => (typeof x === "object" ? JSON.stringify(x) : String(x))).join(" ");
   if (typeof v === "object") return JSON.stringify(v);
+  if (typeof v === "boolean") return v ? "yes" : "no";
   return String(v);
 }
 
+const field = (k, v) => [ui.el("dt", { text: label(k) }), ui.el("dd", { dataset: { key: k } }, value(k, v))];
+
 function details(n) {
   const m = n.meta || {};
-  const rows = [];
-  const add = (k, v) => rows.push(ui.el("dt", { text: k }), ui.el("dd", { text: value(v) }));
-  for (const [k, v] of Object.entries(m)) {
-    if (k === "env" || k === "metadata" || k === "finalMetrics") continue;
-    add(k, v);
-  }
-  const block = (title, obj) => Object.keys(obj || {}).length
-    ? [ui.el("h4", { text: title }), ui.el("dl", {}, Object.entries(obj).flatMap(([k, v]) => [ui.el("dt", { text: k }), ui.el("dd", { text: value(v) })]))]
+  const rows = Object.entries(m).filter(([k]) => !HIDDEN.has(k)).flatMap(([k, v]) => field(k, v));
+  if (m.exists === false) rows.unshift(ui.el("dt", { text: "State" }), ui.el("dd", { text: "deleted" }));
+  // The environment's and the metadata's keys are names the user chose: shown as they are.
+  const block = (title, obj, named) => Object.keys(obj || {}).length
+    ? [ui.el("h4", { text: title }), ui.el("dl", {}, Object.entries(obj).flatMap(([k, v]) =>
+        named ? field(k, v) : [ui.el("dt", { text: k }), ui.el("dd", {}, value(k, v))]))]
     : [];
   return ui.el("div", { class: "details", dataset: { id: n.id } },
     ui.el("h3", {}, ui.el("span", { class: "kind " + n.kind, text: KIND_LABEL[n.kind] }), " " + n.name),
-    ui.el("dl", {}, rows), ...block("Environment", m.env), ...block("Metadata", m.metadata), ...block("Final metrics", m.finalMetrics),
+    ui.el("dl", {}, rows), ...block("Environment", m.env), ...block("Metadata", m.metadata), ...block("Final metrics", m.finalMetrics, true),
     n.kind === "job" && m.project ? ui.el("a", { href: ui.jobHref(m.project, n.name), text: "job page →" }) : null);
 }
 
@@ -120,13 +146,13 @@ function bytes(n) {
 function snapshotTable(items) {
   if (!items.length) return ui.el("p", { class: "muted", text: "No snapshots yet (lanectl snapshot create --pvc CLAIM)." });
   const head = ["NAME", "VOLUME", "JOB", "CREATED", "FILES", "SIZE"];
-  return ui.el("table", { class: "jobs snaps" },
+  return ui.el("div", { class: "table-scroll" }, ui.el("table", { class: "jobs snaps" },
     ui.el("thead", {}, ui.el("tr", {}, head.map((h) => ui.el("th", { text: h })))),
     ui.el("tbody", {}, items.map((s) => ui.el("tr", { dataset: { snapshot: s.name } },
       ui.el("td", { text: s.name }), ui.el("td", { text: s.volume }), ui.el("td", { text: s.job || "-" }),
-      ui.el("td", { text: (s.created || "").replace("T", " ").replace("Z", " UTC") }),
+      ui.el("td", { class: "when" }, ui.time(s.created)),
       ui.el("td", { class: "num", text: String(s.fileCount) }),
-      ui.el("td", { class: "num", text: bytes(s.totalBytes) })))));
+      ui.el("td", { class: "num", text: bytes(s.totalBytes) }))))));
 }
 
 pages.snapshots = {

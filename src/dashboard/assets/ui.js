@@ -63,6 +63,24 @@ export const ui = {
     return Math.floor(h / 24) + "d";
   },
 
+  // The one date format of every page: "2026-11-27 14:32:50" in local time ("–" when empty, the
+  // text itself when unparsable).
+  formatTime(t) {
+    if (!t) return "–";
+    const d = new Date(t);
+    if (Number.isNaN(d.getTime())) return String(t);
+    const p = (n) => String(n).padStart(2, "0");
+    return d.getFullYear() + "-" + p(d.getMonth() + 1) + "-" + p(d.getDate()) + " " +
+      p(d.getHours()) + ":" + p(d.getMinutes()) + ":" + p(d.getSeconds());
+  },
+
+  // A <time> showing formatTime(t), its machine-readable value and the ISO time in its title.
+  time(t) {
+    const d = new Date(t || "");
+    if (!t || Number.isNaN(d.getTime())) return ui.el("span", { text: ui.formatTime(t) });
+    return ui.el("time", { datetime: d.toISOString(), title: d.toISOString(), text: ui.formatTime(t) });
+  },
+
   // Milliseconds since an RFC 3339 time ("" or unparsable: 0).
   since(time, now) {
     const t = Date.parse(time || "");
@@ -108,30 +126,32 @@ export const ui = {
       this.jobs = [...this.byKey.values()];
       for (const fn of this.listeners) fn(this.jobs);
     },
-    // Opens the stream; /api/jobs once if it has sent nothing after 3 s (a proxy that buffers).
+    // Opens the stream (in events-worker.js); /api/jobs once if it has sent nothing after 3 s
+    // (a proxy that buffers).
     connect() {
-      const events = new EventSource("/api/events");
+      const worker = new Worker("/events-worker.js");
       let heard = false;
-      events.addEventListener("jobs", (e) => {
-        if (!heard) performance.mark("jobs:first-list");  // the whole list arrived (bench/dashboard_jobs.py)
-        heard = true;
+      worker.onmessage = ({ data: m }) => {
+        if (m.type === "error") {
+          // Closed for good when the server refused the stream (503: too many open): poll instead.
+          if (!m.closed) { ui.setLive(false, "reconnecting…"); return; }
+          ui.setLive(false, "polling");
+          this.poll();
+          return;
+        }
         ui.setLive(true, "live");
-        this.publish(JSON.parse(e.data));
-      });
-      events.addEventListener("jobs-delta", (e) => {
-        ui.setLive(true, "live");
-        if (this.jobs) this.applyDelta(JSON.parse(e.data));
-      });
-      events.onerror = () => {
-        // Closed for good when the server refused the stream (503: too many open): poll instead.
-        if (events.readyState !== EventSource.CLOSED) { ui.setLive(false, "reconnecting…"); return; }
-        ui.setLive(false, "polling");
-        this.poll();
+        if (m.type === "jobs") {
+          if (!heard) performance.mark("jobs:first-list");  // the whole list arrived (bench/dashboard_jobs.py)
+          heard = true;
+          this.publish(JSON.parse(m.data));
+        } else if (this.jobs) {
+          this.applyDelta(JSON.parse(m.data));
+        }
       };
       setTimeout(() => {
         if (!heard) ui.fetchJSON("/api/jobs").then((jobs) => { if (!this.jobs) this.publish(jobs); }).catch(() => {});
       }, 3000);
-      return events;
+      return worker;
     },
     // The list from /api/jobs every 5 s, for a page whose stream the server refused.
     poll() {

@@ -1,6 +1,7 @@
 #include "train/trainer/curves_plot.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -16,11 +17,18 @@ namespace {
 
 constexpr int kPanelW = 560, kPanelH = 420, kLeft = 80, kRight = 20, kTop = 40, kBottom = 60;
 constexpr int kFont = cv::FONT_HERSHEY_SIMPLEX;
-const cv::Scalar kBlack(0, 0, 0), kGrey(210, 210, 210), kWhite(255, 255, 255);
+// The dashboard's light theme (src/dashboard/assets/style.css): ink, muted text, grid lines, panel.
+const cv::Scalar kBlack(48, 35, 29), kMuted(113, 96, 88), kGrey(236, 230, 227), kWhite(255, 255, 255);
 
 struct Axis {
   double lo, hi;
 };
+
+// A tick value as text, with as many decimals as the step between ticks needs ("0.2", "250").
+std::string tick_label(double v, double step) {
+  const int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step) + 1e-9)));
+  return fmt::format("{:.{}f}", std::abs(v) < step * 1e-9 ? 0.0 : v, decimals);
+}
 
 // Text rotated by 90° (reading upwards), its box centred vertically on `centre_y` at x0.
 cv::Rect put_vertical_text(cv::Mat& canvas, const std::string& text, int x0, int centre_y) {
@@ -36,10 +44,10 @@ cv::Rect put_vertical_text(cv::Mat& canvas, const std::string& text, int x0, int
   return box;
 }
 
-cv::Rect put_text(cv::Mat& canvas, const std::string& text, cv::Point at, double scale) {
+cv::Rect put_text(cv::Mat& canvas, const std::string& text, cv::Point at, double scale, const cv::Scalar& colour = kBlack) {
   int baseline = 0;
   const cv::Size size = cv::getTextSize(text, kFont, scale, 1, &baseline);
-  cv::putText(canvas, text, at, kFont, scale, kBlack, 1, cv::LINE_AA);
+  cv::putText(canvas, text, at, kFont, scale, colour, 1, cv::LINE_AA);
   return cv::Rect(at.x, at.y - size.height, size.width, size.height + baseline);
 }
 
@@ -51,6 +59,22 @@ struct Panel {
   std::optional<Axis> fixed_y;
 };
 
+// Grid lines and labels at the round ticks of both axes, which span the plot.
+void draw_ticks(cv::Mat& canvas, const cv::Rect& plot, const Ticks& xt, const Ticks& yt, int x0) {
+  const int w = plot.width, h = plot.height;
+  for (const double v : yt.values) {
+    const int py = plot.y + h - 1 - static_cast<int>((v - yt.lo) / (yt.hi - yt.lo) * (h - 1) + 0.5);
+    if (py > plot.y + 1 && py < plot.y + h - 2) cv::line(canvas, {plot.x + 1, py}, {plot.x + w - 2, py}, kGrey, 1);
+    put_text(canvas, tick_label(v, yt.step), {x0 + 26, py + 4}, 0.4, kMuted);
+  }
+  for (const double v : xt.values) {
+    const int px = plot.x + static_cast<int>((v - xt.lo) / (xt.hi - xt.lo) * (w - 1) + 0.5);
+    cv::line(canvas, {px, plot.y + h}, {px, plot.y + h + 4}, kMuted, 1);
+    const std::string text = tick_label(v, xt.step);
+    put_text(canvas, text, {px - 4 * static_cast<int>(text.size()), plot.y + h + 18}, 0.4, kMuted);
+  }
+}
+
 cv::Rect draw_panel(cv::Mat& canvas, const Panel& p, CurvesLayout& layout) {
   const int w = kPanelW - kLeft - kRight, h = kPanelH - kTop - kBottom;
   const cv::Rect plot(p.x0 + kLeft, kTop, w, h);
@@ -59,7 +83,7 @@ cv::Rect draw_panel(cv::Mat& canvas, const Panel& p, CurvesLayout& layout) {
   layout.axis_label_texts.push_back(p.xlabel);
   layout.axis_labels.push_back(put_vertical_text(canvas, p.ylabel, p.x0 + 4, plot.y + h / 2));
   layout.axis_label_texts.push_back(p.ylabel);
-  cv::rectangle(canvas, plot, kBlack, 1);
+  cv::rectangle(canvas, plot, kMuted, 1);
 
   bool any = false;
   double xmin = 0, xmax = 1, ymin = 0, ymax = 1;
@@ -73,21 +97,15 @@ cv::Rect draw_panel(cv::Mat& canvas, const Panel& p, CurvesLayout& layout) {
     return plot;
   }
   if (p.fixed_y) ymin = p.fixed_y->lo, ymax = p.fixed_y->hi;
-  xmin = std::min(xmin, 0.0);
-  if (xmax == xmin) xmax = xmin + 1;
-  if (ymax == ymin) ymax = ymin + 1, ymin -= 1;
+  const Ticks xt = nice_ticks(std::min(xmin, 0.0), xmax, 6), yt = nice_ticks(ymin, ymax, 5);
+  layout.x_ticks.push_back(xt.values);
+  layout.y_ticks.push_back(yt.values);
   auto to_px = [&](double x, double y) {
-    y = std::clamp(y, ymin, ymax);
-    return cv::Point(plot.x + static_cast<int>((x - xmin) / (xmax - xmin) * (w - 1) + 0.5),
-                     plot.y + h - 1 - static_cast<int>((y - ymin) / (ymax - ymin) * (h - 1) + 0.5));
+    y = std::clamp(y, yt.lo, yt.hi);
+    return cv::Point(plot.x + static_cast<int>((x - xt.lo) / (xt.hi - xt.lo) * (w - 1) + 0.5),
+                     plot.y + h - 1 - static_cast<int>((y - yt.lo) / (yt.hi - yt.lo) * (h - 1) + 0.5));
   };
-  for (int i = 0; i <= 4; ++i) {  // ticks and grid lines
-    const double fy = ymin + (ymax - ymin) * i / 4, fx = xmin + (xmax - xmin) * i / 4;
-    const int py = plot.y + h - 1 - (h - 1) * i / 4, px = plot.x + (w - 1) * i / 4;
-    if (i > 0 && i < 4) cv::line(canvas, {plot.x + 1, py}, {plot.x + w - 2, py}, kGrey, 1);
-    put_text(canvas, fmt::format("{:.3g}", fy), {p.x0 + 26, py + 4}, 0.4);
-    put_text(canvas, fmt::format("{:.0f}", fx), {px - 10, plot.y + h + 18}, 0.4);
-  }
+  draw_ticks(canvas, plot, xt, yt, p.x0);
   for (const auto& [s, colour] : p.series) {
     for (size_t i = 1; i < s->size(); ++i)
       cv::line(canvas, to_px((*s)[i - 1].first, (*s)[i - 1].second), to_px((*s)[i].first, (*s)[i].second), colour, 2,
@@ -110,6 +128,23 @@ cv::Rect draw_panel(cv::Mat& canvas, const Panel& p, CurvesLayout& layout) {
 }
 
 }  // namespace
+
+Ticks nice_ticks(double lo, double hi, int n) {
+  if (!(hi > lo)) {
+    const double d = std::abs(lo) > 0 ? std::abs(lo) : 1.0;
+    lo -= d / 2, hi += d / 2;
+  }
+  const double raw = (hi - lo) / std::max(1, n), mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = 10 * mag;
+  for (const double m : {1.0, 2.0, 5.0})
+    if (m * mag >= raw) {
+      step = m * mag;
+      break;
+    }
+  Ticks t{std::floor(lo / step + 1e-9) * step, std::ceil(hi / step - 1e-9) * step, step, {}};
+  for (int i = 0; t.lo + i * step <= t.hi + step * 1e-9; ++i) t.values.push_back(t.lo + i * step);
+  return t;
+}
 
 cv::Mat render_training_curves(const CurveSet& c, CurvesLayout* out) {
   CurvesLayout layout;

@@ -314,6 +314,26 @@ class Page:
                 raise AssertionError(f"timed out after {timeout}s waiting for: {js} (last value: {last!r})")
             time.sleep(interval)
 
+    def resize(self, width, height):
+        """Sets the viewport to width x height CSS pixels (the page lays itself out again)."""
+        self.send("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
+    def color_scheme(self, scheme):
+        """Emulates prefers-color-scheme: "light" or "dark" ("" for the browser's own)."""
+        self.send("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+
+    def key(self, key, code=None, text=None):
+        """A real key press (CDP keyDown + keyUp) on the focused element: "Enter", " ", "Tab"..."""
+        vk = {"Enter": 13, " ": 32, "Tab": 9}.get(key, 0)
+        common = {"key": key, "code": code or {"Enter": "Enter", " ": "Space", "Tab": "Tab"}.get(key, key),
+                  "windowsVirtualKeyCode": vk}
+        down = dict(common, type="keyDown")
+        if text is not None or key in ("Enter", " "):
+            down["text"] = text if text is not None else {"Enter": "\r", " ": " "}[key]
+        self.send("Input.dispatchKeyEvent", down)
+        self.send("Input.dispatchKeyEvent", dict(common, type="keyUp"))
+
     def click(self, selector):
         """A real mouse click (CDP input events) at the centre of the first element matching selector."""
         box = self.eval("(() => { const e = document.querySelector(%s); if (!e) return null; e.scrollIntoView({block: 'nearest'});"

@@ -11,6 +11,7 @@ the CLI without a reload, that no JavaScript error occurs, and saves screenshots
 """
 import argparse
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -199,7 +200,13 @@ def snapshots_page(browser, url, out):
     check(graph["edges"] == 5 and graph["rows"] == ["base", "derived"], f"graph: {graph}")
     page.eval("""document.querySelector('[data-id="snapshot:base"]').dispatchEvent(new MouseEvent('click'))""")
     details = page.wait_for("(document.querySelector('.graph-side .details') || {}).innerText", timeout=3)
-    check("base" in details and "pvc-trainer-0" in details and "contentDigest" in details, f"details: {details}")
+    check("base" in details and "pvc-trainer-0" in details and "Content digest" in details, f"details: {details}")
+    # Labelled fields (no raw camelCase key), one date format with the ISO time in its title.
+    check("contentDigest" not in details and "parentVolume" not in details, f"raw keys in the details: {details}")
+    created = page.eval("""(() => { const t = document.querySelector('.graph-side dd[data-key="created"] time');
+        return t && [t.textContent, t.title]; })()""")
+    check(created and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", created[0]) and created[1].endswith("Z"),
+          f"the snapshot's created time: {created}")
     page.screenshot(os.path.join(out, "cluster-snapshots.png"), full_page=True)
     check(not page.errors(), f"JavaScript errors on the Snapshots page: {page.errors()}")
 
