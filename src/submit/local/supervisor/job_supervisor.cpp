@@ -149,7 +149,7 @@ void JobSupervisor::prepare_launch() {
   log_limit_ = job_log_limit();
   reserve_.ensure();
   for (const auto& m : plan_.mounts) writes_home_fs_ = writes_home_fs_ || (!m.read_only && reserve_.on_same_file_system(m.source));
-  cgroup_ = JobCgroup::create(fmt::format("s{}-job{}", getpid(), id_), cgroup_limits(spec_));
+  cgroup_ = JobCgroup::create(job_cgroup_name(getpid(), id_), cgroup_limits(spec_));
   plan_.cgroup_procs = cgroup_.procs_files();
   host_oom_before_ = host_oom_kills();
 }

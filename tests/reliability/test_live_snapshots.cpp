@@ -1,0 +1,153 @@
+// Issue 28, item 7: snapshots of a volume a running job writes to are one point in time (the
+// job is frozen through its cgroup freezer while the snapshot reads the volume) and are listed
+// only once they verify. Real jobs under the local backend, as root, with both sandboxes; each
+// case is bounded (about 10 snapshots per sandbox). Counts: docs/reliability.md.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "support/lanectl_runner.h"
+#include "support/skip_case.h"
+
+using lane::test::Lanectl;
+using lane::test::slurp;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kSnapshots = 10;
+
+bool bwrap_works() { return std::system("bwrap --ro-bind / / true > /dev/null 2>&1") == 0; }
+
+// Runs `body` once per sandbox mechanism, each with a fresh LANECTL_HOME.
+void each_sandbox(const std::function<void(Lanectl&)>& body) {
+  std::vector<std::string> modes{"unshare"};
+  if (bwrap_works()) modes.push_back("bwrap");
+  for (const auto& mode : modes) {
+    INFO(mode);
+    Lanectl l;
+    l.set_env("LANECTL_SANDBOX", mode);
+    body(l);
+  }
+}
+
+bool have_freezer() {
+  return fs::exists("/sys/fs/cgroup/cgroup.controllers") || fs::exists("/sys/fs/cgroup/freezer/cgroup.procs");
+}
+
+// Starts `script` as job `job` on a new claim and waits until it has written /data/ready.
+void start_writer(Lanectl& l, const std::string& job, const std::string& script) {
+  auto r = l.run({"submit", job, "-i", "x", "--pvc", ":64Mi:/data", "--command", "--", "/bin/sh", "-c", script});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const fs::path ready = l.home() / "volumes" / fmt::format("pvc-{}-0", job) / "ready";
+  for (int i = 0; i < 300 && !fs::exists(ready); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  INFO(l.run({"logs", job}).out);
+  REQUIRE(fs::exists(ready));
+}
+
+// Takes kSnapshots snapshots s0.. of `pvc`, 50 ms apart; each must be created and verify.
+void take_snapshots(Lanectl& l, const std::string& pvc) {
+  for (int i = 0; i < kSnapshots; ++i) {
+    auto r = l.run({"snapshot", "create", "--pvc", pvc, "--name", fmt::format("s{}", i)});
+    INFO(r.err);
+    CHECK(r.code == 0);
+    CHECK(l.run({"snapshot", "verify", fmt::format("s{}", i)}).code == 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+// Restores snapshot `snap` to a new claim and returns that claim's directory.
+fs::path restore(Lanectl& l, const std::string& snap) {
+  const std::string to = "r-" + snap;
+  auto r = l.run({"restore", snap, "--to-pvc", to});
+  INFO(r.err);
+  CHECK(r.code == 0);
+  return l.home() / "volumes" / to;
+}
+
+// Whether `text` is "line-1\nline-2\n...line-N\n" for some N >= 1.
+bool whole_lines_from_one(const std::string& text) {
+  std::istringstream in(text);
+  int want = 1;
+  for (std::string line; std::getline(in, line); ++want)
+    if (line != fmt::format("line-{}", want)) return false;
+  return want > 1 && !text.empty() && text.back() == '\n';
+}
+
+}  // namespace
+
+TEST_CASE("snapshots of a volume a job appends to all verify and restore (the job is frozen while they read)", "[reliability][slow]") {
+  if (geteuid() != 0) LANE_SKIP_CASE("freezing a job's cgroup needs root");
+  if (!have_freezer()) LANE_SKIP_CASE("this host has neither cgroup v2 nor the v1 freezer");
+  each_sandbox([](Lanectl& l) {
+    start_writer(l, "app", "i=0; : > /data/ready; while :; do i=$((i+1)); echo line-$i >> /data/log; done");
+    take_snapshots(l, "pvc-app-0");
+    CHECK(l.run({"describe", "job", "app", "-o", "json"}).out.find("\"Running\"") != std::string::npos);
+    for (int i = 0; i < kSnapshots; ++i) {
+      const fs::path vol = restore(l, fmt::format("s{}", i));
+      INFO("s" << i);
+      CHECK(whole_lines_from_one(slurp(vol / "log")));
+    }
+    CHECK(l.run({"snapshot", "describe", "s0"}).out.find("frozenJobs: default/app") != std::string::npos);
+    l.run({"delete", "app"});
+  });
+}
+
+TEST_CASE("snapshots of two files a job rewrites in place hold one point in time of both", "[reliability][slow]") {
+  if (geteuid() != 0) LANE_SKIP_CASE("freezing a job's cgroup needs root");
+  if (!have_freezer()) LANE_SKIP_CASE("this host has neither cgroup v2 nor the v1 freezer");
+  each_sandbox([](Lanectl& l) {
+    // Each step writes the counter in place (one 12-byte pwrite, no truncation) to a, then to b:
+    // any one moment has a == b, or a one step ahead of b.
+    start_writer(l, "rw",
+                 "exec python3 -c \"\nimport os\na = os.open('/data/a', os.O_RDWR | os.O_CREAT)\n"
+                 "b = os.open('/data/b', os.O_RDWR | os.O_CREAT)\nopen('/data/ready', 'w').close()\ni = 0\n"
+                 "while True:\n  i += 1\n  v = b'%012d' % i\n  os.pwrite(a, v, 0)\n  os.pwrite(b, v, 0)\n\"");
+    take_snapshots(l, "pvc-rw-0");
+    for (int i = 0; i < kSnapshots; ++i) {
+      const fs::path vol = restore(l, fmt::format("s{}", i));
+      const std::string a = slurp(vol / "a"), b = slurp(vol / "b");
+      INFO("s" << i << ": a=" << a << " b=" << b);
+      REQUIRE(a.size() == 12);
+      REQUIRE(b.size() == 12);
+      const long long na = std::stoll(a), nb = std::stoll(b);
+      CHECK((na == nb || na == nb + 1));
+    }
+    l.run({"delete", "rw"});
+  });
+}
+
+TEST_CASE("a snapshot of a volume whose writer cannot be frozen is refused, or taken as not point in time on request", "[reliability][slow]") {
+  if (geteuid() != 0) LANE_SKIP_CASE("moving a job out of its cgroup needs root");
+  if (!fs::exists("/sys/fs/cgroup/freezer/cgroup.procs")) LANE_SKIP_CASE("the case moves tasks between v1 freezer groups");
+  Lanectl l;
+  start_writer(l, "nf", "i=0; : > /data/ready; while :; do i=$((i+1)); echo line-$i > /data/f; sleep 0.5; done");
+  // The job's processes leave its freezer group, which is removed: the job can no longer be frozen.
+  for (const auto& g : fs::directory_iterator("/sys/fs/cgroup/freezer/lanectl")) {
+    if (!g.is_directory() || g.path().filename().string().find("-job") == std::string::npos) continue;
+    for (int k = 0; k < 5 && !slurp(g.path() / "cgroup.procs").empty(); ++k)
+      std::system(fmt::format("for p in $(cat {}/cgroup.procs); do echo $p > /sys/fs/cgroup/freezer/cgroup.procs; done",
+                              g.path().string()).c_str());
+    ::rmdir(g.path().c_str());
+  }
+  auto refused = l.run({"snapshot", "create", "--pvc", "pvc-nf-0", "--name", "x"});
+  CHECK(refused.code != 0);
+  CHECK(refused.err.find("cannot freeze it: its cgroup has no freezer") != std::string::npos);
+  CHECK(refused.err.find("LANECTL_SNAPSHOT_NO_FREEZE=1") != std::string::npos);
+  CHECK(l.run({"snapshot", "describe", "x"}).code != 0);
+  l.set_env("LANECTL_SNAPSHOT_NO_FREEZE", "1");
+  auto taken = l.run({"snapshot", "create", "--pvc", "pvc-nf-0", "--name", "y"});
+  INFO(taken.err);
+  CHECK(taken.code == 0);
+  CHECK(l.run({"snapshot", "describe", "y"}).out.find("pointInTime: false (default/nf not frozen") != std::string::npos);
+  l.run({"delete", "nf"});
+}
