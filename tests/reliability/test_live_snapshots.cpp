@@ -151,3 +151,31 @@ TEST_CASE("a snapshot of a volume whose writer cannot be frozen is refused, or t
   CHECK(l.run({"snapshot", "describe", "y"}).out.find("pointInTime: false (default/nf not frozen") != std::string::npos);
   l.run({"delete", "nf"});
 }
+
+TEST_CASE("lanectl exec joins the job's cgroups, so a snapshot freezes what it runs too", "[reliability][slow]") {
+  if (geteuid() != 0) LANE_SKIP_CASE("job cgroups and freezing need root");
+  if (!have_freezer()) LANE_SKIP_CASE("this host has neither cgroup v2 nor the v1 freezer");
+  each_sandbox([](Lanectl& l) {
+    start_writer(l, "ex", ": > /data/ready; exec sleep 600");
+    auto groups = l.run({"exec", "ex", "--", "cat", "/proc/self/cgroup"});
+    INFO(groups.err);
+    REQUIRE(groups.code == 0);
+    const std::string own = ":/lanectl/s";  // the job's group "s<supervisor>-job<id>" (job_cgroup.h)
+    int joined = 0;
+    for (size_t at = 0; (at = groups.out.find(own, at)) != std::string::npos; ++at) ++joined;
+    INFO(groups.out);
+    CHECK(joined >= (fs::exists("/sys/fs/cgroup/cgroup.controllers") ? 1 : 4));  // v1: memory, cpu, pids, freezer
+    // The writer is the exec'd command, not the job: the snapshots must freeze it all the same.
+    const pid_t writer = l.start({"exec", "ex", "--", "/bin/sh", "-c",
+                                  "i=0; while :; do i=$((i+1)); echo line-$i >> /data/log; done"}, "writer");
+    for (int i = 0; i < 100 && !fs::exists(l.home() / "volumes/pvc-ex-0/log"); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    take_snapshots(l, "pvc-ex-0");
+    for (int i = 0; i < kSnapshots; ++i) {
+      INFO("s" << i);
+      CHECK(whole_lines_from_one(slurp(restore(l, fmt::format("s{}", i)) / "log")));
+    }
+    l.run({"delete", "ex"});
+    l.finish(writer, "writer");
+  });
+}
