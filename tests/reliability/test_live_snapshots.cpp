@@ -2,6 +2,7 @@
 // job is frozen through its cgroup freezer while the snapshot reads the volume) and are listed
 // only once they verify. Real jobs under the local backend, as root, with both sandboxes; each
 // case is bounded (about 10 snapshots per sandbox). Counts: docs/reliability.md.
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,6 +84,20 @@ bool whole_lines_from_one(const std::string& text) {
   return want > 1 && !text.empty() && text.back() == '\n';
 }
 
+// The v1 freezer group of job `id` of this LANECTL_HOME: "s<supervisor pid>-job<id>", the
+// supervisor found by its command line (other homes' jobs share the host's freezer hierarchy).
+fs::path freezer_group(const Lanectl& l, int id) {
+  const std::string want = "__supervise" + std::string(1, '\0') + l.home().string() + std::string(1, '\0') +
+                           std::to_string(id) + std::string(1, '\0');
+  for (const auto& p : fs::directory_iterator("/proc")) {
+    const std::string pid = p.path().filename();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (slurp(p.path() / "cmdline").find(want) != std::string::npos)
+      return fs::path("/sys/fs/cgroup/freezer/lanectl") / fmt::format("s{}-job{}", pid, id);
+  }
+  return {};
+}
+
 }  // namespace
 
 TEST_CASE("snapshots of a volume a job appends to all verify and restore (the job is frozen while they read)", "[reliability][slow]") {
@@ -132,13 +147,12 @@ TEST_CASE("a snapshot of a volume whose writer cannot be frozen is refused, or t
   Lanectl l;
   start_writer(l, "nf", "i=0; : > /data/ready; while :; do i=$((i+1)); echo line-$i > /data/f; sleep 0.5; done");
   // The job's processes leave its freezer group, which is removed: the job can no longer be frozen.
-  for (const auto& g : fs::directory_iterator("/sys/fs/cgroup/freezer/lanectl")) {
-    if (!g.is_directory() || g.path().filename().string().find("-job") == std::string::npos) continue;
-    for (int k = 0; k < 5 && !slurp(g.path() / "cgroup.procs").empty(); ++k)
-      std::system(fmt::format("for p in $(cat {}/cgroup.procs); do echo $p > /sys/fs/cgroup/freezer/cgroup.procs; done",
-                              g.path().string()).c_str());
-    ::rmdir(g.path().c_str());
-  }
+  const fs::path g = freezer_group(l, 1);
+  REQUIRE(fs::exists(g / "cgroup.procs"));
+  for (int k = 0; k < 5 && !slurp(g / "cgroup.procs").empty(); ++k)
+    std::system(fmt::format("for p in $(cat {}/cgroup.procs); do echo $p > /sys/fs/cgroup/freezer/cgroup.procs; done",
+                            g.string()).c_str());
+  REQUIRE(::rmdir(g.c_str()) == 0);
   auto refused = l.run({"snapshot", "create", "--pvc", "pvc-nf-0", "--name", "x"});
   CHECK(refused.code != 0);
   CHECK(refused.err.find("cannot freeze it: its cgroup has no freezer") != std::string::npos);
@@ -178,4 +192,35 @@ TEST_CASE("lanectl exec joins the job's cgroups, so a snapshot freezes what it r
     l.run({"delete", "ex"});
     l.finish(writer, "writer");
   });
+}
+
+TEST_CASE("a snapshot killed while it holds a job frozen leaves the job frozen for at most a few seconds", "[reliability][slow]") {
+  if (geteuid() != 0) LANE_SKIP_CASE("freezing a job's cgroup needs root");
+  if (!fs::exists("/sys/fs/cgroup/freezer/cgroup.procs")) LANE_SKIP_CASE("the case reads the v1 freezer state");
+  Lanectl l;
+  start_writer(l, "kf", "i=0; : > /data/ready; while :; do i=$((i+1)); echo line-$i >> /data/log; done");
+  // Many files make the capture long enough to kill it half way.
+  REQUIRE(std::system(fmt::format("mkdir -p {0}/many && for i in $(seq 1 3000); do echo $i > {0}/many/f$i; done",
+                                  (l.home() / "volumes/pvc-kf-0").string()).c_str()) == 0);
+  const fs::path state_file = freezer_group(l, 1) / "freezer.state";
+  REQUIRE(fs::exists(state_file));
+  bool seen_frozen = false;
+  for (int attempt = 0; attempt < 20 && !seen_frozen; ++attempt) {
+    const pid_t snap = l.start({"snapshot", "create", "--pvc", "pvc-kf-0", "--name", fmt::format("k{}", attempt)}, "k");
+    for (int i = 0; i < 400 && !seen_frozen; ++i) {
+      seen_frozen = slurp(state_file).rfind("FROZEN", 0) == 0;
+      if (!seen_frozen) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ::kill(snap, SIGKILL);
+    l.finish(snap, "k");
+  }
+  REQUIRE(seen_frozen);
+  bool thawed = false;
+  for (int i = 0; i < 50 && !thawed; ++i) {
+    thawed = slurp(state_file).rfind("THAWED", 0) == 0;
+    if (!thawed) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK(thawed);
+  CHECK(l.run({"logs", "kf"}).out.find("left frozen by a snapshot that did not finish; thawed") != std::string::npos);
+  l.run({"delete", "kf"});
 }

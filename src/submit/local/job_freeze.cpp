@@ -41,6 +41,8 @@ std::vector<Writer> writers_of(Database& db, const std::string& volume, const st
     out.push_back({row.id, row.project + "/" + row.name, row.status, supervised,
                    supervised ? job_freezer(job_cgroup_name(row.sup_pid, row.id), root) : ""});
   }
+  // Locks are taken in one order (job id) by every snapshot: two of them never wait on each other.
+  std::sort(out.begin(), out.end(), [](const Writer& a, const Writer& b) { return a.id < b.id; });
   return out;
 }
 
@@ -72,6 +74,7 @@ class WriterFreeze : public storage::local::CaptureHold {
   std::string volume_;
   FreezeOptions options_;
   sigset_t previous_{};
+  std::vector<lane::UniqueFd> locks_;  // released after the thaw (members go after the body)
   FrozenCgroups frozen_;
   std::vector<std::string> frozen_jobs_, unfrozen_;
 };
@@ -94,6 +97,7 @@ void WriterFreeze::freeze_one(const Writer& w) {
   }
   if (why.empty()) {
     try {
+      locks_.push_back(lock_freezes(freeze_lock_file(options_.paths, w.id), [this] { check(); }));
       frozen_.freeze(w.freezer);
     } catch (const Error& e) {
       throw Error(fmt::format("cannot snapshot volume '{}' at one point in time: job '{}' writes to it and {}; "
@@ -134,13 +138,19 @@ void WriterFreeze::release() {
                                      w.label, volume_));
   }
   for (auto& line : frozen_.thaw()) problems.push_back(std::move(line));
+  locks_.clear();
   if (!problems.empty()) throw Error(fmt::format("{}", fmt::join(problems, "\n")));
 }
 
 }  // namespace
 
-FreezeOptions freeze_options_from_env(std::optional<int64_t> caller_job) {
+std::filesystem::path freeze_lock_file(const Paths& paths, int64_t job_id) {
+  return paths.job_dir(job_id) / "freeze.lock";
+}
+
+FreezeOptions freeze_options_from_env(const Paths& paths, std::optional<int64_t> caller_job) {
   FreezeOptions o;
+  o.paths = paths;
   o.caller_job = caller_job;
   const char* v = std::getenv("LANECTL_SNAPSHOT_NO_FREEZE");
   o.no_freeze = v && std::string(v) == "1";

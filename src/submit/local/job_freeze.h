@@ -12,25 +12,33 @@
 //     own quiet point; recorded the same way).
 //   * SIGINT, SIGTERM, SIGHUP and SIGQUIT are held while jobs are frozen: the snapshot is
 //     abandoned at the next file, the jobs thawed, then the signal acts.
+//   * Freezes of one job take turns (a flock on its freeze.lock, held until it is thawed); the
+//     job's supervisor thaws a group left frozen by a snapshot that was killed (kill -9).
 //   * A writer that started during the capture (not frozen) fails the snapshot: take it again.
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "storage/local/local_snapshot_store.h"
 #include "submit/local/state/sqlite_db.h"
+#include "submit/local/state/state_store.h"
 
 namespace lane::submit::local {
 
+// The lock a job's freezer holds (cgroup_freezer.h lock_freezes): <job dir>/freeze.lock.
+std::filesystem::path freeze_lock_file(const Paths& paths, int64_t job_id);
+
 struct FreezeOptions {
+  Paths paths;                        // where the jobs' freeze locks are
   std::optional<int64_t> caller_job;  // the job whose job API asks for the snapshot
   bool no_freeze = false;             // LANECTL_SNAPSHOT_NO_FREEZE=1: unfreezable writers allowed
   std::string cgroup_root = "/sys/fs/cgroup";
 };
 
 // The options from the environment (LANECTL_SNAPSHOT_NO_FREEZE) and the calling job.
-FreezeOptions freeze_options_from_env(std::optional<int64_t> caller_job);
+FreezeOptions freeze_options_from_env(const Paths& paths, std::optional<int64_t> caller_job);
 
 // Freezes the writers of `volume` found in the state `db` now; throws lane::Error (nothing left
 // frozen) when one cannot be frozen and the options do not allow it.

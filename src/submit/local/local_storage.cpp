@@ -40,7 +40,7 @@ storage::SnapshotStore& LocalStorage::snapshots() {
   if (!snapshots_) {
     storage::local::LocalStoreOptions options;
     options.hold_writers = [this](const std::string& volume) {
-      return hold_volume_writers(st_.db, volume, freeze_options_from_env(snapshot_caller_));
+      return hold_volume_writers(st_.db, volume, freeze_options_from_env(st_.paths, snapshot_caller_));
     };
     snapshots_ = std::make_unique<storage::local::LocalSnapshotStore>(st_.paths.home / "snapshots", st_.volumes,
                                                                       std::move(options));

@@ -1,6 +1,7 @@
 #include "submit/local/runtime/cgroup_freezer.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -78,6 +79,24 @@ bool cgroup_populated(const std::string& dir) { return !read_text(dir + "/cgroup
 bool cgroup_frozen(const std::string& dir) {
   if (is_v2(dir)) return read_text(dir + "/cgroup.events").find("frozen 1") != std::string::npos;
   return read_text(dir + "/freezer.state").rfind("FROZEN", 0) == 0;
+}
+
+lane::UniqueFd lock_freezes(const std::string& lock_file, const std::function<void()>& while_waiting) {
+  lane::UniqueFd fd(::open(lock_file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd.ok()) throw Error(fmt::format("cannot open {}: {}", lock_file, std::strerror(errno)));
+  while (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    while_waiting();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return fd;
+}
+
+bool thaw_abandoned(const std::string& freezer, const std::string& lock_file) {
+  if (freezer.empty() || !cgroup_frozen(freezer)) return false;
+  lane::UniqueFd fd(::open(lock_file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!fd.ok() || ::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) return false;  // its freezer is at work
+  const Control c = control_of(freezer);
+  return write_text(c.file, c.thaw);
 }
 
 void FrozenCgroups::freeze(const std::string& dir) {

@@ -5,8 +5,11 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "common/beneath.h"
 
 namespace lane::submit::local {
 
@@ -44,6 +47,14 @@ class FrozenCgroups {
   std::chrono::milliseconds timeout_;
   std::vector<std::string> frozen_;
 };
+
+// Whoever freezes a job holds an exclusive flock on its `lock_file` from before it freezes until
+// after it thaws: freezes of one job take turns, and a frozen group whose lock is free was left
+// by a freezer that died (kill -9). Waits for the lock, calling `while_waiting` every 10 ms (it
+// may throw to give up). Throws lane::Error when the file cannot be opened.
+lane::UniqueFd lock_freezes(const std::string& lock_file, const std::function<void()>& while_waiting);
+// Thaws `freezer` when it is frozen and nobody holds `lock_file`; true when it did.
+bool thaw_abandoned(const std::string& freezer, const std::string& lock_file);
 
 // Whether the group `dir` (its own tasks) is frozen now: v1 freezer.state FROZEN, v2
 // cgroup.events "frozen 1".
