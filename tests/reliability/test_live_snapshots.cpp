@@ -15,9 +15,11 @@
 
 #include <fmt/format.h>
 
+#include "job_util.h"
 #include "support/lanectl_runner.h"
 #include "support/skip_case.h"
 
+using lane::test::bwrap_works;
 using lane::test::Lanectl;
 using lane::test::slurp;
 namespace fs = std::filesystem;
@@ -25,8 +27,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int kSnapshots = 10;
-
-bool bwrap_works() { return std::system("bwrap --ro-bind / / true > /dev/null 2>&1") == 0; }
 
 // Runs `body` once per sandbox mechanism, each with a fresh LANECTL_HOME.
 void each_sandbox(const std::function<void(Lanectl&)>& body) {
@@ -46,13 +46,7 @@ bool have_freezer() {
 
 // Starts `script` as job `job` on a new claim and waits until it has written /data/ready.
 void start_writer(Lanectl& l, const std::string& job, const std::string& script) {
-  auto r = l.run({"submit", job, "-i", "x", "--pvc", ":64Mi:/data", "--command", "--", "/bin/sh", "-c", script});
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  const fs::path ready = l.home() / "volumes" / fmt::format("pvc-{}-0", job) / "ready";
-  for (int i = 0; i < 300 && !fs::exists(ready); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  INFO(l.run({"logs", job}).out);
-  REQUIRE(fs::exists(ready));
+  lane::test::start_until_ready(l, job, ":64Mi:/data", script);
 }
 
 // Takes kSnapshots snapshots s0.. of `pvc`, 50 ms apart; each must be created and verify.
