@@ -218,6 +218,7 @@ SnapshotInfo LocalSnapshotStore::create_impl(const std::string& volume, const st
     if (options_.after_file) options_.after_file(++files_done);
   }
   if (hold) hold->release();
+  hold.reset();  // held signals act from here (the jobs are thawed)
   if (!skipped.empty())
     m.info.metadata["skippedSpecialFiles"] = std::to_string(skipped.size());
   m.info.content_digest = content_digest(m.entries);
