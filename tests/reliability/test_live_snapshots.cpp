@@ -218,3 +218,28 @@ TEST_CASE("a snapshot killed while it holds a job frozen leaves the job frozen f
   CHECK(l.run({"logs", "kf"}).out.find("left frozen by a snapshot that did not finish; thawed") != std::string::npos);
   l.run({"delete", "kf"});
 }
+
+TEST_CASE("a job's own end-of-training snapshot freezes it without deadlock and holds what its writer appended", "[reliability][slow]") {
+  if (geteuid() != 0) LANE_SKIP_CASE("freezing a job's cgroup needs root");
+  if (!have_freezer()) LANE_SKIP_CASE("this host has neither cgroup v2 nor the v1 freezer");
+  each_sandbox([](Lanectl& l) {
+    // A background writer of the job appends while the job asks for its snapshot (job API).
+    const std::string script =
+        "mkdir -p /data/out; echo '{\"kind\":\"train\",\"step\":1,\"loss\":0.5}' > /data/out/metrics.jsonl;"
+        " (i=0; while :; do i=$((i+1)); echo line-$i >> /data/log; done) & w=$!; sleep 0.5;"
+        " lanectl __training-snapshot --output-dir /data/out; echo rc=$?; kill $w";
+    REQUIRE(l.run({"submit", "own", "-i", "x", "--pvc", ":64Mi:/data", "-e", "ENABLE_SNAPSHOT=true", "-e",
+                   "PVC_NAME=pvc-own-0", "--command", "--", "/bin/sh", "-c", script}).code == 0);
+    const auto end = l.wait_status("own", {"Succeeded", "Failed"}, "default", 60).value("status", "");
+    const std::string log = l.run({"logs", "own"}).out;
+    INFO(log);
+    CHECK(end == "Succeeded");
+    REQUIRE(log.find("rc=0") != std::string::npos);
+    const auto list = nlohmann::json::parse(l.run({"snapshot", "list", "-o", "json"}).out)["items"];
+    REQUIRE(list.size() == 1);
+    const std::string snap = list[0].value("name", "");
+    CHECK(l.run({"snapshot", "verify", snap}).code == 0);
+    CHECK(l.run({"snapshot", "describe", snap}).out.find("frozenJobs: default/own") != std::string::npos);
+    CHECK(whole_lines_from_one(slurp(restore(l, snap) / "log")));
+  });
+}
