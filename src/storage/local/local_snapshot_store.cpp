@@ -90,6 +90,8 @@ class PreviousSnapshot {
       if (e.kind == EntryKind::kFile) files_[e.path] = &e;
     racy_after_ns_ = m_->info.created_unix_ms * 1000000 - kRacyWindowNs;
   }
+  PreviousSnapshot(const PreviousSnapshot&) = delete;  // files_ points into m_
+  PreviousSnapshot& operator=(const PreviousSnapshot&) = delete;
   // Its entry for `e` when (path, size, mtime, inode) match and e's mtime is not racy.
   const ManifestEntry* unchanged(const ManifestEntry& e) const {
     auto it = files_.find(e.path);
