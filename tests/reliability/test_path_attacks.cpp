@@ -15,18 +15,19 @@
 
 #include <fmt/format.h>
 
+#include "job_util.h"
 #include "support/lanectl_runner.h"
 #include "support/skip_case.h"
 
+using lane::test::bwrap_works;
 using lane::test::Lanectl;
+using lane::test::start_until_ready;
 using lane::test::slurp;
 namespace fs = std::filesystem;
 
 namespace {
 
 constexpr int kSwapped = 200;  // directories the attacker swaps: each walk gets this many chances
-
-bool bwrap_works() { return std::system("bwrap --ro-bind / / true > /dev/null 2>&1") == 0; }
 
 std::vector<std::string> modes() {
   std::vector<std::string> out{"unshare"};
@@ -89,17 +90,6 @@ int files_holding(const fs::path& root, const std::string& needle) {
 
 std::string ended(Lanectl& l, const std::string& job, const std::string& project = "default") {
   return l.wait_status(job, {"Succeeded", "Failed"}, project, 60).value("status", "");
-}
-
-// Starts `script` as a job on a claim of its own and waits until it has written /data/ready.
-void start_attacker(Lanectl& l, const std::string& job, const std::string& pvc, const std::string& script) {
-  auto r = l.run({"submit", job, "-i", "x", "--pvc", pvc, "--command", "--", "/bin/sh", "-c", script});
-  INFO(r.err);
-  REQUIRE(r.code == 0);
-  const fs::path ready = l.home() / "volumes" / fmt::format("pvc-{}-0", job) / "ready";
-  for (int i = 0; i < 300 && !fs::exists(ready); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  INFO(l.run({"logs", job}).out);
-  REQUIRE(fs::exists(ready));
 }
 
 // Each /data/d<i> (i < n) a directory holding s<i>/f, as the host's `tree` does, exchanged with
@@ -170,7 +160,7 @@ TEST_CASE("the job API's snapshot never reads the job's metrics through a link (
 TEST_CASE("a job swapping files for links while snapshots run never gets a host file into the store", "[reliability][slow]") {
   if (geteuid() != 0) LANE_SKIP_CASE("the attacks are on the root supervisor: run as root");
   each_sandbox([](const std::string& mode, Host& host, Lanectl& l) {
-    start_attacker(l, "swapper", ":1Mi:/data",
+    start_until_ready(l, "swapper", ":1Mi:/data",
                    fmt::format("cd /data; for i in $(seq 0 29); do echo v > z$i; done; : > ready; while :; do"
                                " for i in $(seq 0 29); do ln -sfn {} z$i.l; mv -fT z$i.l z$i; echo v > z$i.n;"
                                " mv -fT z$i.n z$i; done; done",
@@ -193,7 +183,7 @@ TEST_CASE("a job swapping files for links while snapshots run never gets a host 
 TEST_CASE("the ownership walk before a start never chowns a host file through a swapped directory", "[reliability][slow]") {
   if (geteuid() != 0) LANE_SKIP_CASE("the attacks are on the root supervisor: run as root");
   each_sandbox([](const std::string& mode, Host& host, Lanectl& l) {
-    start_attacker(l, "att", ":1Mi:/data", swap_dirs_script(host.tree(), kSwapped));
+    start_until_ready(l, "att", ":1Mi:/data", swap_dirs_script(host.tree(), kSwapped));
     const int starts = repeat_for(race_seconds(), [&](int i) {
       const std::string job = fmt::format("w{}", i);
       REQUIRE(l.run({"submit", job, "-i", "x", "--pvc", "pvc-att-0:/data", "--command", "--", "/bin/true"}).code == 0);

@@ -313,3 +313,21 @@ TEST_CASE("odd file names round trip and a damaged manifest is reported, not tru
   CHECK_FALSE(f.volumes.find("odd-2"));
   CHECK_THROWS_WITH(f.store.verify("odd"), Catch::Contains("damaged"));
 }
+
+TEST_CASE("a snapshot whose objects are not all intact in the store is not published", "[storage][fast]") {
+  Fixture f;
+  fill_sample(f.vol);
+  f.store.create("data", "v1", "", {});
+  // The object of models/best.pt loses its tail (a damaged store): the next snapshot of the
+  // unchanged volume would name it again.
+  const std::string digest = sha256_hex("weights-v1");
+  const fs::path object = f.store.root() / "objects" / digest.substr(0, 2) / digest.substr(2);
+  REQUIRE(fs::exists(object));
+  ::chmod(object.c_str(), 0644);
+  fs::resize_file(object, 3);
+  CHECK_THROWS_WITH(f.store.create("data", "v2", "", {}),
+                    Catch::Contains("snapshot 'v2' does not verify and was not published") &&
+                        Catch::Contains("models/best.pt: object") && Catch::Contains("has 3 bytes, expected 10"));
+  CHECK(f.store.list(std::nullopt).size() == 1);
+  CHECK_THROWS(f.store.describe("v2"));
+}

@@ -81,6 +81,32 @@ IngestResult ingest_entry(ObjectStore& objects, int root, const std::string& vol
   return r;
 }
 
+// The files of a volume's previous snapshot, to reuse the digests of those unchanged since.
+class PreviousSnapshot {
+ public:
+  explicit PreviousSnapshot(std::optional<Manifest> m) : m_(std::move(m)) {
+    if (!m_) return;
+    for (const auto& e : m_->entries)
+      if (e.kind == EntryKind::kFile) files_[e.path] = &e;
+    racy_after_ns_ = m_->info.created_unix_ms * 1000000 - kRacyWindowNs;
+  }
+  PreviousSnapshot(const PreviousSnapshot&) = delete;  // files_ points into m_
+  PreviousSnapshot& operator=(const PreviousSnapshot&) = delete;
+  // Its entry for `e` when (path, size, mtime, inode) match and e's mtime is not racy.
+  const ManifestEntry* unchanged(const ManifestEntry& e) const {
+    auto it = files_.find(e.path);
+    if (it == files_.end()) return nullptr;
+    const ManifestEntry* old = it->second;
+    const bool same = old->size == e.size && old->mtime_ns == e.mtime_ns && old->inode == e.inode;
+    return same && e.mtime_ns < racy_after_ns_ ? old : nullptr;
+  }
+
+ private:
+  std::optional<Manifest> m_;
+  std::unordered_map<std::string, const ManifestEntry*> files_;
+  int64_t racy_after_ns_ = 0;
+};
+
 }  // namespace
 
 LocalSnapshotStore::LocalSnapshotStore(fs::path root, DirectoryVolumes& volumes, LocalStoreOptions options)
@@ -167,15 +193,11 @@ SnapshotInfo LocalSnapshotStore::create_impl(const std::string& volume, const st
   m.info.created_unix_ms = now_unix_ms();
 
   // Digests of the previous snapshot of this volume, for files that have not changed since.
-  std::unordered_map<std::string, const ManifestEntry*> previous;
-  std::optional<Manifest> prev = latest_manifest_of(volume);
-  int64_t racy_after_ns = 0;
-  if (prev) {
-    for (const auto& e : prev->entries)
-      if (e.kind == EntryKind::kFile) previous[e.path] = &e;
-    racy_after_ns = prev->info.created_unix_ms * 1000000 - kRacyWindowNs;
-  }
+  const PreviousSnapshot previous(latest_manifest_of(volume));
 
+  // The volume's writers held still (frozen) from the scan to the last file read.
+  std::unique_ptr<CaptureHold> hold = options_.hold_writers ? options_.hold_writers(volume) : nullptr;
+  if (hold) hold->annotate(m.info.metadata);
   std::vector<std::string> skipped;
   m.entries = scan_volume(vol->local_path, &skipped);
   const UniqueFd root = open_trusted_dir(vol->local_path.string());
@@ -183,10 +205,9 @@ SnapshotInfo LocalSnapshotStore::create_impl(const std::string& volume, const st
   bool ingested = false;  // every object came from the previous (already flushed) manifest?
   for (auto& e : m.entries) {
     if (e.kind != EntryKind::kFile) continue;
-    auto it = previous.find(e.path);
-    const ManifestEntry* old = it == previous.end() ? nullptr : it->second;
-    if (old && old->size == e.size && old->mtime_ns == e.mtime_ns && old->inode == e.inode &&
-        e.mtime_ns < racy_after_ns && objects_.has(old->digest)) {
+    if (hold) hold->check();
+    const ManifestEntry* old = previous.unchanged(e);
+    if (old && objects_.has(old->digest)) {
       e.digest = old->digest;
     } else {
       IngestResult r = ingest_entry(objects_, root.get(), volume, e);
@@ -198,6 +219,8 @@ SnapshotInfo LocalSnapshotStore::create_impl(const std::string& volume, const st
     m.info.total_bytes += e.size;
     if (options_.after_file) options_.after_file(++files_done);
   }
+  if (hold) hold->release();
+  hold.reset();  // held signals act from here (the jobs are thawed)
   if (!skipped.empty())
     m.info.metadata["skippedSpecialFiles"] = std::to_string(skipped.size());
   m.info.content_digest = content_digest(m.entries);
@@ -232,6 +255,7 @@ void LocalSnapshotStore::publish_manifest(const Manifest& m) {
   const fs::path tmp = root_ / "manifests" /
                        fmt::format(".tmp.{}.{:08x}", ::getpid(), std::random_device{}());
   const std::string text = serialize_manifest(m);
+  check_publishable(m, text);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
   if (fd < 0) fail_errno("cannot create", tmp);
   try {
@@ -253,6 +277,23 @@ void LocalSnapshotStore::publish_manifest(const Manifest& m) {
   }
   ::unlink(tmp.c_str());
   fsync_directory(final_path.parent_path());
+}
+
+// A snapshot is visible only once it verifies: its text reads back as its entries with their
+// content digest, and every object it names is in the store, a regular file of its size. (Each
+// new object was hashed as it was stored; a full re-hash is `verify`.)
+void LocalSnapshotStore::check_publishable(const Manifest& m, const std::string& text) const {
+  std::vector<std::string> problems;
+  const Manifest back = parse_manifest(text, fmt::format("the manifest of '{}'", m.info.name));
+  if (back.entries.size() != m.entries.size() || content_digest(back.entries) != m.info.content_digest)
+    problems.push_back("manifest: its text does not read back as the snapshot's entries");
+  std::unordered_set<std::string> seen;
+  for (const auto& e : back.entries)
+    if (e.kind == EntryKind::kFile && seen.insert(e.digest).second)
+      if (auto problem = objects_.present(e.digest, e.size)) problems.push_back(e.path + ": " + *problem);
+  if (!problems.empty())
+    throw Error(fmt::format("snapshot '{}' does not verify and was not published:\n  {}", m.info.name,
+                            fmt::join(problems, "\n  ")));
 }
 
 // --- read ----------------------------------------------------------------------------------

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 
 #include "storage/core/snapshots.h"
@@ -21,7 +22,24 @@
 
 namespace lane::storage::local {
 
+// Held while a snapshot reads its volume, so that it is one point in time: the local backend
+// freezes the volume's writers (submit/local/job_freeze.h). Destroying it ends the hold and
+// must not throw.
+class CaptureHold {
+ public:
+  virtual ~CaptureHold() = default;
+  // Records in the snapshot's metadata what was held (or why the snapshot is not point in time).
+  virtual void annotate(std::map<std::string, std::string>& metadata) const = 0;
+  // Between files: throws lane::Error to abandon the snapshot (lanectl was interrupted).
+  virtual void check() = 0;
+  // Ends the hold once every file is read; throws lane::Error when the capture turned out not to
+  // be point in time (a writer that was not held) or a writer could not be let go.
+  virtual void release() = 0;
+};
+
 struct LocalStoreOptions {
+  // Holds the volume's writers while a snapshot of `volume` reads it (nullptr: nothing to hold).
+  std::function<std::unique_ptr<CaptureHold>(const std::string& volume)> hold_writers;
   // Called after each file of a snapshot is stored (files_done counts from 1). Tests use it
   // to stop a snapshot half way (SIGKILL) or to fail it (throw, as a full disk would).
   std::function<void(uint64_t files_done)> after_file;
@@ -63,6 +81,7 @@ class LocalSnapshotStore : public SnapshotStore {
   SnapshotInfo read_info(const std::string& name);
   std::optional<Manifest> latest_manifest_of(const std::string& volume);
   void publish_manifest(const Manifest& m);
+  void check_publishable(const Manifest& m, const std::string& text) const;
   void materialize_tree(const Manifest& m, const std::filesystem::path& dest);
   std::filesystem::path make_staging(const std::string& what, const std::string& volume);
   SweepResult sweep_locked();

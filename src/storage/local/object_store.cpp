@@ -171,6 +171,16 @@ std::optional<std::string> ObjectStore::materialize(const std::string& digest, u
   return mismatch(digest, expected_size, actual, size);
 }
 
+std::optional<std::string> ObjectStore::present(const std::string& digest, uint64_t expected_size) const {
+  std::string problem;
+  UniqueFd fd = open_object(digest, problem);
+  if (!fd.ok()) return problem;
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || static_cast<uint64_t>(st.st_size) != expected_size)
+    return fmt::format("object {} has {} bytes, expected {}", digest, st.st_size, expected_size);
+  return std::nullopt;
+}
+
 std::optional<std::string> ObjectStore::check(const std::string& digest, uint64_t expected_size) const {
   std::string problem;
   UniqueFd fd = open_object(digest, problem);

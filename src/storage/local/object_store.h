@@ -46,6 +46,10 @@ class ObjectStore {
   std::optional<std::string> materialize(const std::string& digest, uint64_t expected_size, int dir_fd,
                                          const std::string& name, const std::string& what);
 
+  // Without reading it: an error text when the object is missing, not a regular file or not of
+  // `expected_size` bytes.
+  std::optional<std::string> present(const std::string& digest, uint64_t expected_size) const;
+
   // Re-hashes the object; an error text when it is missing or its content changed.
   std::optional<std::string> check(const std::string& digest, uint64_t expected_size) const;
 

@@ -13,6 +13,7 @@
 
 #include "common/error.h"
 #include "submit/core/workload_json.h"
+#include "submit/local/runtime/job_cgroup.h"
 #include "submit/local/runtime/job_launch.h"
 #include "submit/local/state/project_users.h"
 #include "submit/local/runtime/process_identity.h"
@@ -42,8 +43,16 @@ int LocalJobs::exec(const std::string& name, const std::string& project, const s
   plan.uid = user.uid;
   plan.gid = user.gid;
   pid_t target = job_namespace_process(row->child_pgid);
+  // The job's cgroups too: its limits count the command, and a snapshot freezes it with the job.
+  const std::vector<std::string> groups = existing_job_cgroups(job_cgroup_name(row->sup_pid, row->id));
+  std::vector<std::string> procs;
+  for (const auto& g : groups) procs.push_back(g + "/cgroup.procs");
   pid_t child = fork();
   if (child == 0) {
+    if (!join_cgroups(procs)) {
+      err << fmt::format("lanectl: cannot join the job's cgroups: {}\n", std::strerror(errno)) << std::flush;
+      _exit(126);
+    }
     for (const char* ns : {"net", "pid", "mnt"}) {
       std::string path = fmt::format("/proc/{}/ns/{}", target, ns);
       int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);

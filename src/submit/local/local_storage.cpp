@@ -6,6 +6,7 @@
 #include "storage/local/local_snapshot_store.h"
 #include "submit/core/workload.h"
 #include "submit/core/workload_json.h"
+#include "submit/local/job_freeze.h"
 
 namespace lane::submit::local {
 namespace {
@@ -36,8 +37,14 @@ LocalStorage::LocalStorage(LocalState& state) : st_(state) {
 LocalStorage::~LocalStorage() = default;
 
 storage::SnapshotStore& LocalStorage::snapshots() {
-  if (!snapshots_)
-    snapshots_ = std::make_unique<storage::local::LocalSnapshotStore>(st_.paths.home / "snapshots", st_.volumes);
+  if (!snapshots_) {
+    storage::local::LocalStoreOptions options;
+    options.hold_writers = [this](const std::string& volume) {
+      return hold_volume_writers(st_.db, volume, freeze_options_from_env(st_.paths, snapshot_caller_));
+    };
+    snapshots_ = std::make_unique<storage::local::LocalSnapshotStore>(st_.paths.home / "snapshots", st_.volumes,
+                                                                      std::move(options));
+  }
   return *snapshots_;
 }
 

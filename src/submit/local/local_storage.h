@@ -1,7 +1,9 @@
 #pragma once
 // The Storage role of the local backend: directory volumes under $LANECTL_HOME/volumes and
 // one content-addressed snapshot store for every project.
+#include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "submit/core/storage.h"
 #include "submit/local/state/local_state.h"
@@ -25,10 +27,13 @@ class LocalStorage : public Storage {
   std::vector<VolumeMount> volume_mounts(const std::string& project) override;
   // The check of the mounts and the removal of the row are one write transaction.
   void delete_volume(const std::string& name, const std::string& project) override;
+  // The job whose job API asks for snapshots through this role (job_freeze.h).
+  void set_snapshot_caller(int64_t job_id) { snapshot_caller_ = job_id; }
 
  private:
   LocalState& st_;
   std::unique_ptr<storage::local::LocalSnapshotStore> snapshots_;
+  std::optional<int64_t> snapshot_caller_;
 };
 
 }  // namespace lane::submit::local

@@ -107,7 +107,8 @@ JobCgroup JobCgroup::create(const std::string& name, const CgroupLimits& limits,
   const bool memory = fs::exists(base / "memory/cgroup.procs");
   const bool cpu = fs::exists(base / "cpu/cgroup.procs");
   const bool pids = fs::exists(base / "pids/cgroup.procs");
-  if (!memory && !cpu && !pids) return g;
+  const bool freezer = fs::exists(base / "freezer/cgroup.procs");
+  if (!memory && !cpu && !pids && !freezer) return g;
   g.version_ = "v1";
   if (memory) {
     g.memory_dir_ = make_group(base / "memory/lanectl", name);
@@ -126,6 +127,7 @@ JobCgroup JobCgroup::create(const std::string& name, const CgroupLimits& limits,
     g.dirs_.push_back(make_group(base / "pids/lanectl", name));
     if (limits.pids_max) set_value(g.dirs_.back() + "/pids.max", std::to_string(limits.pids_max));
   }
+  if (freezer) g.dirs_.push_back(make_group(base / "freezer/lanectl", name));  // point-in-time snapshots
   return g;
 }
 
@@ -168,6 +170,20 @@ void JobCgroup::remove() {
 }
 
 std::optional<int64_t> host_oom_kills() { return keyed_value("/proc/vmstat", "oom_kill"); }
+
+std::string job_cgroup_name(pid_t supervisor, int64_t job_id) { return fmt::format("s{}-job{}", supervisor, job_id); }
+
+std::vector<std::string> existing_job_cgroups(const std::string& name, const std::string& root) {
+  const fs::path base(root);
+  std::vector<fs::path> dirs{base / "lanectl" / name};
+  if (!fs::exists(base / "cgroup.controllers"))
+    dirs = {base / "memory/lanectl" / name, base / "cpu/lanectl" / name, base / "pids/lanectl" / name,
+            base / "freezer/lanectl" / name};
+  std::vector<std::string> out;
+  for (const auto& d : dirs)
+    if (fs::exists(d / "cgroup.procs")) out.push_back(d);
+  return out;
+}
 
 bool join_cgroups(const std::vector<std::string>& procs_files) {
   for (const auto& f : procs_files)

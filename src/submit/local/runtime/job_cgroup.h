@@ -1,7 +1,8 @@
 #pragma once
 // A job's control group: its memory, CPU and process-count limits (docs/local-backend.md,
 // "Limits"). cgroup v2 (/sys/fs/cgroup/cgroup.controllers) where present, else the v1 memory,
-// cpu and pids hierarchies, each under a `lanectl/` group. Created by the supervisor before the
+// cpu, pids and freezer hierarchies, each under a `lanectl/` group (the freezer holds the job
+// still while a snapshot reads its volumes: job_freeze.h). Created by the supervisor before the
 // job starts, joined by the job's first process before it execs anything, removed after the job.
 // A host with neither (or without root) gets no cgroup: the job runs without these limits and
 // the supervisor says so in the job's log.
@@ -59,6 +60,13 @@ class JobCgroup {
 
 // The host's count of OOM kills (/proc/vmstat oom_kill); nullopt when unknown.
 std::optional<int64_t> host_oom_kills();
+
+// The group of job `job_id` run by the supervisor `supervisor`: "s<pid>-job<id>" (a later
+// supervisor removes a group whose pid is gone).
+std::string job_cgroup_name(pid_t supervisor, int64_t job_id);
+// The directories of the group `name` under `root` that exist (v2: one; v1: one per controller),
+// as JobCgroup::create makes them: what `lanectl exec` joins and a snapshot freezes.
+std::vector<std::string> existing_job_cgroups(const std::string& name, const std::string& root = "/sys/fs/cgroup");
 
 // Joins the groups whose cgroup.procs files are given (the calling process); false on failure.
 // Called in the forked job before exec.

@@ -51,6 +51,7 @@ json answer_job_api(const fs::path& home, int64_t job_id, const json& request, p
   if (!row) throw Error("job API: the job no longer exists");
   JobSpec spec = spec_from_json(json::parse(row->spec_json));
   LocalStorage storage(state);
+  storage.set_snapshot_caller(job_id);
 
   TrainingSnapshotRequest req;
   req.pvc = request.value("pvc", "");

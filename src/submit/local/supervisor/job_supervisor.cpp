@@ -13,6 +13,8 @@
 
 #include "common/clock.h"
 #include "submit/core/workload_json.h"
+#include "submit/local/job_freeze.h"
+#include "submit/local/runtime/cgroup_freezer.h"
 #include "submit/local/runtime/job_api.h"
 #include "submit/local/runtime/process_identity.h"
 #include "submit/local/state/job_expiry.h"
@@ -149,7 +151,7 @@ void JobSupervisor::prepare_launch() {
   log_limit_ = job_log_limit();
   reserve_.ensure();
   for (const auto& m : plan_.mounts) writes_home_fs_ = writes_home_fs_ || (!m.read_only && reserve_.on_same_file_system(m.source));
-  cgroup_ = JobCgroup::create(fmt::format("s{}-job{}", getpid(), id_), cgroup_limits(spec_));
+  cgroup_ = JobCgroup::create(job_cgroup_name(getpid(), id_), cgroup_limits(spec_));
   plan_.cgroup_procs = cgroup_.procs_files();
   host_oom_before_ = host_oom_kills();
 }
@@ -201,6 +203,7 @@ void JobSupervisor::poll_once(char* buf, size_t size) {
   }
   reap_api_handlers(/*wait=*/false);
   if (!child_done_) check_disk(/*now=*/false);
+  if (!child_done_) thaw_if_abandoned();
   if (kill_at_ && !killed_ && Clock::now() >= *kill_at_) {
     kill(-job_.pid, SIGKILL);
     killed_ = true;
@@ -234,6 +237,14 @@ void JobSupervisor::check_disk(bool now) {
   reserve_.release();
   log_->note("lanectl: the file system holding LANECTL_HOME is full" +
              std::string(stopped_for_disk_ ? "; the job was stopped" : ""));
+}
+
+// A snapshot killed while it held the job frozen (job_freeze.h) leaves it frozen: checked every second.
+void JobSupervisor::thaw_if_abandoned() {
+  if (Clock::now() < next_thaw_check_) return;
+  next_thaw_check_ = Clock::now() + std::chrono::seconds(1);
+  if (thaw_abandoned(job_freezer(job_cgroup_name(getpid(), id_)), freeze_lock_file(paths_, id_)))
+    log_->note("lanectl: the job was left frozen by a snapshot that did not finish; thawed");
 }
 
 void JobSupervisor::reap_api_handlers(bool wait) {

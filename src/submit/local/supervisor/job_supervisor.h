@@ -94,6 +94,7 @@ class JobSupervisor {
   void poll_once(char* buf, size_t size);
   void request_stop();
   void check_disk(bool now);
+  void thaw_if_abandoned();
   void reap_api_handlers(bool wait);
   Outcome outcome() const;
   std::optional<std::string> out_of_memory() const;
@@ -116,6 +117,7 @@ class JobSupervisor {
   bool writes_home_fs_ = false;  // a writable volume on LANECTL_HOME's file system
   bool disk_full_ = false, stopped_for_disk_ = false;
   Clock::time_point next_disk_check_{};
+  Clock::time_point next_thaw_check_{};
   std::optional<int64_t> host_oom_before_;
   std::optional<TimestampedLogWriter> log_;
   UniqueFd api_fd_;
