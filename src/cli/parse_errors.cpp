@@ -120,6 +120,9 @@ std::optional<std::string> command_problem(const CLI::App& root, const std::vect
       for (const auto& alias : sub->get_aliases()) names.push_back(alias);
     }
     const std::string where = at == &root ? "" : fmt::format(" for `{}`", command_path(at));
+    if (at == &root && w == "stop")  // runai's and docker's word; the nearest spelling, `top`, only shows
+      return "unknown command 'stop'; `lanectl suspend JOB` stops a job until `lanectl resume JOB`, "
+             "`lanectl delete job JOB` stops and removes it";
     if (auto guess = closest_name(w, names))
       return fmt::format("unknown command '{}'{}; did you mean '{}'?", w, where, *guess);
     return fmt::format("unknown command '{}'{}; {} for the commands", w, where, see_help(at));

@@ -15,6 +15,10 @@ void add_attach_command(CLI::App& app, CliContext& ctx) {
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("attach", "Follow a job's output until it ends; exit with its exit code");
+  cmd->footer("Examples:\n"
+             "  lanectl attach train-1                 # follow its output; exit with its exit code\n"
+             "  lanectl attach shell-1 -i -t            # an interactive job: type into it\n"
+             "  lanectl attach train-1 --wait 600       # wait up to 600 s for it to start");
   cmd->add_option("NAME", o->name, "Job name")->required();
   cmd->add_option("-p,--project", o->project, "Project");
   cmd->add_option("--pod", o->pod, "Pod (default: the chief pod)");

@@ -12,6 +12,9 @@ void add_bash_command(CLI::App& app, CliContext& ctx) {
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("bash", "Open a shell inside a running job");
+  cmd->footer("Examples:\n"
+             "  lanectl bash train-1\n"
+             "  lanectl bash dist-train --pod dist-train-worker-1   # one MPI worker");
   cmd->add_option("NAME", o->name, "Job name")->required();
   cmd->add_option("-p,--project", o->project, "Project");
   cmd->add_option("--pod", o->pod, "Pod (default: the chief pod)");

@@ -44,6 +44,9 @@ void print_nodes(CliContext& ctx, const std::string& output) {
 
 void add_cluster_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand("cluster", "Declare or show the cluster's nodes and GPUs");
+  cmd->footer("Examples:\n"
+             "  lanectl cluster set-nodes node-1=8 node-2=4   # two nodes with 8 and 4 GPUs\n"
+             "  lanectl cluster nodes");
   cmd->require_subcommand(1);
   auto words = std::make_shared<std::vector<std::string>>();
   auto output = std::make_shared<std::string>();

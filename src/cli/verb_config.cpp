@@ -22,6 +22,9 @@ void set_default_project(CliContext& ctx, const std::string& project) {
 
 void add_config_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand("config", "Set the default project or the backend");
+  cmd->footer("Examples:\n"
+             "  lanectl config project lane-detection   # -p default for every command\n"
+             "  lanectl config backend local            # or kubernetes");
   cmd->require_subcommand(1);
 
   auto project = std::make_shared<std::string>();

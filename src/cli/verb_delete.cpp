@@ -43,6 +43,10 @@ void run_delete(const DeleteOptions& o, CliContext& ctx) {
 void add_delete_command(CLI::App& app, CliContext& ctx) {
   auto o = std::make_shared<DeleteOptions>();
   auto* cmd = app.add_subcommand("delete", "Delete jobs (their processes are stopped)");
+  cmd->footer("Examples:\n"
+             "  lanectl delete job train-1\n"
+             "  lanectl delete train-1 train-2 -p lane-detection\n"
+             "  lanectl delete --all                    # every job of the project");
   cmd->add_option("args", o->words, "[job] NAME...");
   cmd->add_option("-p,--project", o->project, "Project");
   cmd->add_flag("-A,--all", o->all, "Delete every job of the project");

@@ -162,6 +162,10 @@ void run_describe(const DescribeOptions& o, CliContext& ctx) {
 void add_describe_command(CLI::App& app, CliContext& ctx) {
   auto o = std::make_shared<DescribeOptions>();
   auto* cmd = app.add_subcommand("describe", "Describe a job (spec, status, placement, events) or a node");
+  cmd->footer("Examples:\n"
+             "  lanectl describe job train-1\n"
+             "  lanectl describe job train-1 -o yaml\n"
+             "  lanectl describe node node-1");
   cmd->alias("get");
   cmd->add_option("args", o->words, "job NAME | node NAME")->required();
   cmd->add_option("-p,--project", o->project, "Project");

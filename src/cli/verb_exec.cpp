@@ -25,6 +25,10 @@ void run_in_job(const std::string& name, const std::string& project_flag, const 
 void add_exec_command(CLI::App& app, CliContext& ctx) {
   auto o = std::make_shared<ExecOptions>();
   auto* cmd = app.add_subcommand("exec", "Run a command inside a running job");
+  cmd->footer("Examples:\n"
+             "  lanectl exec train-1 -- nvidia-smi\n"
+             "  lanectl exec train-1 -it -- sh         # a shell (same as `lanectl bash train-1`)\n"
+             "  lanectl exec dist-train --pod dist-train-worker-0 -- ls /mnt");
   cmd->add_option("args", o->words, "JOB [CMD ARGS...]; or JOB -- CMD ARGS...");
   cmd->add_option("-p,--project", o->project, "Project");
   cmd->add_option("--pod", o->pod, "Pod (default: the chief pod)");

@@ -87,6 +87,10 @@ void run_lineage(const LineageOptions& o, CliContext& ctx) {
 void add_lineage_command(CLI::App& app, CliContext& ctx) {
   auto o = std::make_shared<LineageOptions>();
   auto* cmd = app.add_subcommand("lineage", "Show where a snapshot (or a job's snapshots) came from and what derives from it");
+  cmd->footer("Examples:\n"
+             "  lanectl lineage train-1                 # the snapshots the job took or started from\n"
+             "  lanectl lineage data-20261127-143000    # where a snapshot came from, what derives from it\n"
+             "  lanectl lineage train-1 -o json");
   cmd->add_option("name", o->target, "Snapshot or job name")->required();
   cmd->add_option("-o,--output", o->output, "json | yaml");
   cmd->callback([o, &ctx] { run_lineage(*o, ctx); });

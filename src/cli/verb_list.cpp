@@ -101,6 +101,10 @@ void add_list_command(CLI::App& app, CliContext& ctx) {
   auto o = std::make_shared<ListOptions>();
   auto* cmd = app.add_subcommand(
       "list", "List jobs (`list jobs`), projects (`list projects`), nodes (`list nodes`) or volumes (`list volumes`)");
+  cmd->footer("Examples:\n"
+             "  lanectl list                            # jobs of the default project\n"
+             "  lanectl list jobs -A -o wide\n"
+             "  lanectl list projects");
   cmd->add_option("what", o->what, "jobs (default) | projects | nodes | volumes");
   cmd->add_option("-p,--project", o->project, "Project");
   cmd->add_flag("-A,--all-projects", o->all, "Jobs (volumes) of all projects");

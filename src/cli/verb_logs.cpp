@@ -47,6 +47,10 @@ void run_logs(const LogsOptions& o, CliContext& ctx) {
 void add_logs_command(CLI::App& app, CliContext& ctx) {
   auto o = std::make_shared<LogsOptions>();
   auto* cmd = app.add_subcommand("logs", "Print a job's logs");
+  cmd->footer("Examples:\n"
+             "  lanectl logs train-1 --tail 20\n"
+             "  lanectl logs train-1 -f                 # follow until the job ends\n"
+             "  lanectl logs dist-train --pod dist-train-worker-1 --since 10m");
   cmd->add_option("NAME", o->name, "Job name")->required();
   cmd->add_option("-p,--project", o->project, "Project");
   cmd->add_flag("-f,--follow", o->follow, "Keep printing until the job ends");

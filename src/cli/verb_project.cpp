@@ -40,6 +40,10 @@ void print_projects(CliContext& ctx, const std::string& output, bool runai_heade
 
 void add_project_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand("project", "Manage projects and their GPU quotas");
+  cmd->footer("Examples:\n"
+             "  lanectl project create lane-detection --gpu-quota 4\n"
+             "  lanectl project set-quota lane-detection --gpu-quota 8\n"
+             "  lanectl project list");
   cmd->require_subcommand(1);
 
   struct Options {

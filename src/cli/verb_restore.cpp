@@ -121,6 +121,9 @@ void run_restore(const RestoreOptions& o, CliContext& ctx) {
 void add_restore_command(CLI::App& app, CliContext& ctx) {
   auto o = std::make_shared<RestoreOptions>();
   auto* cmd = app.add_subcommand("restore", "Restore a snapshot into a new volume, or revert a volume in place");
+  cmd->footer("Examples:\n"
+             "  lanectl restore data-20261127-143000 --to-pvc restored-data   # a new volume\n"
+             "  lanectl restore data-20261127-143000 --in-place -y            # revert the volume (destructive)");
   cmd->add_option("snapshot", o->snapshot, "Snapshot name")->required();
   cmd->add_option("--to-pvc", o->to_pvc, "New volume to create with the snapshot's contents");
   cmd->add_option(submit::volume_provider_traits().new_volume_flag, o->to_volume,

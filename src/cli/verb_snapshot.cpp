@@ -110,6 +110,10 @@ void run_verify(const SnapshotOptions& o, CliContext& ctx) {
 void add_snapshot_command(CLI::App& app, CliContext& ctx) {
   auto o = std::make_shared<SnapshotOptions>();
   auto* cmd = app.add_subcommand("snapshot", "Create, list, inspect, verify and delete volume snapshots");
+  cmd->footer("Examples:\n"
+             "  lanectl snapshot create --pvc data --job train-1\n"
+             "  lanectl snapshot list --pvc data\n"
+             "  lanectl snapshot verify data-20261127-143000");
   cmd->require_subcommand(1);
 
   auto* create = cmd->add_subcommand("create", "Snapshot a volume (all or nothing)");

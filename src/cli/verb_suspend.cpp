@@ -19,6 +19,12 @@ void add_switch(CLI::App& app, CliContext& ctx, bool suspend) {
   auto* cmd = app.add_subcommand(suspend ? "suspend" : "resume",
                                  suspend ? "Suspend jobs: stop their pods and keep them until resumed"
                                          : "Resume suspended jobs: they wait for the scheduler again");
+  cmd->footer(suspend ? "Examples:\n"
+                       "  lanectl suspend train-1                 # stop its pods, keep the job\n"
+                       "  lanectl suspend train-1 train-2 -p lane-detection"
+                     : "Examples:\n"
+                       "  lanectl resume train-1                  # back to the scheduler's queue\n"
+                       "  lanectl resume train-1 train-2 -p lane-detection");
   cmd->add_option("NAME", o->names, "Job names")->required();
   cmd->add_option("-p,--project", o->project, "Project");
   cmd->callback([o, &ctx, suspend] {

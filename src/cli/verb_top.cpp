@@ -70,6 +70,9 @@ void add_top_command(CLI::App& app, CliContext& ctx) {
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("top", "GPU allocation per node (`top node`) or per job (`top job`)");
+  cmd->footer("Examples:\n"
+             "  lanectl top node                        # GPUs allocated per node\n"
+             "  lanectl top job -A                      # per job, all projects");
   cmd->add_option("KIND", o->what, "node | job")->required();
   cmd->add_option("-p,--project", o->project, "Project (top job)");
   cmd->add_flag("-A,--all-projects", o->all, "Jobs of all projects (top job)");

@@ -202,6 +202,10 @@ void add_snapshot_commands(CLI::App* cmd, std::shared_ptr<VolumeOptions> o, CliC
 void add_volume_command(CLI::App& app, CliContext& ctx) {
   auto o = std::make_shared<VolumeOptions>();
   auto* cmd = app.add_subcommand("volume", provider_text("Volumes (claims), and {title} volumes behind PVCs"));
+  cmd->footer("Examples:\n"
+             "  lanectl volume list -A\n"
+             "  lanectl volume describe data\n"
+             "  lanectl volume delete data              # refused while a job uses it");
   cmd->require_subcommand(1);
   add_backend_volume_commands(cmd, o, ctx);
 

@@ -89,7 +89,7 @@ TEST_CASE("post-processing ceiling at 96x160: synthetic ground truth through pro
   CHECK(exact.fn <= 0.01);
 }
 
-// The reason the demo trains at 128x224, not 96x160 (docs/training.md): what a stride-8 network can
+// The reason the demo trains at 128x224, not 96x160 (docs/dev/training.md): what a stride-8 network can
 // express gains most from the first step up in input size.
 TEST_CASE("post-processing ceiling of 1/8 maps rises from 96x160 to 128x224", "[eval][slow]") {
   const auto small = ceiling(true, 60, 7, 96, 160);
@@ -100,7 +100,7 @@ TEST_CASE("post-processing ceiling of 1/8 maps rises from 96x160 to 128x224", "[
   CHECK(demo.fp < small.fp);
 }
 
-// The table in docs/training.md (`test_eval "[.explore]"`, hidden: about a minute): the ceiling of
+// The table in docs/dev/training.md (`test_eval "[.explore]"`, hidden: about a minute): the ceiling of
 // 1/8 maps per input size and thresholds, rising with the input size in every column.
 TEST_CASE("ceiling exploration", "[eval][slow][.explore]") {
   for (double rel : {0.0, 0.5, 0.6})

@@ -17,7 +17,7 @@ TEST_CASE("validation and predict post-processing resamples lanes on the robust 
   CHECK(options.lane_fit.degree == 2);
   CHECK(options.border_columns == 1);
   CHECK(options.fill_gaps);
-  CHECK(options.max_gap_rows == -1);  // every gap is filled (docs/training.md, "Lane-shape prior")
+  CHECK(options.max_gap_rows == -1);  // every gap is filled (docs/dev/training.md, "Lane-shape prior")
 
   // Probabilities [1, 2, 128, 224]: background and one lane class. The lane (3 columns wide)
   // runs straight from map (40, 30) to (120, 127); on map rows 40..59 (11 of its 55 h_samples)

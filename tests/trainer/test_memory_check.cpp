@@ -244,7 +244,7 @@ TEST_CASE("scnn-train train reports the estimate and the first step before the s
 }
 
 TEST_CASE("the memory estimate is within 2x of the measured peak RSS of real runs", "[trainer][slow]") {
-  // Measured on the repository's 2-core machine: ratio 0.9-1.2 (docs/training.md, "Memory check").
+  // Measured on the repository's 2-core machine: ratio 0.9-1.2 (docs/dev/training.md, "Memory check calibration").
   struct Case { int h, w, batch; const char* precision; int bytes; };
   test::ScratchDir dir("memory_rss");
   for (const Case c : {Case{256, 448, 6, "fp32", 4}, Case{256, 448, 6, "bf16", 2}, Case{128, 224, 4, "fp32", 4}}) {

@@ -156,9 +156,9 @@ TEST_CASE("the settings list: unique keys and flags, one record entry each, help
     CHECK(s.flag.rfind("--", 0) == 0);
     const std::string help = lane::train::setting_help(s);
     CHECK(help.rfind(s.help, 0) == 0);
-    if (!s.env.empty()) CHECK_THAT(help, Catch::Contains("[" + s.env));
+    if (!s.env.empty()) CHECK_THAT(help, Catch::Contains("[env: " + s.env));
     const std::string fallback = lane::train::setting_text(s.value(defaults));
-    if (!s.is_switch && !fallback.empty()) CHECK_THAT(help, Catch::Contains("default " + fallback + "]"));
+    if (!s.is_switch && !fallback.empty()) CHECK_THAT(help, Catch::Contains("default: " + fallback + "]"));
   }
   const auto record = lane::train::settings_record(defaults);
   CHECK(record.size() == settings.size());
@@ -169,12 +169,12 @@ TEST_CASE("the settings list: unique keys and flags, one record entry each, help
       if (s.flag == flag) return lane::train::setting_help(s);
     return std::string("(no such flag)");
   };
-  CHECK(help_of("--batch-size") == "Per-rank batch size [BATCH_SIZE, default 8]");
-  CHECK(help_of("--lr") == "Base learning rate [default 0.025]");
+  CHECK(help_of("--batch-size") == "Per-rank batch size [env: BATCH_SIZE, default: 8]");
+  CHECK(help_of("--lr") == "Base learning rate [default: 0.025]");
   CHECK(help_of("--train-labels") ==
-        "Comma-separated label files in the data dir [default label_data_0313.json,label_data_0601.json]");
-  CHECK(help_of("--scnn-edge").find("[default orig]") != std::string::npos);
-  CHECK(help_of("--data-dir") == "TuSimple root (clips/ + label files) [DATA_DIR]");
+        "Comma-separated label files in the data dir [default: label_data_0313.json,label_data_0601.json]");
+  CHECK(help_of("--scnn-edge").find("[default: orig]") != std::string::npos);
+  CHECK(help_of("--data-dir") == "TuSimple root (clips/ + label files) [env: DATA_DIR]");
 }
 
 TEST_CASE("nothing given resolves every setting to the TrainConfig default", "[trainer][fast]") {

@@ -138,7 +138,7 @@ void add_inspect_command(CLI::App& app) {
   auto o = std::make_shared<InspectOptions>();
   auto* cmd = app.add_subcommand("inspect", "Load a TuSimple set, print statistics and write label overlays");
   cmd->add_option("--data", o->data, "Data root holding clips/ and label_data_*.json")->required();
-  cmd->add_option("--labels", o->labels, "Label files relative to --data (default: every label_data*.json)");
+  cmd->add_option("--labels", o->labels, "Label files relative to --data [default: every label_data*.json]");
   cmd->add_option("--overlays", o->overlays, "Folder for overlay PNGs of the first --count samples");
   cmd->add_option("--count", o->count, "Samples to show and overlay")->capture_default_str();
   cmd->add_option("--lane-slots", o->lane_slots, "Segmentation slots: 6 or 4")->capture_default_str();

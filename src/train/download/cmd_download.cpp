@@ -24,7 +24,7 @@ void add_download_command(CLI::App& app) {
   cmd->add_option("--base-url", args->options.base_url, "Where the archives live (a mirror of the official layout)")
       ->capture_default_str();
   cmd->add_option("--archives", args->archives,
-                  "Comma-separated archive names, default train_set.zip,test_set.zip,test_label.json");
+                  "Comma-separated archive names [default: train_set.zip,test_set.zip,test_label.json]");
   cmd->add_option("--checksums", args->options.checksums, "sha256sum-style file with the archives' SHA-256")
       ->check(CLI::ExistingFile);
   cmd->add_option("--retries", args->options.retries, "Extra attempts after an interrupted transfer")

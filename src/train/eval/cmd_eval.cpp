@@ -28,7 +28,7 @@ void add_eval_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_flag("--per-frame", args->per_frame,
                 "Also print a table of every frame's accuracy, FP and FN, worst first, with its overlay file name");
-  cmd->add_option("--top", args->top, "With --per-frame: print only the N worst frames [all]");
+  cmd->add_option("--top", args->top, "With --per-frame: print only the N worst frames [default: all]");
   cmd->callback([args] {
     if (args->top > 0 && !args->per_frame) throw UsageError("--top needs --per-frame (e.g. --per-frame --top 10)");
     if (!args->per_frame) {

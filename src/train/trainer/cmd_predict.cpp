@@ -16,7 +16,7 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--checkpoint", o->checkpoint, "checkpoint_latest.pt or checkpoint_best.pt")->required();
   cmd->add_option("--input", o->input, "An image, or a folder searched recursively for .jpg/.png")->required();
   cmd->add_option("--out", o->out_dir, "Output folder: predictions.json and overlays/")->required();
-  cmd->add_option("--raw-root", o->raw_root, "raw_file in the json is relative to this [the input folder]");
+  cmd->add_option("--raw-root", o->raw_root, "raw_file in the json is relative to this [default: the input folder]");
   cmd->add_option("--labels", o->labels,
                   "TuSimple label file: overlays then show ground truth and each lane as matched, missed or false "
                   "positive (official rule)")
@@ -47,8 +47,8 @@ void add_predict_command(CLI::App& app) {
       ->check(CLI::Range(-1, 100));
   auto device = std::make_shared<std::optional<std::string>>();
   cmd->add_option("--device", *device,
-                  "auto|cpu|cuda|cuda:N [env DEVICE, else auto: CUDA when built with it and a GPU is visible]");
-  cmd->add_option("--threads", *threads, "Intra-op threads [OMP_NUM_THREADS, else libtorch default]");
+                  "auto|cpu|cuda|cuda:N; auto: CUDA when built with it and a GPU is visible [env: DEVICE, default: auto]");
+  cmd->add_option("--threads", *threads, "Intra-op threads [env: OMP_NUM_THREADS, default: libtorch's]")->type_name("INT");
   cmd->callback([o, threads, device] {
     // The flag, else the variable, as scnn-train train reads its settings.
     const auto env = process_environment();

@@ -21,6 +21,17 @@ std::string footer() {
          " (with validation), " + std::string(RunLayout::kCurves) + ".";
 }
 
+// The value's type for --help, from the setting's default: INT, FLOAT, BOOL (true|false), LIST
+// (a,b,...), DIR for the folders, else TEXT.
+std::string type_name(const TrainSetting& s) {
+  const nlohmann::json value = s.value(TrainConfig{});
+  if (value.is_number_integer()) return "INT";
+  if (value.is_number_float()) return "FLOAT";
+  if (value.is_boolean()) return "BOOL";
+  if (value.is_array()) return "LIST";
+  return s.flag.size() > 4 && s.flag.compare(s.flag.size() - 4, 4, "-dir") == 0 ? "DIR" : "TEXT";
+}
+
 // The flags given, as resolve_train_config takes them.
 TrainFlags given_flags(const CLI::App& cmd) {
   TrainFlags flags;
@@ -40,6 +51,7 @@ void add_train_command(CLI::App& app) {
   for (const auto& s : train_settings()) {
     CLI::Option* option = s.is_switch ? cmd->add_flag(s.flag) : cmd->add_option(s.flag);
     option->description(setting_help(s));
+    if (!s.is_switch) option->type_name(type_name(s));
   }
   cmd->callback([cmd] { run_training(resolve_train_config(given_flags(*cmd), process_environment()), after_training); });
 }

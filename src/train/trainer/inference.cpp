@@ -17,7 +17,7 @@ eval::PostprocessOptions postprocess_options(const model::ScnnConfig& model, int
   o.subpixel_radius = 8;  // one cell of the 1/8-resolution logits each side of the argmax
   // Rows between detections (gaps between dashes, where the small network's probability dips
   // under 0.3) are interpolated: +0.009 / +0.014 accuracy, FP -0.04 / -0.06, FN -0.04 / -0.05
-  // on two trained demo models (docs/training.md, "Demo recipe").
+  // on two trained demo models (docs/dev/training.md, "How the demo recipe was chosen").
   o.fill_gaps = true;
   // The existence branch (weight 0.1 in the loss, most slots empty) comes out under-confident
   // after a short training: real lanes at 0.2-0.3. With 0.2 instead of the recipe's 0.5,
@@ -26,7 +26,7 @@ eval::PostprocessOptions postprocess_options(const model::ScnnConfig& model, int
   o.exist_threshold = 0.2;
   // Lane-shape prior: each lane resampled on a robust quadratic x(y) through its points
   // (eval/lane_fit.h). On the demo models of seeds 7, 11, 23 and 5: accuracy +0.006 to +0.009,
-  // FP and FN down by up to 0.017 (docs/training.md, "Lane-shape prior").
+  // FP and FN down by up to 0.017 (docs/dev/training.md, "Lane-shape prior").
   o.lane_fit.degree = 2;
   // A row peak in the first or last map column is where a lane that left the frame at the side
   // still shows (the label has no point there): FP and FN down by 0.007-0.011 on two of the four
@@ -34,7 +34,7 @@ eval::PostprocessOptions postprocess_options(const model::ScnnConfig& model, int
   o.border_columns = 1;
   // Gap filling and the lane fit fill gaps of any length: on six demo models trained on masks
   // that follow the labels, a limit (max_gap_rows 0-6) lowered accuracy on five (by up to 0.0066)
-  // and moved FP/FN both ways (docs/training.md, "Lane-shape prior"); predict --max-gap-rows sets one.
+  // and moved FP/FN both ways (docs/dev/training.md, "Lane-shape prior"); predict --max-gap-rows sets one.
   o.max_gap_rows = -1;
   return o;
 }

@@ -4,8 +4,8 @@
 // pipeline's buffers) from the network's shape and the run's settings, the memory the rank may
 // use (cgroup limit, --memory-limit, MemAvailable shared by the ranks of the host), and the
 // verdict with the fix. No libtorch: memory_check.h reads the model, the host and the GPU.
-// The activation count and its calibration against measured peak RSS: docs/training.md
-// ("Memory check").
+// The activation count: docs/training.md ("Memory check"); its calibration against measured
+// peak RSS: docs/dev/training.md ("Memory check calibration").
 #include <cstdint>
 #include <optional>
 #include <string>

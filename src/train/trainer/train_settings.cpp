@@ -342,9 +342,9 @@ std::string setting_text(const nlohmann::json& value) {
 }
 
 std::string setting_help(const TrainSetting& s) {
-  std::string note = s.env;
+  std::string note = s.env.empty() ? "" : "env: " + s.env;
   const std::string fallback = s.is_switch ? "" : setting_text(s.value(TrainConfig{}));
-  if (!fallback.empty()) note += (note.empty() ? "default " : ", default ") + fallback;
+  if (!fallback.empty()) note += (note.empty() ? "default: " : ", default: ") + fallback;
   return note.empty() ? s.help : fmt::format("{} [{}]", s.help, note);
 }
 

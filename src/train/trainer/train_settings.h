@@ -40,7 +40,7 @@ TrainConfig resolve_train_config(const TrainFlags& flags, const EnvLookup& env);
 // In the order resolve_train_config applies them (--model before the shape settings it presets).
 const std::vector<TrainSetting>& train_settings();
 
-// The help text with the variable and the default: "Per-rank batch size [BATCH_SIZE, default 8]".
+// The help text with the variable and the default: "Per-rank batch size [env: BATCH_SIZE, default: 8]".
 std::string setting_help(const TrainSetting& setting);
 
 // A value as the command line would take it: 8, 0.025, true, full, a,b (a list).
