@@ -87,7 +87,6 @@ void ProgressReporter::finish() {
 }
 
 void ProgressReporter::message(const std::string& text) {
-  if (mode_ == Mode::kQuiet) return;
   end_line();
   out_ << text << "\n";
   out_.flush();
@@ -120,6 +119,8 @@ std::string ProgressReporter::line(bool final, int64_t now) const {
   const double rate = ms > 0 ? static_cast<double>(counted) * 1000.0 / static_cast<double>(ms) : 0.0;
   const std::string rate_text = ms > 0 ? format_bytes(static_cast<uint64_t>(rate)) + "/s" : "-/s";
   std::string files = files_ || total_files_ ? fmt::format(", {} files", files_) : "";
+  const bool reported = total_bytes_ || total_files_ || bytes_ || files_;
+  if (final && !reported) return fmt::format("{}: done in {}", label_, elapsed_text(ms));  // a copy made elsewhere
   if (final) return fmt::format("{}: {}{} in {} ({})", label_, format_bytes(bytes_), files, elapsed_text(ms), rate_text);
   std::string text = fmt::format("{}: {}", label_, format_bytes(bytes_));
   if (total_bytes_ > 0)

@@ -6,6 +6,7 @@
 // and ends it with a newline when finished. Elsewhere (a file, a pipe) it prints only one summary
 // line at the end:
 //   snapshot create: 2.8 GiB, 2801 files in 17.2 s (166.4 MiB/s)
+// (or "restore: done in 3.1 s" when the operation reported no bytes: a copy the cluster made).
 // Quiet, it prints nothing. Time comes from an injected monotonic clock (milliseconds), so the
 // output is a pure function of the calls and the clock.
 #include <cstdint>
@@ -54,7 +55,7 @@ class ProgressReporter : public ProgressSink {
   void set_done(uint64_t bytes, uint64_t files, bool counted = true);
   // The final line (terminal) or the summary; once.
   void finish();
-  // A message of its own between redraws (a retry): ends the drawn line first.
+  // A line of its own between redraws (a retry), printed even when quiet: ends the drawn line first.
   void message(const std::string& line);
 
  private:

@@ -17,8 +17,15 @@ bool is_hex(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
-// What a reference may hold: a name's characters, any prefix of one (so "snap-" too).
-void require_reference(const std::string& ref, const std::string& field) {
+std::string candidates(const std::vector<const SnapshotInfo*>& found) {
+  std::string out;
+  for (const auto* s : found) out += fmt::format("\n  {}  {}", short_snapshot_id(*s), s->name);
+  return out;
+}
+
+}  // namespace
+
+void require_snapshot_reference(const std::string& ref, const std::string& field) {
   const bool ok = !ref.empty() && ref.size() <= kMaxSnapshotName &&
                   std::all_of(ref.begin(), ref.end(),
                               [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
@@ -28,14 +35,6 @@ void require_reference(const std::string& ref, const std::string& field) {
                                  field, ref));
 }
 
-std::string candidates(const std::vector<const SnapshotInfo*>& found) {
-  std::string out;
-  for (const auto* s : found) out += fmt::format("\n  {}  {}", short_snapshot_id(*s), s->name);
-  return out;
-}
-
-}  // namespace
-
 std::string snapshot_id(const SnapshotInfo& snapshot) {
   return sha256_hex(fmt::format("{}\n{}", snapshot.name, snapshot.created_unix_ms));
 }
@@ -44,7 +43,7 @@ std::string short_snapshot_id(const SnapshotInfo& snapshot) { return snapshot_id
 
 const SnapshotInfo& find_snapshot(const std::vector<SnapshotInfo>& snapshots, const std::string& ref,
                                   const std::string& field) {
-  require_reference(ref, field);
+  require_snapshot_reference(ref, field);
   for (const auto& s : snapshots)
     if (s.name == ref) return s;
   const bool id_like = is_hex(ref) && ref.size() >= kMinIdPrefix;
@@ -103,8 +102,9 @@ std::vector<std::string> snapshot_labels(const std::vector<std::string>& names, 
                                          size_t width) {
   std::vector<std::string> out;
   for (size_t i = 0; i < names.size(); ++i) {
-    const std::string part = distinguishing_part(names[i], names, width);
     const std::string id = i < ids.size() ? ids[i] : "";
+    const size_t room = id.empty() || id.size() + 4 > width ? width : width - id.size() - 1;
+    const std::string part = distinguishing_part(names[i], names, room);
     out.push_back(id.empty() ? part : id + " " + part);
   }
   return out;
