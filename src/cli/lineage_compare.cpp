@@ -20,6 +20,14 @@ void flatten(const nlohmann::json& metrics, const std::string& prefix, std::map<
   for (const auto& [key, value] : metrics.items()) flatten(value, prefix.empty() ? key : prefix + "." + key, out);
 }
 
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+bool is_timing(const std::string& metric) {
+  return ends_with(metric, "_s") || ends_with(metric, "_ms") || ends_with(metric, "_seconds");
+}
+
 std::optional<std::string> find(const std::map<std::string, std::string>& m, const std::string& key) {
   auto it = m.find(key);
   return it == m.end() ? std::nullopt : std::optional<std::string>(it->second);
@@ -27,12 +35,19 @@ std::optional<std::string> find(const std::map<std::string, std::string>& m, con
 
 }  // namespace
 
-bool MetricsComparison::identical() const { return !rows.empty() && differing().empty(); }
+bool MetricsComparison::identical() const { return rows.size() > timings().size() && differing().empty(); }
 
 std::vector<std::string> MetricsComparison::differing() const {
   std::vector<std::string> out;
   for (const auto& r : rows)
-    if (!r.equal()) out.push_back(r.metric);
+    if (!r.timing && !r.equal()) out.push_back(r.metric);
+  return out;
+}
+
+std::vector<std::string> MetricsComparison::timings() const {
+  std::vector<std::string> out;
+  for (const auto& r : rows)
+    if (r.timing) out.push_back(r.metric);
   return out;
 }
 
@@ -44,7 +59,7 @@ MetricsComparison compare_final_metrics(const nlohmann::json& a, const nlohmann:
   for (const auto& [k, v] : fa) keys[k] = true;
   for (const auto& [k, v] : fb) keys[k] = true;
   MetricsComparison c;
-  for (const auto& [k, unused] : keys) c.rows.push_back({k, find(fa, k), find(fb, k)});
+  for (const auto& [k, unused] : keys) c.rows.push_back({k, find(fa, k), find(fb, k), is_timing(k)});
   return c;
 }
 
@@ -53,21 +68,23 @@ void print_comparison(std::ostream& out, const std::string& a_name, const std::s
   Table table({"METRIC", a_name, b_name});
   for (const auto& r : c.rows) table.add({r.metric, r.a.value_or("-"), r.b.value_or("-")});
   table.print(out);
-  if (c.identical()) {
+  const auto diff = c.differing(), timings = c.timings();
+  const size_t compared = c.rows.size() - timings.size();
+  if (c.identical())
     out << fmt::format("The final metrics of {} and {} are identical (bit-exact): all {} values.\n", a_name, b_name,
-                       c.rows.size());
-    return;
-  }
-  const auto diff = c.differing();
-  out << fmt::format("The final metrics of {} and {} differ in {} of {} values: {}.\n", a_name, b_name, diff.size(),
-                     c.rows.size(), fmt::join(diff, ", "));
+                       compared);
+  else
+    out << fmt::format("The final metrics of {} and {} differ in {} of {} values: {}.\n", a_name, b_name, diff.size(),
+                       compared, fmt::join(diff, ", "));
+  if (!timings.empty()) out << fmt::format("Not compared (timings): {}.\n", fmt::join(timings, ", "));
 }
 
 nlohmann::json to_json(const std::string& a_name, const std::string& b_name, const MetricsComparison& c) {
   nlohmann::json rows = nlohmann::json::array();
   auto value = [](const std::optional<std::string>& v) { return v ? nlohmann::json::parse(*v) : nlohmann::json(); };
   for (const auto& r : c.rows)
-    rows.push_back({{"metric", r.metric}, {"a", value(r.a)}, {"b", value(r.b)}, {"equal", r.equal()}});
+    rows.push_back(
+        {{"metric", r.metric}, {"a", value(r.a)}, {"b", value(r.b)}, {"equal", r.equal()}, {"timing", r.timing}});
   return {{"runs", {a_name, b_name}}, {"identical", c.identical()}, {"metrics", rows}, {"differing", c.differing()}};
 }
 

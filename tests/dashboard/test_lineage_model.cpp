@@ -28,14 +28,22 @@ std::set<std::string> edges_from(const json& g, const std::string& name, const s
   return out;
 }
 
+// A local store over one volume "data" holding one file.
+struct Store {
+  explicit Store(const std::string& tag) : tmp(tag) {
+    test::write_text(volumes.create("data", "", "", storage::VolumeOrigin::user()).local_path / "x", "x");
+  }
+  test::TempDir tmp;
+  test::DirVolumes volumes{tmp.path / "volumes"};
+  storage::local::LocalSnapshotStore store{tmp.path / "snapshots", volumes};
+};
+
 }  // namespace
 
 TEST_CASE("lineage: the CLI's views and the dashboard's graph show the same restores and derivations", "[dashboard][fast]") {
-  test::TempDir tmp("lineage-model");
-  test::DirVolumes volumes(tmp.path / "volumes");
-  storage::local::LocalSnapshotStore store(tmp.path / "snapshots", volumes);
-  auto data = volumes.create("data", "", "", storage::VolumeOrigin::user()).local_path;
-  test::write_text(data / "x", "x");
+  Store f("lineage-model");
+  auto& volumes = f.volumes;
+  auto& store = f.store;
   store.create("data", "base", "", {});
   store.restore_to_new_volume("base", "restored");
   store.create("restored", "child", "", {});       // parent base, through the restored volume
@@ -63,11 +71,9 @@ TEST_CASE("lineage: the CLI's views and the dashboard's graph show the same rest
 }
 
 TEST_CASE("lineage graph: snapshots alike in name are labelled by short ID and the part that differs", "[dashboard][fast]") {
-  test::TempDir tmp("lineage-labels");
-  test::DirVolumes volumes(tmp.path / "volumes");
-  storage::local::LocalSnapshotStore store(tmp.path / "snapshots", volumes);
-  auto data = volumes.create("data", "", "", storage::VolumeOrigin::user()).local_path;
-  test::write_text(data / "x", "x");
+  Store f("lineage-labels");
+  auto& volumes = f.volumes;
+  auto& store = f.store;
   const std::string a = "snap-pvc-download-tusimple-data-0-dist-lane-detection-training-launcher-2026-11-26-14-24-57";
   const std::string b = "snap-pvc-download-tusimple-data-0-retrain-restored-launcher-2026-11-26-14-31-02";
   store.create("data", a, "", {});

@@ -172,28 +172,33 @@ TEST_CASE("lineage --compare: two runs' final metrics side by side, identical to
   fill_volume(home.path, "fill", 1);
   const double loss = 0.13324342978497347, acc = 0.9577442956349206;
   const std::map<std::string, double> runs = {{"first", loss}, {"again", loss}, {"other", std::nextafter(loss, 1.0)}};
+  double speed = 10.0;  // a timing: differs from run to run, not compared
   for (const auto& [job, l] : runs) {
     REQUIRE(lanectl(home.path, "snapshot create --pvc pvc-fill-0 --name snap-" + job + " --job " + job + " -q").code == 0);
-    record_run(home.path, "snap-" + job, job, {{"train", {{"loss", l}}}, {"val", {{"accuracy", acc}}}});
+    record_run(home.path, "snap-" + job, job,
+               {{"train", {{"loss", l}, {"images_per_s", speed++}}}, {"val", {{"accuracy", acc}}}});
   }
 
   Run same = lanectl(home.path, "lineage first --compare again");
   INFO(same.out);
   REQUIRE(same.code == 0);
   CHECK(same.out ==
-        "METRIC        first                again\n"
-        "train.loss    0.13324342978497347  0.13324342978497347\n"
-        "val.accuracy  0.9577442956349206   0.9577442956349206\n"
-        "The final metrics of first and again are identical (bit-exact): all 2 values.\n");
+        "METRIC              first                again\n"
+        "train.images_per_s  11.0                 10.0\n"
+        "train.loss          0.13324342978497347  0.13324342978497347\n"
+        "val.accuracy        0.9577442956349206   0.9577442956349206\n"
+        "The final metrics of first and again are identical (bit-exact): all 2 values.\n"
+        "Not compared (timings): train.images_per_s.\n");
 
   Run diff = lanectl(home.path, "lineage first --compare other");
   REQUIRE(diff.code == 0);
-  CHECK(diff.out.find("train.loss    0.13324342978497347  0.1332434297849735\n") != std::string::npos);
+  CHECK(diff.out.find("train.loss          0.13324342978497347  0.1332434297849735\n") != std::string::npos);
   CHECK(diff.out.find("The final metrics of first and other differ in 1 of 2 values: train.loss.\n") != std::string::npos);
 
   auto doc = nlohmann::json::parse(lanectl(home.path, "lineage first --compare again -o json").out);
   CHECK(doc["identical"] == true);
-  CHECK(doc["metrics"][0]["a"] == loss);
+  CHECK(doc["metrics"][1]["a"] == loss);
+  CHECK(doc["metrics"][0]["timing"] == true);
   CHECK(lanectl(home.path, "lineage first --compare fill").code == 1);  // no metrics recorded
   CHECK(lanectl(home.path, "lineage first --compare nobody").code == 1);
 }
