@@ -8,7 +8,7 @@
 using lane::cli::compare_final_metrics;
 using nlohmann::json;
 
-TEST_CASE("final metrics compare by their exact bits; timings are shown but not compared", "[cli][fast]") {
+TEST_CASE("final metrics compare by their exact bits, timings are shown but not compared", "[cli][fast]") {
   const json a = {{"train", {{"loss", 0.1}, {"images_per_s", 5.0}}}, {"val", {{"accuracy", 0.9}}}};
   json b = a;
   b["train"]["images_per_s"] = 7.5;

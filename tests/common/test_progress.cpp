@@ -55,7 +55,7 @@ TEST_CASE("progress redraws at most every 100 ms", "[common][fast]") {
   CHECK(f.out.str().find('\n') == std::string::npos);
 }
 
-TEST_CASE("progress elsewhere is one summary line; quiet prints nothing", "[common][fast]") {
+TEST_CASE("progress elsewhere is one summary line, quiet prints nothing", "[common][fast]") {
   Fixture f;
   {
     auto p = f.make(ProgressReporter::Mode::kSummary);

@@ -49,7 +49,7 @@ struct Recorder : ProgressSink {
 
 }  // namespace
 
-TEST_CASE("snapshot IDs are SHA-256 of name and creation time; tables show 8 hex digits", "[storage][fast]") {
+TEST_CASE("snapshot IDs are SHA-256 of name and creation time, tables show 8 hex digits", "[storage][fast]") {
   const auto s = snap(kDemo, 1000);
   CHECK(snapshot_id(s).size() == 64);
   CHECK(short_snapshot_id(s) == snapshot_id(s).substr(0, 8));
@@ -69,7 +69,7 @@ TEST_CASE("a snapshot is found by its name, a unique prefix of it, or a unique p
   CHECK(find_snapshot(all, "s1-").name == "s1-copy");
 }
 
-TEST_CASE("an ambiguous snapshot prefix is refused listing every candidate; an unknown one is not found", "[storage][fast]") {
+TEST_CASE("an ambiguous snapshot prefix is refused listing every candidate, an unknown one is not found", "[storage][fast]") {
   const auto all = sample();
   const std::string amb = message_of([&] { find_snapshot(all, "snap-pvc-"); });
   CHECK(amb.find("snapshot 'snap-pvc-' is ambiguous: it matches 2 snapshots") != std::string::npos);
