@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/snapshot_ops.h"
 #include "common/error.h"
 #include "common/names.h"
 #include "storage/core/snapshots.h"
@@ -22,7 +23,9 @@ void create_snapshot(const SnapshotCreateOptions& o, CliContext& ctx) {
   const std::string base = o.pvc.empty() ? selected.volume().volume : o.pvc;
   const std::string name = o.name.empty() ? storage::default_snapshot_name(base, storage::now_unix_ms()) : o.name;
   storage::require_snapshot_name(name, "--name");
+  StoreProgress progress(store, "snapshot create", o.quiet, ctx);
   auto info = store.create(o.pvc, name, o.job, {{"namespace", ns}, {"reason", "user"}});
+  progress.finish();
   if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
     print_document(ctx.out, storage::to_json(info), format);
     return;

@@ -12,6 +12,7 @@ namespace lane::cli {
 struct SnapshotCreateOptions {
   std::string pvc, name, job, project, output;
   submit::StorageSelection storage;  // --backend and the provider's volume options
+  bool quiet = false;                // no progress on stderr
 };
 
 // Names the snapshot (--name, else <pvc or provider volume>-<YYYYMMDD-HHMMSS>), creates it and

@@ -3,33 +3,61 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "storage/core/snapshot_lookup.h"
 #include "submit/core/storage.h"
 
 namespace lane::cli {
+
+namespace {
+
+// The full name of the snapshot the target names: --job's, else the name, prefix or ID typed.
+std::string resolve(storage::SnapshotStore& store, const SnapshotTarget& t) {
+  if (!t.job.empty()) return storage::snapshot_of_job(store.list(std::nullopt), t.job).name;
+  return storage::resolve_snapshot(store, t.snapshot);
+}
+
+}  // namespace
+
+void add_quiet_flag(CLI::App* cmd, bool& quiet) {
+  cmd->add_flag("-q,--quiet", quiet, "No progress on stderr (by default a progress line on a terminal, else a summary)");
+}
+
+StoreProgress::StoreProgress(storage::SnapshotStore& store, const std::string& label, bool quiet, CliContext& ctx)
+    : store_(store), reporter_(ctx.err, ProgressReporter::mode_for(ctx.err, quiet), label) {
+  store_.report_progress_to(&reporter_);
+}
+
+StoreProgress::~StoreProgress() { store_.report_progress_to(nullptr); }
 
 Reverted revert_volume(const SnapshotTarget& t, bool yes, const RevertTexts& texts, CliContext& ctx) {
   SelectedStorage selected(t.storage);
   auto& store = selected.open(t.pvc, t.project, ctx);
   Reverted out;
+  out.snapshot = resolve(store, t);
   out.traits = &selected.traits();
   if (out.traits->one_volume) out.provider_volume = selected.volume().volume;
   out.volume = t.pvc.empty() ? out.provider_volume : t.pvc;
-  out.plan = store.plan_revert(t.snapshot, t.pvc);
+  out.plan = store.plan_revert(out.snapshot, t.pvc);
   if (!out.traits->one_volume)  // a job that mounts the claim would lose its writes
     submit::require_unused(t.pvc, ctx.storage().volume_mounts(ctx.project(t.project)),
                    fmt::format("revert volume '{}' in place", t.pvc),
-                   fmt::format("restore into a new volume: lanectl restore {} --to-pvc NEW", t.snapshot));
+                   fmt::format("restore into a new volume: lanectl restore {} --to-pvc NEW", out.snapshot));
   if (!yes || texts.warn_when_confirmed) ctx.err << texts.warning(out);
   if (!yes) throw UsageError(texts.refusal);
-  store.revert_in_place(t.snapshot, t.pvc);
+  StoreProgress progress(store, "revert", t.quiet, ctx);
+  store.revert_in_place(out.snapshot, t.pvc);
+  progress.finish();
   return out;
 }
 
 Restored restore_to_new_volume(const SnapshotTarget& t, const std::string& new_volume, CliContext& ctx) {
   SelectedStorage selected(t.storage);
   auto& store = selected.open(t.pvc, t.project, ctx);
-  store.restore_to_new_volume(t.snapshot, new_volume);
   Restored out;
+  out.snapshot = resolve(store, t);
+  StoreProgress progress(store, "restore", t.quiet, ctx);
+  store.restore_to_new_volume(out.snapshot, new_volume);
+  progress.finish();
   out.traits = &selected.traits();
   if (out.traits->one_volume) {
     out.source_volume = selected.volume().volume;
@@ -38,10 +66,12 @@ Restored restore_to_new_volume(const SnapshotTarget& t, const std::string& new_v
   return out;
 }
 
-const storage::StorageTraits& delete_snapshot(const SnapshotTarget& t, CliContext& ctx) {
+Deleted delete_snapshot(const SnapshotTarget& t, CliContext& ctx) {
   SelectedStorage selected(t.storage);
-  selected.open(t.pvc, t.project, ctx).remove(t.snapshot);
-  return selected.traits();
+  auto& store = selected.open(t.pvc, t.project, ctx);
+  Deleted out{resolve(store, t), &selected.traits()};
+  store.remove(out.snapshot);
+  return out;
 }
 
 }  // namespace lane::cli

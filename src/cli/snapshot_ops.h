@@ -9,18 +9,45 @@
 
 #include "cli/context.h"
 #include "cli/storage_flags.h"
+#include "common/progress.h"
 #include "storage/core/snapshots.h"
 
 namespace lane::cli {
 
 // A snapshot and where it is: the configured backend's store (-p), or with --backend <provider>
-// the provider volume behind --pvc (or --volume-id).
+// the provider volume behind --pvc (or --volume-id). `snapshot` is what the user typed (a name,
+// a unique prefix of one or of an ID: storage/core/snapshot_lookup.h); with `job` set instead,
+// the snapshot that job took. `quiet`: no progress on the error stream.
 struct SnapshotTarget {
   std::string snapshot, pvc, project;
   submit::StorageSelection storage;
+  std::string job;
+  bool quiet = false;
+};
+
+// The help of a SNAP argument.
+inline constexpr const char* kSnapshotRefHelp = "Snapshot: its name, a unique prefix of it or of its ID";
+
+// The --quiet flag of a verb that reports progress.
+void add_quiet_flag(CLI::App* cmd, bool& quiet);
+
+// Progress of one operation on `store`, on the error stream (common/progress.h: a line redrawn on a
+// terminal, one summary line elsewhere, nothing when quiet), for as long as it lives.
+class StoreProgress {
+ public:
+  StoreProgress(storage::SnapshotStore& store, const std::string& label, bool quiet, CliContext& ctx);
+  ~StoreProgress();
+  StoreProgress(const StoreProgress&) = delete;
+  StoreProgress& operator=(const StoreProgress&) = delete;
+  void finish() { reporter_.finish(); }  // after the operation succeeded
+
+ private:
+  storage::SnapshotStore& store_;
+  ProgressReporter reporter_;
 };
 
 struct Reverted {
+  std::string snapshot;         // the full name of the snapshot reverted to
   std::string volume;           // --pvc, else the provider volume's name
   std::string provider_volume;  // the provider volume's name ("" on a backend)
   storage::RevertPlan plan;
@@ -39,6 +66,7 @@ struct RevertTexts {
 Reverted revert_volume(const SnapshotTarget& target, bool yes, const RevertTexts& texts, CliContext& ctx);
 
 struct Restored {
+  std::string snapshot;       // the full name of the snapshot restored
   std::string source_volume;  // the provider volume the snapshot is of ("" on a backend)
   std::string pool;           // its pool ("" on a backend)
   const storage::StorageTraits* traits = nullptr;
@@ -47,7 +75,12 @@ struct Restored {
 // Restores the snapshot into the new volume `new_volume`.
 Restored restore_to_new_volume(const SnapshotTarget& target, const std::string& new_volume, CliContext& ctx);
 
-// Deletes the snapshot; returns the traits of the storage it was in.
-const storage::StorageTraits& delete_snapshot(const SnapshotTarget& target, CliContext& ctx);
+struct Deleted {
+  std::string snapshot;  // its full name
+  const storage::StorageTraits* traits = nullptr;
+};
+
+// Deletes the snapshot.
+Deleted delete_snapshot(const SnapshotTarget& target, CliContext& ctx);
 
 }  // namespace lane::cli

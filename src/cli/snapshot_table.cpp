@@ -1,6 +1,7 @@
 #include "cli/snapshot_table.h"
 
 #include "cli/table.h"
+#include "storage/core/snapshot_lookup.h"
 
 namespace lane::cli {
 
@@ -13,21 +14,21 @@ void print_snapshots(std::ostream& out, const std::vector<storage::SnapshotInfo>
     return;
   }
   if (!traits.state_key.empty()) {
-    Table table({"NAME", "VOLUME", "CREATED", "STATE"});
+    Table table({"ID", "NAME", "VOLUME", "CREATED", "STATE"});
     for (const auto& s : snaps) {
       auto state = s.metadata.find(traits.state_key);
-      table.add({s.name, s.volume, storage::format_utc(s.created_unix_ms),
+      table.add({storage::short_snapshot_id(s), s.name, s.volume, storage::format_utc(s.created_unix_ms),
                  state == s.metadata.end() ? "-" : state->second});
     }
     table.print(out);
     return;
   }
   const bool wide = format == OutputFormat::kWide;
-  std::vector<std::string> header = {"NAME", "VOLUME", "JOB", "CREATED", "FILES", "SIZE"};
+  std::vector<std::string> header = {"ID", "NAME", "VOLUME", "JOB", "CREATED", "FILES", "SIZE"};
   if (wide) header.insert(header.end(), {"ADDED", "DIGEST"});
   Table table(header);
   for (const auto& s : snaps) {
-    std::vector<std::string> row = {s.name, s.volume, s.job.empty() ? "-" : s.job,
+    std::vector<std::string> row = {storage::short_snapshot_id(s), s.name, s.volume, s.job.empty() ? "-" : s.job,
                                     storage::format_utc(s.created_unix_ms),
                                     s.files_known ? std::to_string(s.file_count) : "-",
                                     storage::format_bytes(s.total_bytes)};

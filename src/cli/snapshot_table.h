@@ -1,8 +1,8 @@
 #pragma once
 // The snapshots of `lanectl snapshot list` and `lanectl volume snapshot list`: -o json|yaml
-// {"items": [...]}, else a table: NAME, VOLUME, JOB, CREATED, FILES, SIZE (wide: ADDED, DIGEST),
-// or NAME, VOLUME, CREATED, STATE where the storage reports a state instead of files and sizes
-// (StorageTraits::state_key).
+// {"items": [...]}, else a table: ID (the short ID a command takes for the snapshot), NAME, VOLUME,
+// JOB, CREATED, FILES, SIZE (wide: ADDED, DIGEST), or ID, NAME, VOLUME, CREATED, STATE where the
+// storage reports a state instead of files and sizes (StorageTraits::state_key).
 #include <ostream>
 #include <vector>
 

@@ -1,5 +1,5 @@
-// lanectl restore SNAP --to-pvc NEW | --in-place --pvc NAME [--yes]: bring a snapshot's data
-// back, either as a new volume (safe; the seed's restore-snapshot-pvc.yaml) or by reverting
+// lanectl restore SNAP|--job JOB --to-pvc NEW | --in-place --pvc NAME [--yes]: bring a snapshot's
+// data back (SNAP: a name, a unique prefix of one or of an ID; --job: the snapshot that job took), either as a new volume (safe; the seed's restore-snapshot-pvc.yaml) or by reverting
 // the volume in place (destructive, so it asks for --yes and names what is affected).
 // With --backend <the volume provider> the snapshot is a native snapshot of the provider volume
 // behind --pvc (or --volume-id): its new-volume option (StorageTraits::new_volume_flag) clones it
@@ -12,6 +12,7 @@
 #include "cli/storage_flags.h"
 #include "common/error.h"
 #include "common/names.h"
+#include "storage/core/snapshot_lookup.h"
 #include "storage/core/snapshots.h"
 
 namespace lane::cli {
@@ -19,8 +20,8 @@ namespace lane::cli {
 namespace {
 
 struct RestoreOptions {
-  std::string snapshot, to_pvc, to_volume, pvc, project, output;
-  bool in_place = false, yes = false;
+  std::string snapshot, job, to_pvc, to_volume, pvc, project, output;
+  bool in_place = false, yes = false, quiet = false;
   submit::StorageSelection storage;  // --backend and the provider's volume options
 };
 
@@ -36,6 +37,11 @@ const std::string& new_volume(const RestoreOptions& o, const storage::StorageTra
 
 // Usage checks that need no backend: which mode, and the names each mode needs.
 void check_mode(const RestoreOptions& o, const storage::StorageTraits& traits) {
+  if (o.snapshot.empty() == o.job.empty())
+    throw UsageError("restore needs exactly one of SNAP (a snapshot's name, a unique prefix of it or of its ID) "
+                     "or --job JOB (the snapshot that job took)");
+  if (!o.job.empty()) require_dns1123_label(o.job, "--job");
+  if (!o.snapshot.empty()) storage::require_snapshot_reference(o.snapshot, "SNAP");
   if (traits.one_volume && !o.to_pvc.empty())
     throw UsageError(fmt::format("with --backend {} the new volume is an {} volume: use {} NEW, not --to-pvc",
                                  traits.name, traits.label, traits.new_volume_flag));
@@ -63,11 +69,11 @@ void print_restored(const RestoreOptions& o, const Restored& restored, CliContex
   const auto& traits = *restored.traits;
   const std::string& target = new_volume(o, traits);
   if (traits.one_volume) {
-    ctx.out << fmt::format("Snapshot {} restored to new {} volume {} ({} {}).\n", o.snapshot, traits.label, target,
-                           traits.new_volume_place, restored.source_volume);
+    ctx.out << fmt::format("Snapshot {} restored to new {} volume {} ({} {}).\n", restored.snapshot, traits.label,
+                           target, traits.new_volume_place, restored.source_volume);
     return;
   }
-  ctx.out << fmt::format("Snapshot {} restored to new volume {}.\n", o.snapshot, target);
+  ctx.out << fmt::format("Snapshot {} restored to new volume {}.\n", restored.snapshot, target);
   ctx.out << fmt::format("Use it with: lanectl submit ... --pvc {}:/mnt\n", target);
 }
 
@@ -86,23 +92,22 @@ std::string revert_warning(const std::string& snapshot, const std::string& volum
 }
 
 void run_restore(const RestoreOptions& o, CliContext& ctx) {
-  storage::require_snapshot_name(o.snapshot);
   const OutputFormat format = parse_output_format(o.output);
   const bool structured = format == OutputFormat::kJson || format == OutputFormat::kYaml;
   const auto& traits = submit::storage_traits(o.storage);
   check_mode(o, traits);
-  const SnapshotTarget target{o.snapshot, o.pvc, o.project, o.storage};
+  const SnapshotTarget target{o.snapshot, o.pvc, o.project, o.storage, o.job, o.quiet};
 
   if (!o.in_place) {
     const std::string& name = new_volume(o, traits);
     Restored restored = restore_to_new_volume(target, name, ctx);
     if (structured)
-      return print_document(ctx.out, {{"snapshot", o.snapshot}, {"volume", name}, {"mode", "new-volume"}}, format);
+      return print_document(ctx.out, {{"snapshot", restored.snapshot}, {"volume", name}, {"mode", "new-volume"}}, format);
     return print_restored(o, restored, ctx);
   }
 
   RevertTexts texts;
-  texts.warning = [&](const Reverted& r) { return revert_warning(o.snapshot, r.volume, r.plan, *r.traits); };
+  texts.warning = [&](const Reverted& r) { return revert_warning(r.snapshot, r.volume, r.plan, *r.traits); };
   texts.refusal = fmt::format("refusing to revert without --yes; or use {} NEW to restore into a new volume",
                               traits.new_volume_flag);
   Reverted r = revert_volume(target, o.yes, texts, ctx);
@@ -112,7 +117,7 @@ void run_restore(const RestoreOptions& o, CliContext& ctx) {
     print_document(ctx.out, doc, format);
     return;
   }
-  ctx.out << fmt::format("Volume {} reverted to snapshot {}. Newer snapshots {}: {}\n", r.volume, o.snapshot,
+  ctx.out << fmt::format("Volume {} reverted to snapshot {}. Newer snapshots {}: {}\n", r.volume, r.snapshot,
                          traits.revert_deletes_newer ? "deleted" : "affected", newer_list(r.plan));
 }
 
@@ -124,7 +129,8 @@ void add_restore_command(CLI::App& app, CliContext& ctx) {
   cmd->footer("Examples:\n"
              "  lanectl restore data-20261127-143000 --to-pvc restored-data   # a new volume\n"
              "  lanectl restore data-20261127-143000 --in-place -y            # revert the volume (destructive)");
-  cmd->add_option("snapshot", o->snapshot, "Snapshot name")->required();
+  cmd->add_option("snapshot", o->snapshot, kSnapshotRefHelp);
+  cmd->add_option("--job", o->job, "Restore the snapshot this job took (instead of SNAP)");
   cmd->add_option("--to-pvc", o->to_pvc, "New volume to create with the snapshot's contents");
   cmd->add_option(submit::volume_provider_traits().new_volume_flag, o->to_volume,
                   provider_text("With --backend {backend}: new {label} volume to create from the snapshot"));
@@ -136,6 +142,7 @@ void add_restore_command(CLI::App& app, CliContext& ctx) {
                   provider_text("With --backend {backend}: project of the PVC (namespace runai-<project>)"));
   cmd->add_flag("-y,--yes", o->yes, "Confirm an in-place revert");
   cmd->add_option("-o,--output", o->output, "json | yaml");
+  add_quiet_flag(cmd, o->quiet);
   add_backend_options(cmd, o->storage);
   cmd->callback([o, &ctx] { run_restore(*o, ctx); });
 }

@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/names.h"
 #include "storage/core/lineage_view.h"
+#include "storage/core/snapshot_lookup.h"
 #include "storage/core/snapshots.h"
 #include "storage/core/volumes.h"
 
@@ -27,6 +28,7 @@ struct SnapshotOptions : SnapshotCreateOptions {
 
 void print_info_text(std::ostream& out, const storage::SnapshotInfo& s) {
   out << fmt::format("Name:            {}\n", s.name);
+  out << fmt::format("ID:              {}\n", storage::snapshot_id(s));
   out << fmt::format("Volume:          {}\n", s.volume);
   out << fmt::format("Namespace:       {}\n", s.ns);
   out << fmt::format("Job:             {}\n", s.job.empty() ? "<none>" : s.job);
@@ -59,10 +61,10 @@ void run_list(const SnapshotOptions& o, CliContext& ctx) {
 
 void run_describe(const SnapshotOptions& o, CliContext& ctx) {
   const OutputFormat format = parse_output_format(o.output);
-  storage::require_snapshot_name(o.snapshot);
+  storage::require_snapshot_reference(o.snapshot);
   auto& stores = ctx.storage();
-  auto info = stores.snapshots().describe(o.snapshot);
-  auto view = storage::lineage_of_snapshot(stores.snapshots(), stores.volumes(), o.snapshot);
+  auto info = stores.snapshots().describe(storage::resolve_snapshot(stores.snapshots(), o.snapshot));
+  auto view = storage::lineage_of_snapshot(stores.snapshots(), stores.volumes(), info.name);
   if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
     nlohmann::json doc = storage::to_json(info);
     if (view) doc["lineage"] = storage::to_json(*view);
@@ -80,18 +82,22 @@ void run_describe(const SnapshotOptions& o, CliContext& ctx) {
 }
 
 void run_delete(const SnapshotOptions& o, CliContext& ctx) {
-  storage::require_snapshot_name(o.snapshot);
+  storage::require_snapshot_reference(o.snapshot);
   if (!submit::storage_traits(o.storage).one_volume && !o.pvc.empty())
     throw UsageError(provider_text("snapshot delete takes --pvc only with --backend {backend} (to find the {label} volume)"));
-  const auto& traits = delete_snapshot({o.snapshot, o.pvc, o.project, o.storage}, ctx);
-  ctx.out << (traits.one_volume ? fmt::format("{} snapshot {} deleted.\n", traits.label, o.snapshot)
-                                : fmt::format("Snapshot {} deleted.\n", o.snapshot));
+  const Deleted d = delete_snapshot({o.snapshot, o.pvc, o.project, o.storage, "", false}, ctx);
+  ctx.out << (d.traits->one_volume ? fmt::format("{} snapshot {} deleted.\n", d.traits->label, d.snapshot)
+                                   : fmt::format("Snapshot {} deleted.\n", d.snapshot));
 }
 
 void run_verify(const SnapshotOptions& o, CliContext& ctx) {
   const OutputFormat format = parse_output_format(o.output);
-  storage::require_snapshot_name(o.snapshot);
-  auto report = ctx.storage().snapshots().verify(o.snapshot);
+  storage::require_snapshot_reference(o.snapshot);
+  auto& store = ctx.storage().snapshots();
+  const std::string name = storage::resolve_snapshot(store, o.snapshot);
+  StoreProgress progress(store, "snapshot verify", o.quiet, ctx);
+  auto report = store.verify(name);
+  progress.finish();
   if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
     print_document(ctx.out, storage::to_json(report), format);
   } else if (report.ok()) {
@@ -102,7 +108,7 @@ void run_verify(const SnapshotOptions& o, CliContext& ctx) {
     for (const auto& d : report.damaged) ctx.out << "  " << d << "\n";
   }
   if (!report.ok())
-    throw Error(fmt::format("snapshot '{}' failed verification; restore from it is unsafe", o.snapshot));
+    throw Error(fmt::format("snapshot '{}' failed verification; restore from it is unsafe", name));
 }
 
 }  // namespace
@@ -122,6 +128,7 @@ void add_snapshot_command(CLI::App& app, CliContext& ctx) {
   create->add_option("--job", o->job, "Job this snapshot belongs to (lineage)");
   create->add_option("-p,--project", o->project, "Project");
   create->add_option("-o,--output", o->output, "json | yaml");
+  add_quiet_flag(create, o->quiet);
   add_backend_options(create, o->storage);
   create->callback([o, &ctx] { create_snapshot(*o, ctx); });
 
@@ -133,20 +140,21 @@ void add_snapshot_command(CLI::App& app, CliContext& ctx) {
   list->callback([o, &ctx] { run_list(*o, ctx); });
 
   auto* describe = cmd->add_subcommand("describe", "Show one snapshot");
-  describe->add_option("snapshot", o->snapshot, "Snapshot name")->required();
+  describe->add_option("snapshot", o->snapshot, kSnapshotRefHelp)->required();
   describe->add_option("-o,--output", o->output, "json | yaml");
   describe->callback([o, &ctx] { run_describe(*o, ctx); });
 
   auto* del = cmd->add_subcommand("delete", "Delete a snapshot (frees data no other snapshot shares)");
-  del->add_option("snapshot", o->snapshot, "Snapshot name")->required();
+  del->add_option("snapshot", o->snapshot, kSnapshotRefHelp)->required();
   del->add_option("--pvc", o->pvc, provider_text("With --backend {backend}: the PVC whose {label} volume holds the snapshot"));
   del->add_option("-p,--project", o->project, provider_text(kProjectHelp));
   add_backend_options(del, o->storage);
   del->callback([o, &ctx] { run_delete(*o, ctx); });
 
   auto* verify = cmd->add_subcommand("verify", "Re-hash every object of a snapshot; exit 1 if any is damaged");
-  verify->add_option("snapshot", o->snapshot, "Snapshot name")->required();
+  verify->add_option("snapshot", o->snapshot, kSnapshotRefHelp)->required();
   verify->add_option("-o,--output", o->output, "json | yaml");
+  add_quiet_flag(verify, o->quiet);
   verify->callback([o, &ctx] { run_verify(*o, ctx); });
 }
 

@@ -17,21 +17,23 @@
 #include "cli/volume_table.h"
 #include "common/error.h"
 #include "common/names.h"
+#include "storage/core/snapshot_lookup.h"
 #include "storage/core/volume_provider.h"
 #include "submit/factory/factory.h"
 
 namespace lane::cli {
 namespace {
 
+
 struct VolumeOptions {
   std::string volume, pvc, project, output, level, pool, snapshot, name, to_volume;
   submit::StorageSelection storage;  // --backend and the provider's options (shared with snapshot/restore)
-  bool yes = false, all = false;
+  bool yes = false, all = false, quiet = false;
 };
 
 // The provider volume behind --pvc (or --volume-id), selected as `--backend <provider>` would.
 SnapshotTarget provider_target(const VolumeOptions& o) {
-  SnapshotTarget t{o.snapshot, o.pvc, o.project, o.storage};
+  SnapshotTarget t{o.snapshot, o.pvc, o.project, o.storage, "", o.quiet};
   t.storage.backend = submit::volume_provider_traits().name;
   return t;
 }
@@ -115,6 +117,7 @@ void run_snapshot_create(const VolumeOptions& o, CliContext& ctx) {
   create.name = o.name;
   create.project = o.project;
   create.storage = provider_target(o).storage;
+  create.quiet = o.quiet;
   create_snapshot(create, ctx);
 }
 
@@ -128,33 +131,33 @@ void run_snapshot_list(const VolumeOptions& o, CliContext& ctx) {
 
 // The same path as `lanectl snapshot delete --backend <the provider>`.
 void run_snapshot_delete(const VolumeOptions& o, CliContext& ctx) {
-  storage::require_snapshot_name(o.snapshot, "snapshot");
-  const auto& traits = delete_snapshot(provider_target(o), ctx);
-  ctx.out << fmt::format("{} snapshot {} deleted\n", traits.label, o.snapshot);
+  storage::require_snapshot_reference(o.snapshot);
+  const Deleted d = delete_snapshot(provider_target(o), ctx);
+  ctx.out << fmt::format("{} snapshot {} deleted\n", d.traits->label, d.snapshot);
 }
 
 // The same path as `lanectl restore --in-place --backend <the provider>`.
 void run_revert(const VolumeOptions& o, CliContext& ctx) {
-  storage::require_snapshot_name(o.snapshot, "snapshot");
+  storage::require_snapshot_reference(o.snapshot);
   RevertTexts texts;
   texts.warn_when_confirmed = true;
   texts.warning = [&](const Reverted& r) {
     std::string newer = r.plan.newer_snapshots.empty() ? "none" : "";
     for (const auto& s : r.plan.newer_snapshots) newer += (newer.empty() ? "" : ", ") + s;
     return fmt::format("warning: reverting {} to {} replaces all its data and DELETES the newer snapshots: {}\n",
-                       r.provider_volume, o.snapshot, newer);
+                       r.provider_volume, r.snapshot, newer);
   };
   texts.refusal = "revert is destructive and cannot be undone; repeat with --yes to confirm";
   Reverted r = revert_volume(provider_target(o), o.yes, texts, ctx);
-  ctx.out << fmt::format("Volume {} reverted to snapshot {}\n", r.provider_volume, o.snapshot);
+  ctx.out << fmt::format("Volume {} reverted to snapshot {}\n", r.provider_volume, r.snapshot);
 }
 
 // The same path as `lanectl restore --backend <the provider>` with its new-volume option.
 void run_restore(const VolumeOptions& o, CliContext& ctx) {
-  storage::require_snapshot_name(o.snapshot, "snapshot");
+  storage::require_snapshot_reference(o.snapshot);
   if (o.to_volume.empty()) throw UsageError(provider_text("restore needs {new_volume_flag} NEW (the new {label} volume's name)"));
   Restored r = restore_to_new_volume(provider_target(o), o.to_volume, ctx);
-  ctx.out << fmt::format("Volume {} created from snapshot {} in pool {}\n", o.to_volume, o.snapshot, r.pool);
+  ctx.out << fmt::format("Volume {} created from snapshot {} in pool {}\n", o.to_volume, r.snapshot, r.pool);
 }
 
 void add_backend_volume_commands(CLI::App* cmd, std::shared_ptr<VolumeOptions> o, CliContext& ctx) {
@@ -186,6 +189,7 @@ void add_snapshot_commands(CLI::App* cmd, std::shared_ptr<VolumeOptions> o, CliC
   auto* create = snap->add_subcommand("create", provider_text("Take an {label} snapshot"));
   add_target_options(create, *o);
   create->add_option("--name", o->name, "Snapshot name (default <pvc>-<YYYYMMDD-HHMMSS>)");
+  add_quiet_flag(create, o->quiet);
   create->callback([o, &ctx] { run_snapshot_create(*o, ctx); });
   auto* list = snap->add_subcommand("list", provider_text("List the volume's {label} snapshots, oldest first"));
   add_target_options(list, *o);
@@ -193,7 +197,7 @@ void add_snapshot_commands(CLI::App* cmd, std::shared_ptr<VolumeOptions> o, CliC
   list->callback([o, &ctx] { run_snapshot_list(*o, ctx); });
   auto* del = snap->add_subcommand("delete", provider_text("Delete an {label} snapshot"));
   add_target_options(del, *o);
-  del->add_option("snapshot", o->snapshot, "Snapshot name")->required();
+  del->add_option("snapshot", o->snapshot, kSnapshotRefHelp)->required();
   del->callback([o, &ctx] { run_snapshot_delete(*o, ctx); });
 }
 
@@ -219,13 +223,15 @@ void add_volume_command(CLI::App& app, CliContext& ctx) {
 
   auto* revert = cmd->add_subcommand("revert", "Revert the volume in place to a snapshot (deletes newer snapshots)");
   add_target_options(revert, *o);
-  revert->add_option("snapshot", o->snapshot, "Snapshot name")->required();
+  revert->add_option("snapshot", o->snapshot, kSnapshotRefHelp)->required();
   revert->add_flag("-y,--yes", o->yes, "Confirm the destructive revert");
+  add_quiet_flag(revert, o->quiet);
   revert->callback([o, &ctx] { run_revert(*o, ctx); });
 
   auto* restore = cmd->add_subcommand("restore", provider_text("Create a new {label} volume from a snapshot (same pool)"));
   add_target_options(restore, *o);
-  restore->add_option("snapshot", o->snapshot, "Snapshot name")->required();
+  restore->add_option("snapshot", o->snapshot, kSnapshotRefHelp)->required();
+  add_quiet_flag(restore, o->quiet);
   restore->add_option(submit::volume_provider_traits().new_volume_flag, o->to_volume,
                       provider_text("Name of the new {label} volume (also its creation token)"));
   restore->callback([o, &ctx] { run_restore(*o, ctx); });

@@ -7,6 +7,7 @@
 
 #include "common/secrets.h"
 #include "storage/core/lineage_view.h"
+#include "storage/core/snapshot_lookup.h"
 #include "submit/core/workload.h"
 
 namespace lane::dashboard {
@@ -174,12 +175,35 @@ class LineageGraph {
   std::set<std::string> listed_;
 };
 
+// Each snapshot node's "label": its short ID and the part of its name the others do not share
+// (storage::snapshot_labels), so that long names alike do not all show as the same prefix.
+void label_snapshots(json& graph, const std::vector<storage::SnapshotInfo>& snapshots) {
+  std::map<std::string, std::string> short_ids;
+  for (const auto& s : snapshots) short_ids[s.name] = storage::short_snapshot_id(s);
+  std::vector<json*> nodes;
+  std::vector<std::string> names, ids;
+  for (auto& n : graph["nodes"]) {
+    if (n["kind"] != "snapshot") continue;
+    nodes.push_back(&n);
+    names.push_back(n["name"].get<std::string>());
+    auto it = short_ids.find(names.back());
+    ids.push_back(it == short_ids.end() ? "" : it->second);
+  }
+  const auto labels = storage::snapshot_labels(names, ids);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    (*nodes[i])["label"] = labels[i];
+    if (!ids[i].empty()) (*nodes[i])["meta"]["shortId"] = ids[i];
+  }
+}
+
 }  // namespace
 
 json lineage_graph(const std::vector<storage::SnapshotInfo>& snapshots,
                    const std::vector<storage::LineageRecord>& records,
                    const std::vector<storage::VolumeInfo>& volumes) {
-  return LineageGraph(snapshots, records, volumes).document();
+  json graph = LineageGraph(snapshots, records, volumes).document();
+  label_snapshots(graph, snapshots);
+  return graph;
 }
 
 }  // namespace lane::dashboard

@@ -5,7 +5,8 @@
 // that `lanectl lineage` shows. Secret env values of the job records stay masked (masked again
 // here, whatever a record holds).
 //
-// Node ids: "snapshot:NAME", "volume:NAME", "job:PROJECT/NAME". Edges (from -> to, kind):
+// Node ids: "snapshot:NAME", "volume:NAME", "job:PROJECT/NAME". A snapshot node's "label" is its
+// short ID and the part of its name that tells it from the others (storage/core/snapshot_lookup.h). Edges (from -> to, kind):
 //   volume -> job       "mounted"      the job's claim (the snapshotted volume, the spec's --pvc claims)
 //   volume -> job       "read"         the volume the job read its data from, when another one
 //   job -> snapshot     "snapshot"     the job took (or was tagged with) the snapshot

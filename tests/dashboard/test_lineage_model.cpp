@@ -2,12 +2,14 @@
 // model (storage::LineageLinks): for one store's state they show the same links.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <set>
 
 #include "../storage/dir_volumes.h"
 #include "../storage/tree_util.h"
 #include "dashboard/lineage_graph.h"
 #include "storage/core/lineage_view.h"
+#include "storage/core/snapshot_lookup.h"
 #include "storage/local/local_snapshot_store.h"
 
 using namespace lane;
@@ -26,14 +28,22 @@ std::set<std::string> edges_from(const json& g, const std::string& name, const s
   return out;
 }
 
+// A local store over one volume "data" holding one file.
+struct Store {
+  explicit Store(const std::string& tag) : tmp(tag) {
+    test::write_text(volumes.create("data", "", "", storage::VolumeOrigin::user()).local_path / "x", "x");
+  }
+  test::TempDir tmp;
+  test::DirVolumes volumes{tmp.path / "volumes"};
+  storage::local::LocalSnapshotStore store{tmp.path / "snapshots", volumes};
+};
+
 }  // namespace
 
 TEST_CASE("lineage: the CLI's views and the dashboard's graph show the same restores and derivations", "[dashboard][fast]") {
-  test::TempDir tmp("lineage-model");
-  test::DirVolumes volumes(tmp.path / "volumes");
-  storage::local::LocalSnapshotStore store(tmp.path / "snapshots", volumes);
-  auto data = volumes.create("data", "", "", storage::VolumeOrigin::user()).local_path;
-  test::write_text(data / "x", "x");
+  Store f("lineage-model");
+  auto& volumes = f.volumes;
+  auto& store = f.store;
   store.create("data", "base", "", {});
   store.restore_to_new_volume("base", "restored");
   store.create("restored", "child", "", {});       // parent base, through the restored volume
@@ -58,4 +68,21 @@ TEST_CASE("lineage: the CLI's views and the dashboard's graph show the same rest
   CHECK(edges_from(g, "base", "restored") == std::set<std::string>{"restored"});
   CHECK(edges_from(g, "base", "derived") == std::set<std::string>{"orphan"});
   CHECK(edges_from(g, "child", "restored") == std::set<std::string>{"again"});
+}
+
+TEST_CASE("lineage graph: snapshots alike in name are labelled by short ID and the part that differs", "[dashboard][fast]") {
+  Store f("lineage-labels");
+  auto& volumes = f.volumes;
+  auto& store = f.store;
+  const std::string a = "snap-pvc-download-tusimple-data-0-dist-lane-detection-training-launcher-2026-11-26-14-24-57";
+  const std::string b = "snap-pvc-download-tusimple-data-0-retrain-restored-launcher-2026-11-26-14-31-02";
+  store.create("data", a, "", {});
+  store.create("data", b, "", {});
+  const json g = dashboard::lineage_graph(store.list(std::nullopt), store.all_lineage(), volumes.list());
+  std::map<std::string, std::string> label;
+  for (const auto& n : g["nodes"])
+    if (n["kind"] == "snapshot") label[n["name"]] = n["label"];
+  REQUIRE(label.size() == 2);
+  CHECK(label[a] == storage::short_snapshot_id(store.describe(a)) + " …dist-lane-…");
+  CHECK(label[b] == storage::short_snapshot_id(store.describe(b)) + " …retrain-re…");
 }

@@ -76,7 +76,7 @@ function draw(graph, onSelect) {
     const g = ui.svg("g", { class: "gnode " + n.kind + (gone ? " gone" : ""), transform: `translate(${p.x} ${p.y})`, tabindex: 0, "data-id": n.id });
     g.append(ui.svg("title", {}, document.createTextNode(KIND_LABEL[n.kind] + " " + n.name)));
     g.append(ui.svg("rect", { width: NODE_W, height: NODE_H, rx: 6 }));
-    g.append(ui.svg("text", { x: 10, y: 18, class: "gname" }, document.createTextNode(short(n.name, 21))));
+    g.append(ui.svg("text", { x: 10, y: 18, class: "gname" }, document.createTextNode(short(n.label || n.name, 21))));
     g.append(ui.svg("text", { x: 10, y: 34, class: "gsub" }, document.createTextNode(short(subtitle(n), 25))));
     const select = () => onSelect(n, g);
     g.addEventListener("click", select);

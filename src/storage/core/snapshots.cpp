@@ -10,6 +10,7 @@
 #include "common/clock.h"
 #include "common/error.h"
 #include "common/secrets.h"
+#include "storage/core/snapshot_lookup.h"
 
 namespace lane::storage {
 
@@ -26,17 +27,6 @@ void require_snapshot_name(const std::string& name, const std::string& field) {
       "invalid {} '{}': must be 1-{} lower-case letters, digits or '-', starting and ending "
       "with a letter or digit (e.g. 'tusimple-v1')",
       field, name, kMaxSnapshotName));
-}
-
-std::string format_bytes(uint64_t bytes) {
-  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  return u == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", v, kUnits[u]);
 }
 
 static std::tm utc_tm(int64_t unix_ms) {
@@ -108,6 +98,7 @@ void merge_job_lineage(LineageRecord& base, const LineageRecord& from_job) {
 
 nlohmann::json to_json(const SnapshotInfo& s) {
   return {{"name", s.name},
+          {"id", snapshot_id(s)},  // snapshot_lookup.h: what a short ID is a prefix of
           {"volume", s.volume},
           {"job", s.job},
           {"namespace", s.ns},

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/clock.h"
+#include "common/progress.h"  // format_bytes, ProgressSink
 #include "common/secrets.h"  // is_secret_env_name, mask_secret_env (JobRecord holds masked env)
 
 namespace lane::storage {
@@ -120,6 +121,14 @@ class SnapshotStore {
   virtual void record_lineage(const LineageRecord& record) = 0;
   virtual std::optional<LineageRecord> lineage(const std::string& snapshot) = 0;
   virtual std::vector<LineageRecord> all_lineage() = 0;
+
+  // Where create, verify, restore_to_new_volume and revert_in_place report the bytes and files
+  // they copy or check (nullptr: nowhere). The local store reports; stores whose copies the
+  // cluster or the provider makes report nothing.
+  void report_progress_to(ProgressSink* sink) { progress_ = sink; }
+
+ protected:
+  ProgressSink* progress_ = nullptr;
 };
 
 // --- helpers shared by all backends (snapshots.cpp) ---------------------------------------
@@ -144,7 +153,7 @@ std::string default_snapshot_name(const std::string& pvc, int64_t unix_ms);
 void merge_job_lineage(LineageRecord& base, const LineageRecord& from_job);
 
 using lane::now_unix_ms;  // the one wall clock (common/clock.h), as storage's callers name it
-std::string format_bytes(uint64_t bytes);  // 1.5 GiB, 12 KiB, 300 B
+using lane::format_bytes;  // 1.5 GiB, 12.0 KiB, 300 B (common/progress.h)
 std::string format_utc(int64_t unix_ms);  // 2026-11-22T00:46:03Z
 
 // JSON forms (for -o json|yaml and for the on-disk records).

@@ -107,6 +107,28 @@ class PreviousSnapshot {
   int64_t racy_after_ns_ = 0;
 };
 
+// The bytes and files of `entries` as the total of an operation's progress.
+void report_total(ProgressSink* progress, const std::vector<ManifestEntry>& entries) {
+  if (!progress) return;
+  uint64_t bytes = 0, files = 0;
+  for (const auto& e : entries)
+    if (e.kind == EntryKind::kFile) bytes += e.size, ++files;
+  progress->set_total(bytes, files);
+}
+
+// The lineage record of the new snapshot `m` of a volume of `origin`, with the job's part when given.
+LineageRecord creation_lineage(const Manifest& m, const VolumeOrigin& origin, const LineageRecord* job_lineage) {
+  LineageRecord rec;
+  rec.snapshot = m.info.name;
+  rec.volume = m.info.volume;
+  if (origin.kind() == VolumeOrigin::Kind::kRestore) rec.parent_snapshot = origin.snapshot();
+  auto out = m.info.metadata.find("outputPath");
+  rec.dataset_digest = out == m.info.metadata.end() ? m.info.content_digest : content_digest(m.entries, out->second);
+  if (job_lineage) merge_job_lineage(rec, *job_lineage);
+  rec.recorded_unix_ms = now_unix_ms();
+  return rec;
+}
+
 }  // namespace
 
 LocalSnapshotStore::LocalSnapshotStore(fs::path root, DirectoryVolumes& volumes, LocalStoreOptions options)
@@ -200,6 +222,7 @@ SnapshotInfo LocalSnapshotStore::create_impl(const std::string& volume, const st
   if (hold) hold->annotate(m.info.metadata);
   std::vector<std::string> skipped;
   m.entries = scan_volume(vol->local_path, &skipped);
+  report_total(progress_, m.entries);
   const UniqueFd root = open_trusted_dir(vol->local_path.string());
   uint64_t files_done = 0;
   bool ingested = false;  // every object came from the previous (already flushed) manifest?
@@ -217,6 +240,7 @@ SnapshotInfo LocalSnapshotStore::create_impl(const std::string& volume, const st
     }
     ++m.info.file_count;
     m.info.total_bytes += e.size;
+    if (progress_) progress_->advance(e.size, 1);
     if (options_.after_file) options_.after_file(++files_done);
   }
   if (hold) hold->release();
@@ -232,15 +256,7 @@ SnapshotInfo LocalSnapshotStore::create_impl(const std::string& volume, const st
   // The lineage (with the job's part when given) is written before the manifest publishes the
   // snapshot: whenever the snapshot is visible, its whole lineage is there. A lineage file
   // without a manifest (a crash in between) is ignored by lineage() and replaced by a retry.
-  LineageRecord rec;
-  rec.snapshot = name;
-  rec.volume = volume;
-  if (vol->origin.kind() == VolumeOrigin::Kind::kRestore) rec.parent_snapshot = vol->origin.snapshot();
-  auto out = metadata.find("outputPath");
-  rec.dataset_digest = out == metadata.end() ? m.info.content_digest : content_digest(m.entries, out->second);
-  if (job_lineage) merge_job_lineage(rec, *job_lineage);
-  rec.recorded_unix_ms = now_unix_ms();
-  write_file_atomic(lineage_path(name), to_json(rec).dump(2) + "\n");
+  write_file_atomic(lineage_path(name), to_json(creation_lineage(m, vol->origin, job_lineage)).dump(2) + "\n");
 
   ::unlink(index_path(name).c_str());  // a stale entry left by a delete that was interrupted
   publish_manifest(m);
@@ -323,6 +339,7 @@ VerifyReport LocalSnapshotStore::verify(const std::string& name) {
   Manifest m = manifest(name);
   VerifyReport report;
   report.snapshot = name;
+  report_total(progress_, m.entries);
   std::unordered_map<std::string, std::optional<std::string>> checked;  // digest -> problem
   for (const auto& e : m.entries) {
     if (e.kind != EntryKind::kFile) continue;
@@ -333,6 +350,7 @@ VerifyReport LocalSnapshotStore::verify(const std::string& name) {
       report.bytes_checked += e.size;
     }
     if (it->second) report.damaged.push_back(fmt::format("{}: {}", e.path, *it->second));
+    if (progress_) progress_->advance(e.size, 1);
   }
   if (content_digest(m.entries) != m.info.content_digest)
     report.damaged.push_back("manifest: entries do not match the recorded content digest");
@@ -392,6 +410,7 @@ void LocalSnapshotStore::materialize_tree(const Manifest& m, const fs::path& des
   ParentDirs dirs(root.get());
   std::string leaf;
   std::vector<std::string> damaged;
+  report_total(progress_, m.entries);
   // Every entry is created beneath dest through its parent's descriptor, never through a link
   // (a manifest whose symlink "a" precedes "a/x" cannot write outside). Everything is created
   // writable first, then modes and times applied (directories last, deepest first, so a
@@ -406,6 +425,7 @@ void LocalSnapshotStore::materialize_tree(const Manifest& m, const fs::path& des
       case EntryKind::kFile:
         if (auto problem = objects_.materialize(e.digest, e.size, dir, leaf, shown.string()))
           damaged.push_back(e.path + ": " + *problem);
+        if (progress_) progress_->advance(e.size, 1);
         if (options_.after_restore_file) options_.after_restore_file(e.path);
         break;
       case EntryKind::kSymlink:

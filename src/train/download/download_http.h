@@ -12,7 +12,7 @@ struct FetchOptions {
   std::string label;          // shown in progress lines, e.g. "train_set.zip"
   int retries = 3;            // extra attempts after an interrupted transfer
   int retry_delay_ms = 2000;  // wait before the first retry; doubled each time, with jitter
-  bool progress = true;       // bytes, %, rate on stderr
+  bool progress = true;       // bytes, %, rate, ETA on stderr (common/progress.h)
   long connect_timeout_s = 30;
   long stall_timeout_s = 120;  // abort (and retry) when under 1 byte/s for this long
 };
