@@ -150,3 +150,24 @@ TEST_CASE("docs/cli.md v1 → v2 table: every submit flag row stores the spec it
     check_row(row);
   }
 }
+
+TEST_CASE("v2 --new-pvc claimname creates the claim under its name, once", "[cli][fast]") {
+  Lanectl l;
+  auto r = l.run({"training", "submit", "j2", "-i", "x", "--new-pvc", "claimname=scratch,size=1Mi,path=/s", "-c", "--", "true"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  r = l.run({"volume", "list", "-o", "json"});
+  REQUIRE(r.code == 0);
+  const auto items = nlohmann::json::parse(r.out)["items"];
+  REQUIRE(items.size() == 1);
+  CHECK(items[0]["name"] == "scratch");
+  CHECK(items[0]["size"] == "1Mi");
+  CHECK(items[0]["origin"] == "job/default/j2");
+  // Another job cannot create it again; it mounts it with --existing-pvc.
+  r = l.run({"training", "submit", "j3", "-i", "x", "--new-pvc", "claimname=scratch,size=1Mi,path=/s", "-c", "--", "true"});
+  CHECK(r.code != 0);
+  CHECK(has(r.err, "volume 'scratch' already exists"));
+  r = l.run({"training", "submit", "j3", "-i", "x", "--existing-pvc", "claimname=scratch,path=/s", "-c", "--", "true"});
+  INFO(r.err);
+  CHECK(r.code == 0);
+}

@@ -95,3 +95,24 @@ TEST_CASE("v2 flags on Kubernetes: --port service-type and --external-url make t
   const Json mpi = c.client.get(res::kMpiJob, kNs, "dist");
   CHECK(mpi["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"] == 3);
 }
+
+TEST_CASE("nodepool list on Kubernetes groups the Nodes by their kai.scheduler/node-pool label", "[cli][fast]") {
+  Cluster c;
+  auto node = [&](const std::string& name, const Json& labels, int gpus) {
+    c.server.control("/_test/object", {{"apiVersion", "v1"},
+                                       {"kind", "Node"},
+                                       {"metadata", {{"name", name}, {"labels", labels}}},
+                                       {"status", {{"allocatable", {{"nvidia.com/gpu", std::to_string(gpus)}}},
+                                                   {"capacity", {{"nvidia.com/gpu", std::to_string(gpus)}}}}}});
+  };
+  node("gpu-a", {{"kai.scheduler/node-pool", "a100"}}, 8);
+  node("gpu-b", {{"kai.scheduler/node-pool", "a100"}}, 8);
+  node("cpu-a", Json::object(), 0);
+  auto r = c.cli.run({"nodepool", "list"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.rfind("NODEPOOL  NODES  GPUS  ALLOCATED\n", 0) == 0);
+  CHECK(r.out.find("\na100      2      16    0\n") != std::string::npos);
+  CHECK(r.out.find("\ndefault   ") != std::string::npos);
+  CHECK(r.err.empty());  // the local note is the local backend's only
+}

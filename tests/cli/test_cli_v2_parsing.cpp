@@ -102,6 +102,7 @@ TEST_CASE("v2 submit flags refuse what lanectl cannot honour, naming the part an
       {{"--port", "container=80,service-type=NodePort", "--external-url", "container=81"}, "ask for two Service types"},
       {{"--external-url", "container=80,url=https://x.example"}, "'url' is not supported"},
       {{"--node-pools", "a,b"}, "--node-pools 'a,b': lanectl schedules a job on one node pool"},
+      {{"--new-pvc", "claimname=Bad_Name,size=1Gi,path=/d"}, "--pvc #1 new claim name (--new-pvc claimname=)"},
       {{"--cpu", "1", "--cpu-core-request", "2"},
        "lanectl: error: --cpu-core-request and --cpu both set the same field of the job; give one of them\n"},
       {{"--gpu-devices-request", "1", "--gpu-portion-request", "0.5"},
@@ -169,7 +170,7 @@ TEST_CASE("mpi submit is the v2 MPI verb, never an MPI job named submit", "[cli]
   CHECK(b.calls.back() == "submit default/other");
 }
 
-TEST_CASE("unknown v2 commands get did you mean; a v2 group alone lists its commands", "[cli][fast]") {
+TEST_CASE("unknown v2 commands get did you mean, and a v2 group alone lists its commands", "[cli][fast]") {
   FakeBackend b;
   const std::vector<std::pair<Args, std::string>> cases = {
       {{"training", "sumbit"}, "lanectl: error: unknown command 'sumbit' for `lanectl training`; did you mean 'submit'?\n"},
