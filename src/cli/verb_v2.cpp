@@ -24,7 +24,7 @@ struct V2Command {
   const char* path;  // the v2 words
   const char* v1;    // the words it runs; nullptr: `add` registers its own verb
   Builder add;
-  const char* help;
+  const char* help;  // rows that run a v1 verb: their line in the group's --help
 };
 
 void add_port_forward(CLI::App& group, const std::string& leaf, CliContext& ctx);
@@ -88,6 +88,13 @@ CLI::App* child(CLI::App* app, const std::string& name) {
   return nullptr;
 }
 
+// A name or alias of a v1 verb (registered before the v2 tree).
+bool is_v1_command(CLI::App& app, const std::string& word) {
+  for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (sub->check_name(word) && !kGroupHelp.count(sub->get_name())) return true;
+  return false;
+}
+
 // The group `words` names under `root`, made on first use.
 CLI::App* group_of(CLI::App& root, const std::vector<std::string>& words) {
   CLI::App* at = &root;
@@ -96,7 +103,8 @@ CLI::App* group_of(CLI::App& root, const std::vector<std::string>& words) {
     path += (path.empty() ? "" : " ") + w;
     CLI::App* next = child(at, w);
     if (next == nullptr) {
-      next = at->add_subcommand(w, kGroupHelp.at(path));
+      auto help = kGroupHelp.find(path);
+      next = at->add_subcommand(w, help != kGroupHelp.end() ? help->second : path + " workloads (Run:AI v2)");
       next->require_subcommand(1);
     }
     at = next;
@@ -109,7 +117,7 @@ CLI::App* group_of(CLI::App& root, const std::vector<std::string>& words) {
 void add_v2_commands(CLI::App& app, CliContext& ctx) {
   for (const V2Command& c : kV2Commands) {
     std::vector<std::string> words = words_of(c.path);
-    if (!kGroupHelp.count(words[0])) continue;  // `mpi submit`: only routed (`mpi` is submit-mpi's alias)
+    if (is_v1_command(app, words[0])) continue;  // only routed (`mpi submit`: `mpi` is submit-mpi's alias)
     const std::string leaf = words.back();
     words.pop_back();
     CLI::App* group = group_of(app, words);

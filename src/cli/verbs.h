@@ -16,7 +16,8 @@ void add_submit_verb(CLI::App& parent, const std::string& name, Dialect dialect,
 void add_mpi_submit_verb(CLI::App& parent, const std::string& name, Dialect dialect, CliContext& ctx);
 // The Run:AI v2 command tree (verb_v2.cpp): `training ...`, `workspace submit`, `workload ...`,
 // `pvc list`, `node list`, `nodepool list`; each command one row of its table, either the v1 words
-// it runs or its own verb. Registered for --help and completion; run_v2_route rewrites the rest.
+// it runs or its own verb. All are registered (--help, completion); route_v2_command rewrites the
+// words of those that run a v1 verb before parsing.
 void add_v2_commands(CLI::App& app, CliContext& ctx);
 // `argv` (the program first) with a v2 command's words replaced by the v1 words it runs
 // (`training list` → `list jobs`, `mpi submit` → `training mpi submit`); `submit`: whether the
