@@ -1,5 +1,3 @@
-#include <set>
-
 #include "cli/verbs.h"
 #include "common/error.h"
 
@@ -15,11 +13,8 @@ bool is_kube_flag(const std::string& a) {
   return false;
 }
 
-}  // namespace
-
-std::vector<std::string> split_command_line(const std::vector<std::string>& argv, CliContext& ctx) {
-  static const std::set<std::string> kSubmitVerbs = {"submit", "submit-mpi", "mpi", "mj"};
-  bool submit_verb = argv.size() > 1 && kSubmitVerbs.count(argv[1]);
+// The words before the first `--` (the rest into ctx.after_dash), without the global flags.
+std::vector<std::string> take_global_flags(const std::vector<std::string>& argv, CliContext& ctx) {
   std::vector<std::string> kept;
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& a = argv[i];
@@ -28,31 +23,44 @@ std::vector<std::string> split_command_line(const std::vector<std::string>& argv
       ctx.after_dash.assign(argv.begin() + static_cast<long>(i) + 1, argv.end());
       break;
     }
-    if (is_kube_flag(a)) {
-      const size_t eq = a.find('=');
-      const std::string flag = a.substr(0, eq);
-      std::string value;
-      if (eq != std::string::npos) {
-        value = a.substr(eq + 1);
-      } else if (i + 1 < argv.size() && argv[i + 1] != "--") {
-        value = argv[++i];
-      }
-      if (value.empty())
-        throw UsageError(flag + " needs a value: " +
-                         (flag == "--context" ? "the name of a kubeconfig context (kubectl config get-contexts)"
-                                              : "the path of a kubeconfig file"));
-      (flag == "--context" ? ctx.kube_context : ctx.kubeconfig) = value;
+    if (!is_kube_flag(a)) {
+      kept.push_back(a);
       continue;
     }
-    if (submit_verb && a.rfind("--command=", 0) == 0) {
+    const size_t eq = a.find('=');
+    const std::string flag = a.substr(0, eq);
+    std::string value;
+    if (eq != std::string::npos) {
+      value = a.substr(eq + 1);
+    } else if (i + 1 < argv.size() && argv[i + 1] != "--") {
+      value = argv[++i];
+    }
+    if (value.empty())
+      throw UsageError(flag + " needs a value: " +
+                       (flag == "--context" ? "the name of a kubeconfig context (kubectl config get-contexts)"
+                                            : "the path of a kubeconfig file"));
+    (flag == "--context" ? ctx.kube_context : ctx.kubeconfig) = value;
+  }
+  return kept;
+}
+
+}  // namespace
+
+std::vector<std::string> split_command_line(const std::vector<std::string>& argv, CliContext& ctx) {
+  const RoutedCommand routed = route_v2_command(take_global_flags(argv, ctx));
+  const std::vector<std::string>& words = routed.argv;
+  std::vector<std::string> kept;
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& a = words[i];
+    if (routed.submit && a.rfind("--command=", 0) == 0) {
       ctx.old_command = a.substr(10);
       continue;
     }
-    if (submit_verb && a == "--command") {
+    if (routed.submit && (a == "--command" || (routed.v2 && a == "-c"))) {
       // Newer form: a bare flag (followed by `--`, another flag, or nothing). Older form: a value.
-      bool has_value = i + 1 < argv.size() && argv[i + 1] != "--" && argv[i + 1].rfind("-", 0) != 0;
+      bool has_value = a == "--command" && i + 1 < words.size() && words[i + 1].rfind("-", 0) != 0;
       if (has_value) {
-        ctx.old_command = argv[++i];
+        ctx.old_command = words[++i];
       } else {
         ctx.command_flag = true;
       }

@@ -44,6 +44,7 @@ void add_commands(CLI::App& app, CliContext& ctx) {
   add_whoami_command(app, ctx);
   add_version_command(app, ctx);
   add_dashboard_command(app, ctx);
+  add_v2_commands(app, ctx);
   add_completion_command(app, ctx);
 }
 

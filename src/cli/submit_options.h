@@ -1,6 +1,8 @@
 #pragma once
-// The flags `submit` and `submit-mpi` share, and how they become a JobSpec (Run:AI v1 semantics:
-// see docs/cli.md). Bound to CLI11 by add_submit_flags; turned into a spec by build_job_spec.
+// The flags the submit verbs share (v1: `submit`, `submit-mpi`; v2: `training submit`, `training
+// mpi submit`, `workspace submit`), and how they become a JobSpec (docs/cli.md). Bound to CLI11 by
+// add_submit_flags; turned into a spec by build_job_spec. A v2 spelling with a v1 twin binds the
+// same field, so both spellings store the same spec.
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,7 +14,12 @@
 
 namespace lane::cli {
 
+// Which Run:AI CLI a submit verb speaks: v1 verbs list the v1 spellings and refuse the v2-only ones
+// naming their twin; v2 verbs list the v2 spellings and still take the v1 twins (unlisted).
+enum class Dialect { kV1, kV2 };
+
 struct SubmitOptions {
+  Dialect dialect = Dialect::kV1;
   submit::JobSpec spec;  // the flags that are fields of the spec bind here; build_job_spec completes it
   std::string positional_name, name_prefix, output;
   bool interactive = false, dry_run = false;
@@ -24,11 +31,15 @@ struct SubmitOptions {
   // submit::parse_ttl_after_finish). The quantities bind into the spec's submit::Quantity fields,
   // parsed as they bind; validate reports a bad one, in its own order.
   std::optional<std::string> gpu;  // an empty value is an error, not 0
+  std::string gpu_flag = "--gpu";  // which spelling set it (v2: --gpu-devices-request, --gpu-portion-request)
   std::vector<std::string> env, pvcs, volumes, ports, tolerations;
+  std::vector<std::string> existing_pvcs, new_pvcs, host_paths, external_urls;  // v2 (cli/v2_spec_parsing.h)
   std::string ttl_after_finish;
 };
 
-void add_submit_flags(CLI::App* cmd, SubmitOptions& o);
+// Adds the flags in help groups (Job, Resources, Storage, Networking, Scheduling, Environment,
+// Output) in `o.dialect`'s spellings. `examples`: the footer of --help, one command a line.
+void add_submit_flags(CLI::App* cmd, SubmitOptions& o, const std::vector<std::string>& examples);
 
 // Validates the flags (UsageError with the fix) and assembles the spec; the name is resolved
 // later (run_submit) because --job-name-prefix needs the backend.

@@ -102,14 +102,10 @@ void add_project_command(CLI::App& app, CliContext& ctx) {
                                                  : "get their own network namespace (loopback only)");
   });
 
-  // runai's old spelling of `config project P` (deprecated there too; hidden from --help).
-  auto* old_set = cmd->add_subcommand("set", "Deprecated: use `lanectl config project P`");
-  old_set->group("");
-  old_set->add_option("NAME", o->name, "Project name")->required();
-  old_set->callback([o, &ctx] {
-    ctx.err << "Command \"project set\" is deprecated, use `lanectl config project " << o->name << "` instead\n";
-    set_default_project(ctx, o->name);
-  });
+  // Run:AI v2's spelling of `config project P` (the v1 CLI had deprecated it; v2 recommends it).
+  auto* set_default = cmd->add_subcommand("set", "Set the default project (= lanectl config project P)");
+  set_default->add_option("NAME", o->name, "Project name")->required();
+  set_default->callback([o, &ctx] { set_default_project(ctx, o->name); });
 }
 
 }  // namespace lane::cli

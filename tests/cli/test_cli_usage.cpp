@@ -307,7 +307,7 @@ TEST_CASE("command-line library errors read like ours: prefix, flag named, order
       {Args{"lisst"}, "unknown command 'lisst'; did you mean 'list'?"},
       {Args{"frobnicate"}, "unknown command 'frobnicate'; see `lanectl --help` for the commands"},
       {Args{"project", "crate", "x"}, "unknown command 'crate' for `lanectl project`; did you mean 'create'?"},
-      {Args{"project"}, "`lanectl project` needs a command: create, list, delete, set-quota, set-network; see `lanectl project --help`"},
+      {Args{"project"}, "`lanectl project` needs a command: create, list, delete, set-quota, set-network, set; see `lanectl project --help`"},
       {Args{"submit", "j1", "-i", "x", "--gpus", "1"}, "unknown flag '--gpus' for `lanectl submit`; did you mean '--gpu'?"},
       {Args{"submit", "j1", "-i", "x", "--procesess=2"},
        "unknown flag '--procesess' for `lanectl submit`; see `lanectl submit --help`"},  // submit-mpi's, not submit's

@@ -30,6 +30,7 @@ struct NodeStatus {
   int gpu_capacity = -1;       // Kubernetes: status.capacity nvidia.com/gpu (spec.gpus: allocatable); -1 = as spec.gpus
   std::string ready;           // Kubernetes: the Ready condition ("True", "False", "Unknown"); "" = not known
   std::string address;         // Kubernetes: the InternalIP; "" = not known
+  std::string node_pool;       // Kubernetes: its label kai.scheduler/node-pool; "" = the default pool
   std::vector<GpuHold> holds;  // the running pods holding GPUs there, in job order
 };
 

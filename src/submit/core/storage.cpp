@@ -6,10 +6,7 @@ namespace lane::submit {
 
 std::vector<std::string> claims_of(const JobSpec& spec) {
   std::vector<std::string> claims;
-  for (size_t i = 0; i < spec.pvcs.size(); ++i) {
-    const auto& p = spec.pvcs[i];
-    claims.push_back(p.create && p.claim.empty() ? generated_claim_name(spec.name, i) : p.claim);
-  }
+  for (size_t i = 0; i < spec.pvcs.size(); ++i) claims.push_back(claim_name(spec, i));
   return claims;
 }
 

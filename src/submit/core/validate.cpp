@@ -101,7 +101,9 @@ void check_pvcs(const JobSpec& spec, bool named) {
       continue;
     }
     if (auto problem = pvc_size_problem(m.size)) throw UsageError(fmt::format("--pvc #{}: {}", i + 1, *problem));
-    if (named)
+    if (!m.claim.empty())
+      require_dns1123_label(m.claim, fmt::format("--pvc #{} new claim name (--new-pvc claimname=)", i + 1));
+    else if (named)
       require_dns1123_label(generated_claim_name(spec.name, i),
                             fmt::format("--pvc #{} new claim name (pvc-<job>-{}: use a shorter job name)", i + 1, i));
   }

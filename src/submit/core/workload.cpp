@@ -48,6 +48,11 @@ std::string type_label(const JobSpec& spec) {
 
 std::string generated_claim_name(const std::string& job, size_t index) { return fmt::format("pvc-{}-{}", job, index); }
 
+std::string claim_name(const JobSpec& spec, size_t index) {
+  const PvcMount& m = spec.pvcs.at(index);
+  return m.create && m.claim.empty() ? generated_claim_name(spec.name, index) : m.claim;
+}
+
 bool is_env_name(std::string_view name) {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
   for (char c : name)

@@ -24,8 +24,9 @@ const char* to_string(JobStatus status);  // "Pending", "Running", ...
 // --pvc: either a new claim `[StorageClass]:Size:MountPath[:ro]` (named pvc-<job>-<index>)
 // or an existing one `ExistingClaim:MountPath[:ro]`.
 struct PvcMount {
-  bool create = false;         // true: new claim pvc-<job>-<index>
-  std::string claim;           // existing claim name, or the generated name once known
+  bool create = false;         // true: a new claim (claim_name: pvc-<job>-<index> unless named)
+  std::string claim;           // existing claim; a new claim's own name (--new-pvc claimname=),
+                               // else empty until the generated name is known
   std::string storage_class;   // new claims only; empty = default class
   Quantity size;               // new claims only ("3Gi"; at least kMinPvcBytes: validate.h)
   std::string mount_path;      // absolute path inside the job
@@ -137,6 +138,9 @@ struct JobSpec {
 
   double total_gpus() const { return gpu * (type == JobType::kMpi ? processes : 1); }
 };
+
+// The claim --pvc entry `index` mounts: its claim, or pvc-<job>-<index> for a new unnamed one.
+std::string claim_name(const JobSpec& spec, size_t index);
 
 // For anything printed or annotated: `spec` with the values of secret-looking -e names, the
 // secret parts of other values, command and args, and their spelling in cli_argv masked

@@ -34,6 +34,7 @@ std::vector<NodeStatus> KubeCluster::list_nodes() {
   for (const auto& n : ctx_.client->list(res::kNode, "").items) {
     NodeStatus ns;
     ns.spec.name = text(n["metadata"], "name");
+    ns.node_pool = text(n["metadata"].value("labels", Json::object()), kNodePoolLabel);
     const Json& status = object_field(n, "status");
     std::string g = text(object_field(status, "allocatable"), "nvidia.com/gpu");
     ns.spec.gpus = g.empty() ? 0 : std::stoi(g);

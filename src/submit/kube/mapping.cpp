@@ -65,7 +65,7 @@ PodParts storage_parts(const JobSpec& spec) {
   PodParts p;
   for (size_t i = 0; i < spec.pvcs.size(); ++i) {
     const auto& m = spec.pvcs[i];
-    std::string claim = m.create ? generated_claim_name(spec.name, i) : m.claim;
+    std::string claim = claim_name(spec, i);
     std::string vol = fmt::format("pvc-volume-{}", i);
     Json source{{"claimName", claim}};
     if (m.read_only) source["readOnly"] = true;
@@ -163,7 +163,7 @@ Json pvc_object(const KubeSettings& s, const JobSpec& spec, size_t index) {
   Json pvc{{"apiVersion", "v1"},
            {"kind", "PersistentVolumeClaim"},
            {"metadata",
-            {{"name", generated_claim_name(spec.name, index)},
+            {{"name", claim_name(spec, index)},
              {"namespace", project_namespace(s, spec.project)},
              {"labels", {{kJobLabel, spec.name}, {kProjectLabel, spec.project}, {kManagedByLabel, kManagedByValue}}}}},
            {"spec",

@@ -51,7 +51,7 @@ std::vector<NodeStatus> LocalCluster::list_nodes() {
   ReadTransaction tx(st_.db);
   bool declared = false;
   std::vector<NodeStatus> out;
-  for (const auto& n : effective_nodes(st_.db, &declared)) out.push_back({n, 0, {}, declared, -1, {}, {}, {}});
+  for (const auto& n : effective_nodes(st_.db, &declared)) out.push_back({n, 0, {}, declared, -1, {}, {}, {}, {}});
   for (const auto& row : load_job_rows(st_.db, std::nullopt, false, true)) {
     if (row.status != JobStatus::kRunning) continue;
     for (size_t i = 0; i < row.placement.size(); ++i) {

@@ -24,10 +24,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string claim_for(const JobSpec& spec, size_t index) {
-  return generated_claim_name(spec.name, index);
-}
-
 // True when `path` is `root` or lies below it, symlinks resolved where they exist.
 bool path_within(const std::string& path, const std::string& root) {
   std::error_code ec;
@@ -95,7 +91,7 @@ json LocalJobs::render(const JobSpec& spec) {
   for (size_t i = 0; i < resolved.pvcs.size(); ++i) {
     auto& p = resolved.pvcs[i];
     if (p.create) {
-      p.claim = claim_for(resolved, i);
+      p.claim = claim_name(resolved, i);
       items.push_back({{"kind", "Volume"}, {"name", p.claim}, {"size", p.size.text()},
                        {"storageClass", p.storage_class},
                        {"path", (st_.paths.volumes_dir() / p.claim).string()}});
@@ -138,7 +134,7 @@ JobInfo LocalJobs::submit(const JobSpec& input) {
         named.push_back(p.claim);
       }
       if (!p.create) continue;
-      p.claim = claim_for(spec, i);
+      p.claim = claim_name(spec, i);
       if (auto existing = st_.volumes.find(p.claim)) {
         // A resubmitted job (same name) gets its old claim back, as a re-created PVC would bind.
         if (existing->origin != owner)
