@@ -18,7 +18,7 @@ bool is_kube_flag(const std::string& a) {
 }  // namespace
 
 std::vector<std::string> split_command_line(const std::vector<std::string>& argv, CliContext& ctx) {
-  static const std::set<std::string> kSubmitVerbs = {"submit", "submit-mpi", "mpi", "mj"};
+  static const std::set<std::string> kSubmitVerbs = {"submit", "submit-mpi", "mpi", "mj", "submit-dist"};
   bool submit_verb = argv.size() > 1 && kSubmitVerbs.count(argv[1]);
   std::vector<std::string> kept;
   for (size_t i = 0; i < argv.size(); ++i) {

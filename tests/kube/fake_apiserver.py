@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A small Kubernetes API server for lanectl's tests.
 
-It serves the REST endpoints lanectl uses (core v1, batch/v1 Jobs, kubeflow.org MPIJobs,
+It serves the REST endpoints lanectl uses (core v1, batch/v1 Jobs, kubeflow.org MPIJobs and PyTorchJobs,
 CSI VolumeSnapshots, KAI Queues) from memory, with resourceVersions, list pagination
 (limit/continue), watches (chunked, resumable, 410 Gone after compaction), pod logs
 (follow, tailLines, sinceSeconds, timestamps, container) and Status errors.
@@ -47,6 +47,8 @@ try:
 except AttributeError:  # pragma: no cover
     YamlLoader = yaml.SafeLoader
 
+# The PyTorchJob CRD is this folder's own subset of the training operator's (crds/, see its header).
+PYTORCHJOB_CRD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "crds", "kubeflow.org_pytorchjobs.yaml")
 # (group, version, plural) -> (kind, namespaced, schema source)
 RESOURCES = {
     ("", "v1", "namespaces"): ("Namespace", False, "core"),
@@ -60,6 +62,7 @@ RESOURCES = {
     ("", "v1", "persistentvolumes"): ("PersistentVolume", False, "core"),
     ("batch", "v1", "jobs"): ("Job", True, "batch"),
     ("kubeflow.org", "v2beta1", "mpijobs"): ("MPIJob", True, "mpijobs.kubeflow.org.yaml"),
+    ("kubeflow.org", "v1", "pytorchjobs"): ("PyTorchJob", True, PYTORCHJOB_CRD),
     ("snapshot.storage.k8s.io", "v1", "volumesnapshots"):
         ("VolumeSnapshot", True, "snapshot.storage.k8s.io_volumesnapshots.yaml"),
     ("snapshot.storage.k8s.io", "v1", "volumesnapshotclasses"):
@@ -274,6 +277,9 @@ def pod_spec_causes(field, spec):
     return out
 
 
+REPLICA_SPECS = {"MPIJob": "mpiReplicaSpecs", "PyTorchJob": "pytorchReplicaSpecs"}
+
+
 def pod_specs(kind, obj):
     """(field, pod spec) of every pod an object describes."""
     spec = obj.get("spec") or {}
@@ -281,9 +287,10 @@ def pod_specs(kind, obj):
         return [("spec", spec)]
     if kind == "Job":
         return [("spec.template.spec", (spec.get("template") or {}).get("spec") or {})]
-    if kind == "MPIJob":
-        return [("spec.mpiReplicaSpecs[%s].template.spec" % r, (rs.get("template") or {}).get("spec") or {})
-                for r, rs in (spec.get("mpiReplicaSpecs") or {}).items()]
+    if kind in REPLICA_SPECS:
+        field = REPLICA_SPECS[kind]
+        return [("spec.%s[%s].template.spec" % (field, r), (rs.get("template") or {}).get("spec") or {})
+                for r, rs in (spec.get(field) or {}).items()]
     return []
 
 
@@ -452,6 +459,7 @@ SUBRESOURCES = {"pods": [("log", ["get"]), ("exec", ["create", "get"]), ("status
                 "persistentvolumeclaims": [("status", ["get", "patch", "update"])],
                 "ingresses": [("status", ["get", "patch", "update"])],
                 "mpijobs": [("status", ["get", "patch", "update"])],
+                "pytorchjobs": [("status", ["get", "patch", "update"])],
                 "volumesnapshots": [("status", ["get", "patch", "update"])]}
 VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
 # The protobuf the real server answers to Accept: ...proto-openapi.spec.v2... (kubectl asks only
@@ -644,6 +652,16 @@ def strictify(node):
     return node
 
 
+def pod_template_refs(node):
+    """A CRD node marked x-lanectl-pod-template becomes the core PodTemplateSpec (which the
+    official CRDs inline there)."""
+    for d in dicts(node):
+        for k, v in list(d.items()):
+            if isinstance(v, dict) and v.get("x-lanectl-pod-template"):
+                d[k] = {"$ref": "#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec"}
+    return node
+
+
 def dicts(node):
     """Every object of a JSON tree, each before its children (which may be changed meanwhile)."""
     if isinstance(node, (dict, list)):
@@ -699,7 +717,7 @@ class Schemas:
             else:
                 crd = self.crd(source)
                 ver = [v for v in crd["spec"]["versions"] if v["name"] == version][0]
-                root = strictify(copy.deepcopy(ver["schema"]["openAPIV3Schema"]))
+                root = pod_template_refs(strictify(copy.deepcopy(ver["schema"]["openAPIV3Schema"])))
                 comps = {"ObjectMeta": self.core()["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]}
                 # CRD schemas say only "metadata: object"; the server checks ObjectMeta itself.
                 root.setdefault("properties", {})["metadata"] = {"$ref": "#/components/schemas/ObjectMeta"}
@@ -2009,6 +2027,14 @@ def react(srv, kind, ns, obj):
         store.put(KIND_TO_RESOURCE["Job"], ns, st, "MODIFIED")
         store.logs.setdefault((ns, pod["metadata"]["name"]), {
             "lines": [(time.time(), "%s: line %d" % (name, i)) for i in range(1, 21)], "follow": [], "interval": 0})
+    elif kind == "PyTorchJob":
+        pods = pytorchjob_pods(obj)
+        for pod in pods:
+            start_pod(srv, ns, pod)
+            store.logs.setdefault((ns, pod["metadata"]["name"]), {
+                "lines": [(time.time(), "%s: WORLD_SIZE=%d" % (pod["metadata"]["name"], len(pods)))],
+                "follow": [], "interval": 0})
+        kubeflow_running(store, ns, obj, "pytorchjob-controller")
     elif kind == "MPIJob":
         workers = obj["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"]
         for pod in mpijob_pods(obj, workers):
@@ -2018,17 +2044,7 @@ def react(srv, kind, ns, obj):
                     "lines": [(time.time(), "Running with %d workers" % workers)] +
                              [(time.time(), "[1,0]<stdout>:epoch %d" % i) for i in range(1, 11)],
                     "follow": [], "interval": 0})
-        emit_event(store, ns, obj, "MPIJobCreated", "MPIJob %s/%s is created." % (ns, name), "mpi-job-controller")
-        st = dict(obj)
-        st["status"] = {"conditions": [
-            {"type": "Created", "status": "True", "reason": "MPIJobCreated",
-             "message": "MPIJob %s/%s is created." % (ns, name),
-             "lastTransitionTime": now_rfc3339(), "lastUpdateTime": now_rfc3339()},
-            {"type": "Running", "status": "True", "reason": "MPIJobRunning",
-             "message": "MPIJob %s/%s is running." % (ns, name),
-             "lastTransitionTime": now_rfc3339(), "lastUpdateTime": now_rfc3339()}],
-            "startTime": now_rfc3339()}
-        store.put(KIND_TO_RESOURCE["MPIJob"], ns, st, "MODIFIED")
+        kubeflow_running(store, ns, obj, "mpi-job-controller")
     elif kind == "PersistentVolumeClaim":
         bind_claim(srv, ns, obj)
     elif kind == "Deployment":
@@ -2040,9 +2056,23 @@ def react(srv, kind, ns, obj):
     elif kind == "VolumeSnapshot":
         threading.Timer(srv.snapshot_delay, snapshot_ready, (srv, ns, name)).start()
     run = (obj["metadata"].get("annotations") or {}).get(RUN_SECONDS)
-    if kind in ("Job", "MPIJob") and run is not None:
+    if kind in ("Job", "MPIJob", "PyTorchJob") and run is not None:
         code = int(obj["metadata"]["annotations"].get(EXIT_CODE, "0"))
         threading.Timer(float(run), finish_workload, (srv, kind, ns, name, code)).start()
+
+
+def kubeflow_running(store, ns, obj, component):
+    """A Kubeflow operator's account of a started job: an event and the Created and Running
+    conditions (reasons <Kind>Created, <Kind>Running; lock held)."""
+    kind, name, now = obj["kind"], obj["metadata"]["name"], now_rfc3339()
+    emit_event(store, ns, obj, kind + "Created", "%s %s/%s is created." % (kind, ns, name), component)
+    st = dict(obj)
+    st["status"] = {"conditions": [
+        {"type": t, "status": "True", "reason": kind + t, "message": "%s %s/%s is %s." % (kind, ns, name, word),
+         "lastTransitionTime": now, "lastUpdateTime": now} for t, word in (("Created", "created"),
+                                                                             ("Running", "running"))],
+        "startTime": now}
+    store.put(KIND_TO_RESOURCE[kind], ns, st, "MODIFIED")
 
 
 def bind_claim(srv, ns, pvc):
@@ -2130,8 +2160,8 @@ def finish_workload(srv, kind, ns, name, code):
             conds = [dict(c, status="False") if c["type"] == "Running" else c
                      for c in (obj.get("status") or {}).get("conditions", [])]
             conds.append({"type": "Succeeded" if ok else "Failed", "status": "True",
-                          "reason": "MPIJobSucceeded" if ok else "MPIJobFailed",
-                          "message": "MPIJob %s/%s %s." % (ns, name, "successfully completed" if ok else "has failed"),
+                          "reason": kind + ("Succeeded" if ok else "Failed"),
+                          "message": "%s %s/%s %s." % (kind, ns, name, "successfully completed" if ok else "has failed"),
                           "lastTransitionTime": now, "lastUpdateTime": now})
             st["status"] = dict(obj.get("status") or {}, conditions=conds, completionTime=now)
         store.put(key, ns, st, "MODIFIED")
@@ -2260,6 +2290,28 @@ def mpijob_pods(job, workers):
             dict(wt.get("metadata", {}).get("labels", {}), **base,
                  **{"training.kubeflow.org/job-role": "worker", "training.kubeflow.org/replica-index": str(i)}),
             owner(job), "aks-gpupool-34613062-vmss%06d" % (i % 3)))
+    return pods
+
+
+def pytorchjob_pods(job):
+    """The training operator's pods: <name>-master-0 and <name>-worker-<i>, labelled with the job
+    name, replica type and index (job-role master on the master)."""
+    ns, name = job["metadata"]["namespace"], job["metadata"]["name"]
+    specs = job["spec"]["pytorchReplicaSpecs"]
+    pods = []
+    for rtype in ("Master", "Worker"):
+        if rtype not in specs:
+            continue
+        tmpl = specs[rtype]["template"]
+        for i in range(specs[rtype].get("replicas", 1)):
+            labels = dict(tmpl.get("metadata", {}).get("labels", {}), **{
+                "training.kubeflow.org/operator-name": "pytorchjob-controller",
+                "training.kubeflow.org/job-name": name, "training.kubeflow.org/replica-type": rtype.lower(),
+                "training.kubeflow.org/replica-index": str(i)})
+            if rtype == "Master":
+                labels["training.kubeflow.org/job-role"] = "master"
+            pods.append(pod_from_template(ns, "%s-%s-%d" % (name, rtype.lower(), i), tmpl, labels, owner(job),
+                                          "aks-gpupool-34613062-vmss%06d" % (len(pods) % 3)))
     return pods
 
 
