@@ -42,6 +42,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import jsonschema
 import yaml
 
+import kai_scheduler
+
 try:
     YamlLoader = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover
@@ -1059,6 +1061,9 @@ class Server(ThreadingHTTPServer):
         self.denied = []  # [{"verb", "resource"}] SelfSubjectAccessReview refuses ("*" = any)
         self.warnings = []  # Warning header texts every answer carries (as from an admission webhook)
         self.node_turn = itertools.count()
+        self.kai_scheduler = False  # /_test/settings: pods wait for the KAI-like scheduler (kai_pass)
+        self.kai_order = {}         # workload uid -> submission order
+        self.kai_said = {}          # workload uid -> the last pending reason emitted as an event
         self.gc = GarbageCollector(self)
 
     def handle_error(self, request, client_address):
@@ -1220,7 +1225,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_json(200, {"ok": True})
         if path == "/_test/settings":
             for name in ("snapshot_delay", "token", "snapshot_error", "exec_protocols", "termination_seconds",
-                         "denied", "warnings"):
+                         "denied", "warnings", "kai_scheduler"):
                 if name in data:
                     setattr(srv, name, data[name])
             return self.send_json(200, {"ok": True})
@@ -1771,6 +1776,7 @@ class Handler(BaseHTTPRequestHandler):
                 return self.server.gc.delete_foreground(key, ns, obj)
             self.server.gc.cascade(obj["metadata"]["uid"], policy)
             store.put(key, ns, copy.deepcopy(obj), "DELETED")
+            kai_pass(self.server)
         return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                 "details": {"name": name, "group": key[0], "kind": key[2], "uid": obj["metadata"]["uid"]}}
 
@@ -1999,15 +2005,117 @@ def start_pod(srv, ns, pod):
     store = srv.store
     nodes = sorted(o["metadata"]["name"] for (k, _, _), o in store.objects.items() if k == ("", "v1", "nodes"))
     if nodes:
-        node = store.objects[(("", "v1", "nodes"), "", nodes[next(srv.node_turn) % len(nodes)])]
-        pod["spec"]["nodeName"] = node["metadata"]["name"]
+        pod["spec"]["nodeName"] = nodes[next(srv.node_turn) % len(nodes)]
+    place_pod(srv, ns, pod)
+
+
+def place_pod(srv, ns, pod):
+    """The kubelet: the pod runs on spec.nodeName (hostIP from a declared Node), with events (lock held)."""
+    store = srv.store
+    node = store.objects.get((("", "v1", "nodes"), "", pod["spec"]["nodeName"]))
+    if node:
         ips = [a["address"] for a in (node.get("status") or {}).get("addresses") or [] if a.get("type") == "InternalIP"]
         pod["status"]["hostIP"] = ips[0] if ips else pod["status"]["hostIP"]
-    store.put(POD_KEY, ns, pod, "ADDED")
+    store.put(POD_KEY, ns, pod, "MODIFIED" if (POD_KEY, ns, pod["metadata"]["name"]) in store.objects else "ADDED")
     emit_event(store, ns, pod, "Scheduled", "Successfully assigned %s/%s to %s" % (
         ns, pod["metadata"]["name"], pod["spec"]["nodeName"]), "default-scheduler")
     for c in pod["spec"].get("containers", []):
         emit_event(store, ns, pod, "Started", "Started container %s" % c["name"], "kubelet")
+
+
+def admit(srv, ns, pod):
+    """A new workload pod: running at once (round robin over the nodes), or Pending for the KAI-like
+    scheduler when /_test/settings turned it on (lock held)."""
+    if not srv.kai_scheduler:
+        return start_pod(srv, ns, pod)
+    pod["spec"].pop("nodeName", None)
+    pod["status"] = {"phase": "Pending", "qosClass": "BestEffort", "conditions": [
+        {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "lastProbeTime": None,
+         "lastTransitionTime": now_rfc3339()}]}
+    srv.store.put(POD_KEY, ns, pod, "MODIFIED" if (POD_KEY, ns, pod["metadata"]["name"]) in srv.store.objects
+                  else "ADDED")
+
+
+def pod_gpus(pod):
+    """Whole GPUs of the pod's limits plus its gpu-fraction annotation."""
+    total = 0.0
+    for c in pod["spec"].get("containers", []):
+        total += float(((c.get("resources") or {}).get("limits") or {}).get("nvidia.com/gpu", 0))
+    return total + float((pod["metadata"].get("annotations") or {}).get("gpu-fraction", 0))
+
+
+def preemptible(labels):
+    """KAI's rule: priority class build (interactive) is non-preemptible, the others preemptible;
+    the kai.scheduler/preemptibility label overrides."""
+    choice = labels.get("kai.scheduler/preemptibility")
+    if choice:
+        return choice == "preemptible"
+    return labels.get("priorityClassName", "train") != "build"
+
+
+def kai_gangs(srv):
+    """The workloads' pods (by owner) as kai_scheduler.Gangs, and {gang id: (owner, [pod keys])}."""
+    store = srv.store
+    owners = {o["metadata"].get("uid"): (k, n, o) for (k, n, _), o in store.objects.items()}
+    by = {}
+    for (k, n, name), pod in store.objects.items():
+        refs = pod["metadata"].get("ownerReferences") or []
+        phase = (pod.get("status") or {}).get("phase")
+        if k != POD_KEY or not refs or phase not in ("Pending", "Running") or refs[0]["uid"] not in owners:
+            continue
+        by.setdefault(refs[0]["uid"], []).append((k, n, name))
+    gangs, where = [], {}
+    for uid, keys in by.items():
+        pods = [store.objects[key] for key in keys]
+        labels = pods[0]["metadata"].get("labels") or {}
+        queue = labels.get("kai.scheduler/queue") or labels.get("runai/queue") or labels.get("project", "")
+        order = srv.kai_order.setdefault(uid, len(srv.kai_order))
+        running = any(p["status"]["phase"] == "Running" for p in pods)
+        gangs.append(kai_scheduler.Gang(uid, queue, order, preemptible(labels),
+                                        [(p["metadata"]["name"], pod_gpus(p), p["spec"].get("nodeName") if running
+                                          else None) for p in pods], running))
+        where[uid] = (owners[uid], keys)
+    return gangs, where
+
+
+def kai_pass(srv):
+    """One pass of the KAI-like scheduler (tests/kube/kai_scheduler.py) over the declared Nodes and
+    Queues, applied: pods started on their node, evicted gangs back to Pending with a Preempted
+    event, a Warning event with the reason for each gang left pending (lock held)."""
+    if not srv.kai_scheduler:
+        return
+    store = srv.store
+    nodes, queues = {}, {}
+    for (k, _, name), o in store.objects.items():
+        if k == ("", "v1", "nodes"):
+            nodes[name] = int(float(((o.get("status") or {}).get("allocatable") or {}).get("nvidia.com/gpu", 0)))
+        if k == KIND_TO_RESOURCE["Queue"]:
+            gpu = ((o.get("spec") or {}).get("resources") or {}).get("gpu") or {}
+            queues[name] = (float(gpu.get("quota", 0)), float(gpu.get("limit", -1)))
+    gangs, where = kai_gangs(srv)
+    start, evict, pending = kai_scheduler.schedule(nodes, queues, gangs)
+    for gid in evict:
+        (_, ns, owner), keys = where[gid]
+        for key in keys:
+            admit(srv, ns, copy.deepcopy(store.objects[key]))
+        emit_event(store, ns, owner, "Preempted", "evicted by the scheduler: another queue reclaims its "
+                   "deserved GPUs; it runs again when they are free", "kai-scheduler", "Warning")
+    for gid, placement in start.items():
+        (_, ns, _), keys = where[gid]
+        for key in keys:
+            pod = copy.deepcopy(store.objects[key])
+            fresh = pod_from_template(ns, pod["metadata"]["name"], {"spec": pod["spec"]}, {}, [],
+                                      placement[pod["metadata"]["name"]])
+            pod["spec"], pod["status"] = fresh["spec"], fresh["status"]
+            place_pod(srv, ns, pod)
+        srv.kai_said.pop(gid, None)
+    for gid, (reason, message) in pending.items():
+        (_, ns, owner), _ = where[gid]
+        if srv.kai_said.get(gid) != message:
+            srv.kai_said[gid] = message
+            emit_event(store, ns, owner, reason, message, "kai-scheduler", "Warning")
+    if evict:  # the evicted gangs now wait: one more pass gives them their reason
+        kai_pass(srv)
 
 
 def react(srv, kind, ns, obj):
@@ -2020,7 +2128,7 @@ def react(srv, kind, ns, obj):
                                 dict(tmpl.get("metadata", {}).get("labels", {}),
                                      **{"job-name": name, "controller-uid": obj["metadata"]["uid"]}),
                                 owner(obj), "aks-gpupool-34613062-vmss000000")
-        start_pod(srv, ns, pod)
+        admit(srv, ns, pod)
         emit_event(store, ns, obj, "SuccessfulCreate", "Created pod: " + pod["metadata"]["name"], "job-controller")
         st = dict(obj)
         st["status"] = {"active": 1, "ready": 1, "startTime": now_rfc3339()}
@@ -2030,7 +2138,7 @@ def react(srv, kind, ns, obj):
     elif kind == "PyTorchJob":
         pods = pytorchjob_pods(obj)
         for pod in pods:
-            start_pod(srv, ns, pod)
+            admit(srv, ns, pod)
             store.logs.setdefault((ns, pod["metadata"]["name"]), {
                 "lines": [(time.time(), "%s: WORLD_SIZE=%d" % (pod["metadata"]["name"], len(pods)))],
                 "follow": [], "interval": 0})
@@ -2038,7 +2146,7 @@ def react(srv, kind, ns, obj):
     elif kind == "MPIJob":
         workers = obj["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"]
         for pod in mpijob_pods(obj, workers):
-            start_pod(srv, ns, pod)
+            admit(srv, ns, pod)
             if pod["metadata"]["labels"]["training.kubeflow.org/job-role"] == "launcher":
                 store.logs.setdefault((ns, pod["metadata"]["name"]), {
                     "lines": [(time.time(), "Running with %d workers" % workers)] +
@@ -2055,6 +2163,8 @@ def react(srv, kind, ns, obj):
         store.put(KIND_TO_RESOURCE["Deployment"], ns, st, "MODIFIED")
     elif kind == "VolumeSnapshot":
         threading.Timer(srv.snapshot_delay, snapshot_ready, (srv, ns, name)).start()
+    if kind in ("Job", "MPIJob", "PyTorchJob"):
+        kai_pass(srv)
     run = (obj["metadata"].get("annotations") or {}).get(RUN_SECONDS)
     if kind in ("Job", "MPIJob", "PyTorchJob") and run is not None:
         code = int(obj["metadata"]["annotations"].get(EXIT_CODE, "0"))
@@ -2168,6 +2278,7 @@ def finish_workload(srv, kind, ns, name, code):
         emit_event(store, ns, st, "Completed" if ok else "BackoffLimitExceeded",
                    "Job completed" if ok else "Job has reached the specified backoff limit",
                    "job-controller", "Normal" if ok else "Warning")
+        kai_pass(srv)
         return copy.deepcopy(st)
 
 
@@ -2243,6 +2354,7 @@ class GarbageCollector:
                     if meta.get("finalizers") == ["foregroundDeletion"] and not dependents(store, meta["uid"]):
                         store.put(k, n, copy.deepcopy(o), "DELETED")
                         removed = True
+            kai_pass(self.srv)
 
 
 def owner(obj):

@@ -86,7 +86,7 @@ std::optional<std::string> never_fits(const ClusterState& state, const Workload&
 }
 
 std::optional<std::string> never_fits_with_fix(const ClusterState& state, const Workload& job) {
-  using detail::Remedy;
+  using detail::Remedy, detail::format_gpus, detail::format_units, detail::pod_shape;
   const Project* project = find_project(state, job.project);
   Remedy remedy = Remedy::kCluster;
   auto why = detail::never_fits(detail::ClusterLimits(state.nodes), project, job, &remedy);
