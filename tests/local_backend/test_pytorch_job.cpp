@@ -68,6 +68,8 @@ TEST_CASE("a PyTorch job's master and workers rendezvous on MASTER_ADDR:MASTER_P
   INFO(describe.out);
   CHECK(describe.out.find("ddp-master-0") != std::string::npos);
   CHECK(describe.out.find("ddp-worker-1") != std::string::npos);
+  CHECK(describe.out.find("IS DISTRIBUTED WORKLOAD: true") != std::string::npos);
+  CHECK(describe.out.find("TOTAL REQUESTED GPUS:    3") != std::string::npos);
   auto list = l.run({"list"});
   CHECK(list.out.find("PyTorch") != std::string::npos);
   CHECK(l.run({"logs", "ddp", "--pod", "ddp-worker-0"}).code == 2);  // one log for all ranks
