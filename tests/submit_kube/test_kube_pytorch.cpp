@@ -17,7 +17,7 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 
 }  // namespace
 
-TEST_CASE("kube pytorch: submit-dist pytorch creates a PyTorchJob the CRD accepts; list, describe, logs, delete",
+TEST_CASE("kube pytorch: submit-dist pytorch creates a PyTorchJob the CRD accepts, and list, describe, logs, delete work on it",
           "[submit_kube][fast]") {
   lane::test::FakeApiServer server;
   Cli cli(server.url());
@@ -104,7 +104,7 @@ TEST_CASE("kube pytorch: --dry-run renders Master alone with --workers 0, and ba
            {"submit-dist pytorch b -p p -i x -g 0.5", "each PyTorch worker needs whole GPUs"},
            {"submit-dist pytorch b -p p -i x --interactive", "--interactive is not available for submit-dist pytorch"},
            {"submit-dist pytorch b -p p -i x --completions 2", "not available for submit-dist pytorch"},
-           {"submit-dist -p p -i x", "pytorch"}}) {
+           {"submit-dist -p p -i x", "see `lanectl submit-dist --help`"}}) {
     r = cli.run_shell(line);
     INFO(line << "\n" << r.out);
     CHECK(r.code == 2);
