@@ -25,6 +25,7 @@ void add_commands(CLI::App& app, CliContext& ctx) {
                  "Kubernetes backend: the kubeconfig file to use (default: $KUBECONFIG, else ~/.kube/config)");
   add_submit_command(app, ctx);
   add_submit_mpi_command(app, ctx);
+  add_submit_dist_command(app, ctx);
   add_list_command(app, ctx);
   add_describe_command(app, ctx);
   add_logs_command(app, ctx);

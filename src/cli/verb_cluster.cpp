@@ -20,6 +20,22 @@ submit::NodeSpec parse_node(const std::string& word) {
   return {word.substr(0, eq), std::stoi(count)};
 }
 
+// Locally, with no nodes declared, the one row is this machine with the GPUs nvidia-smi found:
+// say so, and how to declare nodes (on stderr: the table stays what scripts read).
+void print_detection_note(CliContext& ctx, const std::vector<submit::NodeStatus>& nodes) {
+  if (nodes.size() != 1 || nodes[0].declared) return;
+  const submit::NodeStatus& n = nodes[0];
+  if (n.spec.gpus > 0)
+    ctx.err << fmt::format("note: no nodes declared; {} GPU(s) detected with nvidia-smi ({}). To share them "
+                           "differently, declare the nodes: lanectl cluster set-nodes {}={}\n",
+                           n.spec.gpus, n.gpu_models, n.spec.name, n.spec.gpus);
+  else
+    ctx.err << fmt::format("note: no nodes declared and no GPU detected (nvidia-smi is missing or lists none), so "
+                           "jobs run on CPU only. Declare the GPUs the scheduler may share with: lanectl cluster "
+                           "set-nodes NAME=GPUS... (e.g. lanectl cluster set-nodes {}=2)\n",
+                           n.spec.name);
+}
+
 }  // namespace
 
 void print_nodes(CliContext& ctx, const std::string& output) {
@@ -40,6 +56,7 @@ void print_nodes(CliContext& ctx, const std::string& output) {
                format_gpus(n.gpus_allocated), jobs});
   }
   table.print(ctx.out);
+  print_detection_note(ctx, list);
 }
 
 void add_cluster_command(CLI::App& app, CliContext& ctx) {

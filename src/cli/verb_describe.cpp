@@ -50,6 +50,7 @@ void print_job_description(const submit::JobInfo& j, bool wide, std::ostream& ou
   const auto& s = j.spec;
   int64_t end = j.finished_unix_ms ? j.finished_unix_ms : now;
   bool mpi = s.type == submit::JobType::kMpi;
+  const bool distributed = submit::is_distributed(s.type);  // MPI or PyTorch
   int succeeded = 0, failed = 0;
   for (const auto& p : j.pods) {
     succeeded += p.status == "Succeeded";
@@ -72,7 +73,7 @@ void print_job_description(const submit::JobInfo& j, bool wide, std::ostream& ou
   if (mpi) line("PROCESSES:", std::to_string(s.processes));
   line("SUCCEEDED PODS:", std::to_string(succeeded));
   line("FAILED PODS:", std::to_string(failed));
-  line("IS DISTRIBUTED WORKLOAD:", mpi ? "true" : "false");
+  line("IS DISTRIBUTED WORKLOAD:", distributed ? "true" : "false");
   if (j.exit_code) line("EXIT CODE:", std::to_string(*j.exit_code));
   for (const auto& [label, value] : submit::describe_flag_lines(s)) line(label.c_str(), value);
   line("NODES:", join(j.nodes, ","));

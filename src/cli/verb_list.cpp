@@ -37,8 +37,8 @@ std::string ip_cell(const submit::JobInfo& job) {
   return "-";
 }
 
-// -o wide: the pods the job is made of (1; MPI: the launcher and one per process).
-int pod_count(const submit::JobSpec& spec) { return spec.type == submit::JobType::kMpi ? spec.processes + 1 : 1; }
+// -o wide: the pods the job is made of (1; MPI: the launcher and one per process; PyTorch: master + workers).
+int pod_count(const submit::JobSpec& spec) { return submit::is_distributed(spec.type) ? spec.processes + 1 : 1; }
 
 struct ListOptions {
   std::vector<std::string> what;

@@ -131,7 +131,7 @@ void add_v2_commands(CLI::App& app, CliContext& ctx) {
 }
 
 RoutedCommand route_v2_command(const std::vector<std::string>& argv) {
-  static const std::set<std::string> kV1Submit = {"submit", "submit-mpi", "mpi", "mj"};
+  static const std::set<std::string> kV1Submit = {"submit", "submit-mpi", "mpi", "mj", "submit-dist"};
   RoutedCommand routed{argv};
   const V2Command* best = nullptr;
   size_t best_words = 0;

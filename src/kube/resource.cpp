@@ -24,6 +24,7 @@ const Resource kNode{"", "v1", "nodes", "Node", false};
 const Resource kConfigMap{"", "v1", "configmaps", "ConfigMap", true};
 const Resource kJob{"batch", "v1", "jobs", "Job", true};
 const Resource kMpiJob{"kubeflow.org", "v2beta1", "mpijobs", "MPIJob", true};
+const Resource kPyTorchJob{"kubeflow.org", "v1", "pytorchjobs", "PyTorchJob", true};
 const Resource kVolumeSnapshot{"snapshot.storage.k8s.io", "v1", "volumesnapshots", "VolumeSnapshot", true};
 const Resource kVolumeSnapshotClass{"snapshot.storage.k8s.io", "v1", "volumesnapshotclasses",
                                     "VolumeSnapshotClass", false};

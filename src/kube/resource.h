@@ -20,7 +20,7 @@ struct Resource {
 
 namespace resources {
 extern const Resource kNamespace, kPod, kPvc, kService, kEvent, kNode, kConfigMap;
-extern const Resource kJob, kMpiJob, kVolumeSnapshot, kVolumeSnapshotClass, kQueue, kPodGroup;
+extern const Resource kJob, kMpiJob, kPyTorchJob, kVolumeSnapshot, kVolumeSnapshotClass, kQueue, kPodGroup;
 extern const Resource kIngress;  // networking.k8s.io/v1
 }  // namespace resources
 

@@ -131,7 +131,7 @@ TEST_CASE("completion bash defines a function bash uses to complete lanectl's su
                   l.home());
   INFO(out);
   CHECK(has(out, "complete -F _lanectl lanectl\n"));
-  CHECK(has(out, "top: submit submit-mpi\n"));
+  CHECK(has(out, "top: submit submit-mpi submit-dist\n"));
   CHECK(has(out, "config: project backend --help -h\n"));
   CHECK(has(out, "alias: --processes\n"));  // `mj` is submit-mpi's alias
   CHECK(has(out, "flag: --all-projects\n"));

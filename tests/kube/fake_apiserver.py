@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A small Kubernetes API server for lanectl's tests.
 
-It serves the REST endpoints lanectl uses (core v1, batch/v1 Jobs, kubeflow.org MPIJobs,
+It serves the REST endpoints lanectl uses (core v1, batch/v1 Jobs, kubeflow.org MPIJobs and PyTorchJobs,
 CSI VolumeSnapshots, KAI Queues) from memory, with resourceVersions, list pagination
 (limit/continue), watches (chunked, resumable, 410 Gone after compaction), pod logs
 (follow, tailLines, sinceSeconds, timestamps, container) and Status errors.
@@ -42,11 +42,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import jsonschema
 import yaml
 
+import kai_scheduler
+
 try:
     YamlLoader = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover
     YamlLoader = yaml.SafeLoader
 
+# The PyTorchJob CRD is this folder's own subset of the training operator's (crds/, see its header).
+PYTORCHJOB_CRD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "crds", "kubeflow.org_pytorchjobs.yaml")
 # (group, version, plural) -> (kind, namespaced, schema source)
 RESOURCES = {
     ("", "v1", "namespaces"): ("Namespace", False, "core"),
@@ -60,6 +64,7 @@ RESOURCES = {
     ("", "v1", "persistentvolumes"): ("PersistentVolume", False, "core"),
     ("batch", "v1", "jobs"): ("Job", True, "batch"),
     ("kubeflow.org", "v2beta1", "mpijobs"): ("MPIJob", True, "mpijobs.kubeflow.org.yaml"),
+    ("kubeflow.org", "v1", "pytorchjobs"): ("PyTorchJob", True, PYTORCHJOB_CRD),
     ("snapshot.storage.k8s.io", "v1", "volumesnapshots"):
         ("VolumeSnapshot", True, "snapshot.storage.k8s.io_volumesnapshots.yaml"),
     ("snapshot.storage.k8s.io", "v1", "volumesnapshotclasses"):
@@ -274,6 +279,9 @@ def pod_spec_causes(field, spec):
     return out
 
 
+REPLICA_SPECS = {"MPIJob": "mpiReplicaSpecs", "PyTorchJob": "pytorchReplicaSpecs"}
+
+
 def pod_specs(kind, obj):
     """(field, pod spec) of every pod an object describes."""
     spec = obj.get("spec") or {}
@@ -281,9 +289,10 @@ def pod_specs(kind, obj):
         return [("spec", spec)]
     if kind == "Job":
         return [("spec.template.spec", (spec.get("template") or {}).get("spec") or {})]
-    if kind == "MPIJob":
-        return [("spec.mpiReplicaSpecs[%s].template.spec" % r, (rs.get("template") or {}).get("spec") or {})
-                for r, rs in (spec.get("mpiReplicaSpecs") or {}).items()]
+    if kind in REPLICA_SPECS:
+        field = REPLICA_SPECS[kind]
+        return [("spec.%s[%s].template.spec" % (field, r), (rs.get("template") or {}).get("spec") or {})
+                for r, rs in (spec.get(field) or {}).items()]
     return []
 
 
@@ -452,6 +461,7 @@ SUBRESOURCES = {"pods": [("log", ["get"]), ("exec", ["create", "get"]), ("status
                 "persistentvolumeclaims": [("status", ["get", "patch", "update"])],
                 "ingresses": [("status", ["get", "patch", "update"])],
                 "mpijobs": [("status", ["get", "patch", "update"])],
+                "pytorchjobs": [("status", ["get", "patch", "update"])],
                 "volumesnapshots": [("status", ["get", "patch", "update"])]}
 VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
 # The protobuf the real server answers to Accept: ...proto-openapi.spec.v2... (kubectl asks only
@@ -644,6 +654,16 @@ def strictify(node):
     return node
 
 
+def pod_template_refs(node):
+    """A CRD node marked x-lanectl-pod-template becomes the core PodTemplateSpec (which the
+    official CRDs inline there)."""
+    for d in dicts(node):
+        for k, v in list(d.items()):
+            if isinstance(v, dict) and v.get("x-lanectl-pod-template"):
+                d[k] = {"$ref": "#/components/schemas/io.k8s.api.core.v1.PodTemplateSpec"}
+    return node
+
+
 def dicts(node):
     """Every object of a JSON tree, each before its children (which may be changed meanwhile)."""
     if isinstance(node, (dict, list)):
@@ -699,7 +719,7 @@ class Schemas:
             else:
                 crd = self.crd(source)
                 ver = [v for v in crd["spec"]["versions"] if v["name"] == version][0]
-                root = strictify(copy.deepcopy(ver["schema"]["openAPIV3Schema"]))
+                root = pod_template_refs(strictify(copy.deepcopy(ver["schema"]["openAPIV3Schema"])))
                 comps = {"ObjectMeta": self.core()["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]}
                 # CRD schemas say only "metadata: object"; the server checks ObjectMeta itself.
                 root.setdefault("properties", {})["metadata"] = {"$ref": "#/components/schemas/ObjectMeta"}
@@ -1041,6 +1061,9 @@ class Server(ThreadingHTTPServer):
         self.denied = []  # [{"verb", "resource"}] SelfSubjectAccessReview refuses ("*" = any)
         self.warnings = []  # Warning header texts every answer carries (as from an admission webhook)
         self.node_turn = itertools.count()
+        self.kai_scheduler = False  # /_test/settings: pods wait for the KAI-like scheduler (kai_pass)
+        self.kai_order = {}         # workload uid -> submission order
+        self.kai_said = {}          # workload uid -> the last pending reason emitted as an event
         self.gc = GarbageCollector(self)
 
     def handle_error(self, request, client_address):
@@ -1202,7 +1225,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_json(200, {"ok": True})
         if path == "/_test/settings":
             for name in ("snapshot_delay", "token", "snapshot_error", "exec_protocols", "termination_seconds",
-                         "denied", "warnings"):
+                         "denied", "warnings", "kai_scheduler"):
                 if name in data:
                     setattr(srv, name, data[name])
             return self.send_json(200, {"ok": True})
@@ -1753,6 +1776,7 @@ class Handler(BaseHTTPRequestHandler):
                 return self.server.gc.delete_foreground(key, ns, obj)
             self.server.gc.cascade(obj["metadata"]["uid"], policy)
             store.put(key, ns, copy.deepcopy(obj), "DELETED")
+            kai_pass(self.server)
         return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                 "details": {"name": name, "group": key[0], "kind": key[2], "uid": obj["metadata"]["uid"]}}
 
@@ -1981,15 +2005,117 @@ def start_pod(srv, ns, pod):
     store = srv.store
     nodes = sorted(o["metadata"]["name"] for (k, _, _), o in store.objects.items() if k == ("", "v1", "nodes"))
     if nodes:
-        node = store.objects[(("", "v1", "nodes"), "", nodes[next(srv.node_turn) % len(nodes)])]
-        pod["spec"]["nodeName"] = node["metadata"]["name"]
+        pod["spec"]["nodeName"] = nodes[next(srv.node_turn) % len(nodes)]
+    place_pod(srv, ns, pod)
+
+
+def place_pod(srv, ns, pod):
+    """The kubelet: the pod runs on spec.nodeName (hostIP from a declared Node), with events (lock held)."""
+    store = srv.store
+    node = store.objects.get((("", "v1", "nodes"), "", pod["spec"]["nodeName"]))
+    if node:
         ips = [a["address"] for a in (node.get("status") or {}).get("addresses") or [] if a.get("type") == "InternalIP"]
         pod["status"]["hostIP"] = ips[0] if ips else pod["status"]["hostIP"]
-    store.put(POD_KEY, ns, pod, "ADDED")
+    store.put(POD_KEY, ns, pod, "MODIFIED" if (POD_KEY, ns, pod["metadata"]["name"]) in store.objects else "ADDED")
     emit_event(store, ns, pod, "Scheduled", "Successfully assigned %s/%s to %s" % (
         ns, pod["metadata"]["name"], pod["spec"]["nodeName"]), "default-scheduler")
     for c in pod["spec"].get("containers", []):
         emit_event(store, ns, pod, "Started", "Started container %s" % c["name"], "kubelet")
+
+
+def admit(srv, ns, pod):
+    """A new workload pod: running at once (round robin over the nodes), or Pending for the KAI-like
+    scheduler when /_test/settings turned it on (lock held)."""
+    if not srv.kai_scheduler:
+        return start_pod(srv, ns, pod)
+    pod["spec"].pop("nodeName", None)
+    pod["status"] = {"phase": "Pending", "qosClass": "BestEffort", "conditions": [
+        {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "lastProbeTime": None,
+         "lastTransitionTime": now_rfc3339()}]}
+    srv.store.put(POD_KEY, ns, pod, "MODIFIED" if (POD_KEY, ns, pod["metadata"]["name"]) in srv.store.objects
+                  else "ADDED")
+
+
+def pod_gpus(pod):
+    """Whole GPUs of the pod's limits plus its gpu-fraction annotation."""
+    total = 0.0
+    for c in pod["spec"].get("containers", []):
+        total += float(((c.get("resources") or {}).get("limits") or {}).get("nvidia.com/gpu", 0))
+    return total + float((pod["metadata"].get("annotations") or {}).get("gpu-fraction", 0))
+
+
+def preemptible(labels):
+    """KAI's rule: priority class build (interactive) is non-preemptible, the others preemptible;
+    the kai.scheduler/preemptibility label overrides."""
+    choice = labels.get("kai.scheduler/preemptibility")
+    if choice:
+        return choice == "preemptible"
+    return labels.get("priorityClassName", "train") != "build"
+
+
+def kai_gangs(srv):
+    """The workloads' pods (by owner) as kai_scheduler.Gangs, and {gang id: (owner, [pod keys])}."""
+    store = srv.store
+    owners = {o["metadata"].get("uid"): (k, n, o) for (k, n, _), o in store.objects.items()}
+    by = {}
+    for (k, n, name), pod in store.objects.items():
+        refs = pod["metadata"].get("ownerReferences") or []
+        phase = (pod.get("status") or {}).get("phase")
+        if k != POD_KEY or not refs or phase not in ("Pending", "Running") or refs[0]["uid"] not in owners:
+            continue
+        by.setdefault(refs[0]["uid"], []).append((k, n, name))
+    gangs, where = [], {}
+    for uid, keys in by.items():
+        pods = [store.objects[key] for key in keys]
+        labels = pods[0]["metadata"].get("labels") or {}
+        queue = labels.get("kai.scheduler/queue") or labels.get("runai/queue") or labels.get("project", "")
+        order = srv.kai_order.setdefault(uid, len(srv.kai_order))
+        running = any(p["status"]["phase"] == "Running" for p in pods)
+        gangs.append(kai_scheduler.Gang(uid, queue, order, preemptible(labels),
+                                        [(p["metadata"]["name"], pod_gpus(p), p["spec"].get("nodeName") if running
+                                          else None) for p in pods], running))
+        where[uid] = (owners[uid], keys)
+    return gangs, where
+
+
+def kai_pass(srv):
+    """One pass of the KAI-like scheduler (tests/kube/kai_scheduler.py) over the declared Nodes and
+    Queues, applied: pods started on their node, evicted gangs back to Pending with a Preempted
+    event, a Warning event with the reason for each gang left pending (lock held)."""
+    if not srv.kai_scheduler:
+        return
+    store = srv.store
+    nodes, queues = {}, {}
+    for (k, _, name), o in store.objects.items():
+        if k == ("", "v1", "nodes"):
+            nodes[name] = int(float(((o.get("status") or {}).get("allocatable") or {}).get("nvidia.com/gpu", 0)))
+        if k == KIND_TO_RESOURCE["Queue"]:
+            gpu = ((o.get("spec") or {}).get("resources") or {}).get("gpu") or {}
+            queues[name] = (float(gpu.get("quota", 0)), float(gpu.get("limit", -1)))
+    gangs, where = kai_gangs(srv)
+    start, evict, pending = kai_scheduler.schedule(nodes, queues, gangs)
+    for gid in evict:
+        (_, ns, owner), keys = where[gid]
+        for key in keys:
+            admit(srv, ns, copy.deepcopy(store.objects[key]))
+        emit_event(store, ns, owner, "Preempted", "evicted by the scheduler: another queue reclaims its "
+                   "deserved GPUs; it runs again when they are free", "kai-scheduler", "Warning")
+    for gid, placement in start.items():
+        (_, ns, _), keys = where[gid]
+        for key in keys:
+            pod = copy.deepcopy(store.objects[key])
+            fresh = pod_from_template(ns, pod["metadata"]["name"], {"spec": pod["spec"]}, {}, [],
+                                      placement[pod["metadata"]["name"]])
+            pod["spec"], pod["status"] = fresh["spec"], fresh["status"]
+            place_pod(srv, ns, pod)
+        srv.kai_said.pop(gid, None)
+    for gid, (reason, message) in pending.items():
+        (_, ns, owner), _ = where[gid]
+        if srv.kai_said.get(gid) != message:
+            srv.kai_said[gid] = message
+            emit_event(store, ns, owner, reason, message, "kai-scheduler", "Warning")
+    if evict:  # the evicted gangs now wait: one more pass gives them their reason
+        kai_pass(srv)
 
 
 def react(srv, kind, ns, obj):
@@ -2002,33 +2128,31 @@ def react(srv, kind, ns, obj):
                                 dict(tmpl.get("metadata", {}).get("labels", {}),
                                      **{"job-name": name, "controller-uid": obj["metadata"]["uid"]}),
                                 owner(obj), "aks-gpupool-34613062-vmss000000")
-        start_pod(srv, ns, pod)
+        admit(srv, ns, pod)
         emit_event(store, ns, obj, "SuccessfulCreate", "Created pod: " + pod["metadata"]["name"], "job-controller")
         st = dict(obj)
         st["status"] = {"active": 1, "ready": 1, "startTime": now_rfc3339()}
         store.put(KIND_TO_RESOURCE["Job"], ns, st, "MODIFIED")
         store.logs.setdefault((ns, pod["metadata"]["name"]), {
             "lines": [(time.time(), "%s: line %d" % (name, i)) for i in range(1, 21)], "follow": [], "interval": 0})
+    elif kind == "PyTorchJob":
+        pods = pytorchjob_pods(obj)
+        for pod in pods:
+            admit(srv, ns, pod)
+            store.logs.setdefault((ns, pod["metadata"]["name"]), {
+                "lines": [(time.time(), "%s: WORLD_SIZE=%d" % (pod["metadata"]["name"], len(pods)))],
+                "follow": [], "interval": 0})
+        kubeflow_running(store, ns, obj, "pytorchjob-controller")
     elif kind == "MPIJob":
         workers = obj["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"]
         for pod in mpijob_pods(obj, workers):
-            start_pod(srv, ns, pod)
+            admit(srv, ns, pod)
             if pod["metadata"]["labels"]["training.kubeflow.org/job-role"] == "launcher":
                 store.logs.setdefault((ns, pod["metadata"]["name"]), {
                     "lines": [(time.time(), "Running with %d workers" % workers)] +
                              [(time.time(), "[1,0]<stdout>:epoch %d" % i) for i in range(1, 11)],
                     "follow": [], "interval": 0})
-        emit_event(store, ns, obj, "MPIJobCreated", "MPIJob %s/%s is created." % (ns, name), "mpi-job-controller")
-        st = dict(obj)
-        st["status"] = {"conditions": [
-            {"type": "Created", "status": "True", "reason": "MPIJobCreated",
-             "message": "MPIJob %s/%s is created." % (ns, name),
-             "lastTransitionTime": now_rfc3339(), "lastUpdateTime": now_rfc3339()},
-            {"type": "Running", "status": "True", "reason": "MPIJobRunning",
-             "message": "MPIJob %s/%s is running." % (ns, name),
-             "lastTransitionTime": now_rfc3339(), "lastUpdateTime": now_rfc3339()}],
-            "startTime": now_rfc3339()}
-        store.put(KIND_TO_RESOURCE["MPIJob"], ns, st, "MODIFIED")
+        kubeflow_running(store, ns, obj, "mpi-job-controller")
     elif kind == "PersistentVolumeClaim":
         bind_claim(srv, ns, obj)
     elif kind == "Deployment":
@@ -2039,10 +2163,26 @@ def react(srv, kind, ns, obj):
         store.put(KIND_TO_RESOURCE["Deployment"], ns, st, "MODIFIED")
     elif kind == "VolumeSnapshot":
         threading.Timer(srv.snapshot_delay, snapshot_ready, (srv, ns, name)).start()
+    if kind in ("Job", "MPIJob", "PyTorchJob"):
+        kai_pass(srv)
     run = (obj["metadata"].get("annotations") or {}).get(RUN_SECONDS)
-    if kind in ("Job", "MPIJob") and run is not None:
+    if kind in ("Job", "MPIJob", "PyTorchJob") and run is not None:
         code = int(obj["metadata"]["annotations"].get(EXIT_CODE, "0"))
         threading.Timer(float(run), finish_workload, (srv, kind, ns, name, code)).start()
+
+
+def kubeflow_running(store, ns, obj, component):
+    """A Kubeflow operator's account of a started job: an event and the Created and Running
+    conditions (reasons <Kind>Created, <Kind>Running; lock held)."""
+    kind, name, now = obj["kind"], obj["metadata"]["name"], now_rfc3339()
+    emit_event(store, ns, obj, kind + "Created", "%s %s/%s is created." % (kind, ns, name), component)
+    st = dict(obj)
+    st["status"] = {"conditions": [
+        {"type": t, "status": "True", "reason": kind + t, "message": "%s %s/%s is %s." % (kind, ns, name, word),
+         "lastTransitionTime": now, "lastUpdateTime": now} for t, word in (("Created", "created"),
+                                                                             ("Running", "running"))],
+        "startTime": now}
+    store.put(KIND_TO_RESOURCE[kind], ns, st, "MODIFIED")
 
 
 def bind_claim(srv, ns, pvc):
@@ -2130,14 +2270,15 @@ def finish_workload(srv, kind, ns, name, code):
             conds = [dict(c, status="False") if c["type"] == "Running" else c
                      for c in (obj.get("status") or {}).get("conditions", [])]
             conds.append({"type": "Succeeded" if ok else "Failed", "status": "True",
-                          "reason": "MPIJobSucceeded" if ok else "MPIJobFailed",
-                          "message": "MPIJob %s/%s %s." % (ns, name, "successfully completed" if ok else "has failed"),
+                          "reason": kind + ("Succeeded" if ok else "Failed"),
+                          "message": "%s %s/%s %s." % (kind, ns, name, "successfully completed" if ok else "has failed"),
                           "lastTransitionTime": now, "lastUpdateTime": now})
             st["status"] = dict(obj.get("status") or {}, conditions=conds, completionTime=now)
         store.put(key, ns, st, "MODIFIED")
         emit_event(store, ns, st, "Completed" if ok else "BackoffLimitExceeded",
                    "Job completed" if ok else "Job has reached the specified backoff limit",
                    "job-controller", "Normal" if ok else "Warning")
+        kai_pass(srv)
         return copy.deepcopy(st)
 
 
@@ -2213,6 +2354,7 @@ class GarbageCollector:
                     if meta.get("finalizers") == ["foregroundDeletion"] and not dependents(store, meta["uid"]):
                         store.put(k, n, copy.deepcopy(o), "DELETED")
                         removed = True
+            kai_pass(self.srv)
 
 
 def owner(obj):
@@ -2260,6 +2402,28 @@ def mpijob_pods(job, workers):
             dict(wt.get("metadata", {}).get("labels", {}), **base,
                  **{"training.kubeflow.org/job-role": "worker", "training.kubeflow.org/replica-index": str(i)}),
             owner(job), "aks-gpupool-34613062-vmss%06d" % (i % 3)))
+    return pods
+
+
+def pytorchjob_pods(job):
+    """The training operator's pods: <name>-master-0 and <name>-worker-<i>, labelled with the job
+    name, replica type and index (job-role master on the master)."""
+    ns, name = job["metadata"]["namespace"], job["metadata"]["name"]
+    specs = job["spec"]["pytorchReplicaSpecs"]
+    pods = []
+    for rtype in ("Master", "Worker"):
+        if rtype not in specs:
+            continue
+        tmpl = specs[rtype]["template"]
+        for i in range(specs[rtype].get("replicas", 1)):
+            labels = dict(tmpl.get("metadata", {}).get("labels", {}), **{
+                "training.kubeflow.org/operator-name": "pytorchjob-controller",
+                "training.kubeflow.org/job-name": name, "training.kubeflow.org/replica-type": rtype.lower(),
+                "training.kubeflow.org/replica-index": str(i)})
+            if rtype == "Master":
+                labels["training.kubeflow.org/job-role"] = "master"
+            pods.append(pod_from_template(ns, "%s-%s-%d" % (name, rtype.lower(), i), tmpl, labels, owner(job),
+                                          "aks-gpupool-34613062-vmss%06d" % (len(pods) % 3)))
     return pods
 
 

@@ -374,7 +374,7 @@ TEST_CASE("validate: each Run:AI flag rule has one message naming the flag and t
       {"clean pod policy value", [](JobSpec& s) { s.type = JobType::kMpi; s.clean_pod_policy = "Some"; },
        "--clean-pod-policy 'Some': use Running, All or None"},
       {"clean pod policy not MPI", [](JobSpec& s) { s.clean_pod_policy = "All"; },
-       "--clean-pod-policy applies to submit-mpi only"},
+       "--clean-pod-policy applies to submit-mpi and submit-dist only"},
       {"cpu limit", [](JobSpec& s) { s.cpu_limit = "lots"; },
        "--cpu-limit 'lots': not a Kubernetes quantity; use e.g. 2 or 500m"},
       {"memory limit", [](JobSpec& s) { s.memory_limit = "2GB"; },

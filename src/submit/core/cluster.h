@@ -27,6 +27,7 @@ struct NodeStatus {
   double gpus_allocated = 0;   // sum of shares placed on the node
   std::vector<std::string> jobs;  // "<project>/<job>" running there
   bool declared = true;        // false: the default node made from detected GPUs
+  std::string gpu_models;      // local, not declared: what nvidia-smi found ("2x NVIDIA H100 ..."); "" = none
   int gpu_capacity = -1;       // Kubernetes: status.capacity nvidia.com/gpu (spec.gpus: allocatable); -1 = as spec.gpus
   std::string ready;           // Kubernetes: the Ready condition ("True", "False", "Unknown"); "" = not known
   std::string address;         // Kubernetes: the InternalIP; "" = not known

@@ -12,6 +12,7 @@ nlohmann::json project_to_json(const ProjectStatus& p) {
 nlohmann::json node_to_json(const NodeStatus& n) {
   nlohmann::json doc = {{"name", n.spec.name}, {"gpus", n.spec.gpus}, {"gpusAllocated", n.gpus_allocated},
                         {"declared", n.declared}, {"jobs", n.jobs}};
+  if (!n.gpu_models.empty()) doc["gpuModels"] = n.gpu_models;
   if (n.gpu_capacity >= 0) doc["gpuCapacity"] = n.gpu_capacity;
   if (!n.ready.empty()) doc["ready"] = n.ready;
   if (!n.address.empty()) doc["address"] = n.address;

@@ -19,6 +19,17 @@ namespace lane::submit {
 namespace {
 
 bool is_whole(double g) { return std::floor(g) == g; }
+
+// How messages about a distributed job name its verb, its size flag and its kind.
+struct Distributed {
+  const char* verb;
+  const char* count_flag;
+  const char* kind;
+};
+Distributed distributed(JobType type) {
+  if (type == JobType::kPyTorch) return {"submit-dist pytorch", "--workers", "PyTorch"};
+  return {"submit-mpi", "--processes", "MPI"};
+}
 bool is_absolute(const std::string& path) { return !path.empty() && path[0] == '/'; }
 
 // A path component "..", as Kubernetes refuses in mount and host paths.
@@ -47,8 +58,19 @@ void require_leading_letter(const std::string& name, const std::string& field) {
                                  field, name, name));
 }
 
+// A PyTorch job's pods are <name>-master-0 and <name>-worker-<0..processes-1>: DNS-1123 labels too.
+void check_pytorch_name(const JobSpec& spec) {
+  const size_t longest = 63 - (std::string("-worker-").size() + std::to_string(std::max(spec.processes - 1, 0)).size());
+  if (spec.name.size() > longest)
+    throw UsageError(fmt::format(
+        "invalid job name (--name) '{}': a PyTorch job's pods are named {}-master-0 and {}-worker-N, which must fit "
+        "in 63 characters; with --workers {} use a name of at most {} characters",
+        spec.name, spec.name, spec.name, spec.processes, longest));
+}
+
 // An MPI job's pods are <name>-launcher and <name>-worker-<0..processes-1>: DNS-1123 labels too.
 void check_mpi_name(const JobSpec& spec) {
+  if (spec.type == JobType::kPyTorch) return check_pytorch_name(spec);
   if (spec.type != JobType::kMpi || spec.processes < 1) return;
   const size_t suffix = std::max(std::string("-launcher").size(),
                                  std::string("-worker-").size() + std::to_string(spec.processes - 1).size());
@@ -79,13 +101,16 @@ void check_gpu(const JobSpec& spec) {
   if (spec.gpu > 1 && !is_whole(spec.gpu))
     throw UsageError(fmt::format(
         "--gpu {:g}: a fractional GPU must be below 1 (e.g. 0.5); use a whole number of GPUs above 1", spec.gpu));
-  if (spec.type == JobType::kMpi && !is_whole(spec.gpu))
-    throw UsageError(fmt::format(
-        "--gpu {:g} cannot be used with --processes: each MPI worker needs whole GPUs (e.g. --gpu 1)", spec.gpu));
+  if (is_distributed(spec.type) && !is_whole(spec.gpu))
+    throw UsageError(fmt::format("--gpu {:g} cannot be used with {}: each {} worker needs whole GPUs (e.g. --gpu 1)",
+                                 spec.gpu, distributed(spec.type).count_flag, distributed(spec.type).kind));
 }
 
 void check_counts(const JobSpec& spec) {
-  if (spec.processes < 1) throw UsageError(fmt::format("--processes {}: use 1 or more", spec.processes));
+  if (spec.type == JobType::kPyTorch && spec.processes < 0)
+    throw UsageError(fmt::format("--workers {}: use 0 or more (the master is one more process)", spec.processes));
+  if (spec.type != JobType::kPyTorch && spec.processes < 1)
+    throw UsageError(fmt::format("--processes {}: use 1 or more", spec.processes));
   if (spec.slots_per_worker < 1)
     throw UsageError(fmt::format("--slots-per-worker {}: use 1 or more", spec.slots_per_worker));
 }
@@ -274,9 +299,10 @@ bool is_label_key(const std::string& k) {
 
 void check_preemptibility(const JobSpec& spec) {
   if (spec.preemptibility != Preemptibility::kPreemptible || spec.type == JobType::kInteractive) return;
-  if (spec.type == JobType::kMpi)
-    throw UsageError("--preemptible is not available for submit-mpi: MPI jobs are preemptible already; drop it "
-                     "(--non-preemptible keeps a job within the project's quota)");
+  if (is_distributed(spec.type))
+    throw UsageError(fmt::format("--preemptible is not available for {}: {} jobs are preemptible already; drop it "
+                                 "(--non-preemptible keeps a job within the project's quota)",
+                                 distributed(spec.type).verb, distributed(spec.type).kind));
   throw UsageError("--preemptible applies to interactive jobs (training jobs are preemptible already); add "
                    "--interactive or drop --preemptible");
 }
@@ -299,9 +325,11 @@ void check_batch_fields(const JobSpec& spec) {
                        "drop --backoff-limit or --interactive");
   }
   if (spec.completions || spec.parallelism) {
-    if (spec.type == JobType::kMpi)
-      throw UsageError("--completions/--parallelism are not available for submit-mpi (they are batch Job fields); "
-                       "use --processes for MPI workers");
+    if (is_distributed(spec.type))
+      throw UsageError(fmt::format("--completions/--parallelism are not available for {} (they are batch Job "
+                                   "fields); use {} for {} workers",
+                                   distributed(spec.type).verb, distributed(spec.type).count_flag,
+                                   distributed(spec.type).kind));
     if (spec.type == JobType::kInteractive)
       throw UsageError("--completions/--parallelism apply to training jobs, not --interactive ones; drop one of them");
   }
@@ -317,8 +345,8 @@ void check_batch_fields(const JobSpec& spec) {
     throw UsageError("--ttl-after-finish: use a duration of 0 or more (e.g. 1h, 30m, 0s)");
   if (!one_of(spec.clean_pod_policy, {"", "Running", "All", "None"}))
     throw UsageError("--clean-pod-policy '" + spec.clean_pod_policy + "': use Running, All or None");
-  if (!spec.clean_pod_policy.empty() && spec.type != JobType::kMpi)
-    throw UsageError("--clean-pod-policy applies to submit-mpi only");
+  if (!spec.clean_pod_policy.empty() && !is_distributed(spec.type))
+    throw UsageError("--clean-pod-policy applies to submit-mpi and submit-dist only");
 }
 
 void check_limits(const JobSpec& spec) {
@@ -366,8 +394,9 @@ void check_mig(const JobSpec& spec) {
     throw UsageError("--mig '" + p + "': use an NVIDIA MIG profile such as 1g.5gb, 2g.10gb, 3g.20gb or 7g.40gb");
   if (spec.gpu > 0 || spec.gpu_memory.given())
     throw UsageError("--mig cannot be combined with -g/--gpu or --gpu-memory: a MIG profile is the job's GPU share");
-  if (spec.type == JobType::kMpi)
-    throw UsageError("--mig is not available for submit-mpi; give each worker whole GPUs with -g");
+  if (is_distributed(spec.type))
+    throw UsageError(fmt::format("--mig is not available for {}; give each worker whole GPUs with -g",
+                                 distributed(spec.type).verb));
 }
 
 void check_run_ai_flags(const JobSpec& spec) {

@@ -14,9 +14,12 @@ const char* to_string(JobType type) {
     case JobType::kTrain: return "Train";
     case JobType::kInteractive: return "Interactive";
     case JobType::kMpi: return "Mpi";
+    case JobType::kPyTorch: return "PyTorch";
   }
   return "Unknown";
 }
+
+bool is_distributed(JobType type) { return type == JobType::kMpi || type == JobType::kPyTorch; }
 
 const char* to_string(JobStatus status) {
   switch (status) {

@@ -13,8 +13,11 @@
 
 namespace lane::submit {
 
-enum class JobType { kTrain, kInteractive, kMpi };
-const char* to_string(JobType type);  // "Train", "Interactive", "Mpi"
+// kPyTorch: `submit-dist pytorch`, a Kubeflow PyTorchJob (1 master + `processes` workers).
+enum class JobType { kTrain, kInteractive, kMpi, kPyTorch };
+const char* to_string(JobType type);  // "Train", "Interactive", "Mpi", "PyTorch"
+// MPI and PyTorch jobs: several pods, sized by --processes / --workers.
+bool is_distributed(JobType type);
 
 // Run:AI status vocabulary. kSuspended: stopped by `lanectl suspend` (Kubernetes: spec.suspend);
 // the scheduler leaves it alone until `lanectl resume` makes it Pending again.
@@ -89,7 +92,7 @@ struct JobSpec {
   JobType type = JobType::kTrain;
   std::string image;
   double gpu = 0;             // per process; fractions (0 < g < 1) share a physical GPU
-  int processes = 1;          // MPI workers (submit-mpi --processes)
+  int processes = 1;          // MPI workers (submit-mpi --processes), PyTorch workers (--workers)
   int slots_per_worker = 1;   // submit-mpi --slots-per-worker
   std::vector<EnvVar> env;
   // Command: with command_overrides_entrypoint the first element replaces the image's
@@ -136,7 +139,9 @@ struct JobSpec {
   bool prevent_privilege_escalation = false;  // container securityContext.allowPrivilegeEscalation false
   bool create_home_dir = false;   // --create-home-dir: HOME on an emptyDir /home/runai-home
 
-  double total_gpus() const { return gpu * (type == JobType::kMpi ? processes : 1); }
+  // The processes that get `gpu` GPUs each: MPI workers; a PyTorch job's master and workers; else 1.
+  int gpu_ranks() const { return type == JobType::kMpi ? processes : type == JobType::kPyTorch ? processes + 1 : 1; }
+  double total_gpus() const { return gpu * gpu_ranks(); }
 };
 
 // The claim --pvc entry `index` mounts: its claim, or pvc-<job>-<index> for a new unnamed one.

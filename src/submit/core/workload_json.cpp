@@ -46,7 +46,7 @@ json job_to_json(const JobInfo& job, bool detailed) {
             {"startedAt", format_rfc3339(job.started_unix_ms)},
             {"finishedAt", format_rfc3339(job.finished_unix_ms)},
             {"exitCode", job.exit_code ? json(*job.exit_code) : json(nullptr)}};
-  if (job.spec.type == JobType::kMpi) j["processes"] = job.spec.processes;
+  if (is_distributed(job.spec.type)) j["processes"] = job.spec.processes;
   if (!detailed) return j;
   j["spec"] = spec_to_json(masked_for_display(job.spec));
   json pods = json::array();
@@ -67,6 +67,7 @@ json job_to_json(const JobInfo& job, bool detailed) {
 JobType job_type_from_string(const std::string& s) {
   if (s == "Interactive" || s == "Interactive-Preemptible") return JobType::kInteractive;
   if (s == "Mpi") return JobType::kMpi;
+  if (s == "PyTorch") return JobType::kPyTorch;
   return JobType::kTrain;
 }
 

@@ -15,6 +15,8 @@ inline constexpr const char* kJobKind = "Job";                      // batch/v1
 inline constexpr const char* kJobApiVersion = "batch/v1";
 inline constexpr const char* kMpiJobKind = "MPIJob";                // Kubeflow MPI Operator
 inline constexpr const char* kMpiJobApiVersion = "kubeflow.org/v2beta1";
+inline constexpr const char* kPyTorchJobKind = "PyTorchJob";        // Kubeflow training operator
+inline constexpr const char* kPyTorchJobApiVersion = "kubeflow.org/v1";
 inline constexpr const char* kIngressKind = "Ingress";              // --service-type ingress
 inline constexpr const char* kIngressApiVersion = "networking.k8s.io/v1";
 
@@ -43,7 +45,9 @@ inline constexpr const char* kNodeTypeLabel = "run.ai/type";        // nodeSelec
 // Labels the controllers put on the pods they create.
 inline constexpr const char* kBatchJobNameLabel = "job-name";       // batch Job pods
 inline constexpr const char* kMpiJobNameLabel = "training.kubeflow.org/job-name";
-inline constexpr const char* kMpiJobRoleLabel = "training.kubeflow.org/job-role";  // launcher | worker
+inline constexpr const char* kMpiJobRoleLabel = "training.kubeflow.org/job-role";  // launcher | worker (MPI), master
+// The training operator's PyTorchJob pods: master | worker (they carry kMpiJobNameLabel too).
+inline constexpr const char* kReplicaTypeLabel = "training.kubeflow.org/replica-type";
 
 // Annotations lanectl writes (workload, or pod template for the fraction).
 inline constexpr const char* kUserAnnotation = "user";
@@ -65,12 +69,17 @@ inline constexpr const char* kLauncherReplica = "Launcher";
 inline constexpr const char* kWorkerReplica = "Worker";
 inline constexpr const char* kReplicas = "replicas";
 
+// PyTorchJob spec (kubeflow.org/v1): replica specs Master (1) and Worker, container "pytorch".
+inline constexpr const char* kPyTorchReplicaSpecs = "pytorchReplicaSpecs";
+inline constexpr const char* kMasterReplica = "Master";
+inline constexpr const char* kPyTorchContainer = "pytorch";  // the operator finds its container by this name
+
 // Workload status: times and conditions (type, status "True"/"False", reason, message).
 inline constexpr const char* kStartTime = "startTime";
 inline constexpr const char* kCompletionTime = "completionTime";
 inline constexpr const char* kConditions = "conditions";
 inline constexpr const char* kConditionComplete = "Complete";    // batch Job succeeded
-inline constexpr const char* kConditionSucceeded = "Succeeded";  // MPIJob succeeded
+inline constexpr const char* kConditionSucceeded = "Succeeded";  // MPIJob and PyTorchJob succeeded
 inline constexpr const char* kConditionFailed = "Failed";
 inline constexpr const char* kConditionSuspended = "Suspended";
 inline constexpr const char* kConditionTrue = "True";

@@ -40,8 +40,8 @@ JobSpec spec_from_workload(const KubeSettings& s, const WorkloadSummary& w) {
   const std::string* user_label = find_value(w.labels, kUserLabel);
   spec.user = user ? *user : user_label ? *user_label : std::string();
   const PodTemplateSummary* tmpl = nullptr;
-  if (w.kind == kMpiJobKind) {
-    spec.type = JobType::kMpi;
+  if (w.kind == kMpiJobKind || w.kind == kPyTorchJobKind) {
+    spec.type = w.kind == kMpiJobKind ? JobType::kMpi : JobType::kPyTorch;
     spec.processes = w.worker_replicas;
     spec.slots_per_worker = w.slots_per_worker;
     tmpl = &w.worker_template;
@@ -131,8 +131,8 @@ JobInfo job_info_from_summaries(const KubeSettings& s, const WorkloadSummary& w,
   });
   info.nodes.assign(nodes.begin(), nodes.end());
 
-  bool mpi = w.kind == kMpiJobKind;
-  if (condition_true(w, mpi ? kConditionSucceeded : kConditionComplete)) {
+  const bool kubeflow = w.kind == kMpiJobKind || w.kind == kPyTorchJobKind;
+  if (condition_true(w, kubeflow ? kConditionSucceeded : kConditionComplete)) {
     info.status = JobStatus::kSucceeded;
   } else if (condition_true(w, kConditionFailed)) {
     info.status = JobStatus::kFailed;

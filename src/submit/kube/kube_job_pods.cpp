@@ -12,6 +12,7 @@
 
 #include "common/error.h"
 #include "submit/core/errors.h"
+#include "submit/kube/fields.h"
 #include "submit/kube/job_state.h"
 #include "submit/kube/mapping.h"
 
@@ -34,14 +35,16 @@ std::function<void(std::string_view)> unbuffered(std::ostream& out) {
 
 std::string KubeJobs::chief_pod(const std::string& ns, const Json& w) {
   std::string name = text(w["metadata"], "name");
-  bool mpi = text(w, "kind") == "MPIJob";
+  const std::string kind = text(w, "kind");
+  const bool mpi = kind == kMpiJobKind;
   ListOptions o;
-  o.label_selector = mpi ? fmt::format("{}={},{}=launcher", kMpiJobNameLabel, name, kMpiJobRoleLabel)
-                         : "job-name=" + name;
+  o.label_selector = mpi                      ? fmt::format("{}={},{}=launcher", kMpiJobNameLabel, name, kMpiJobRoleLabel)
+                     : kind == kPyTorchJobKind ? fmt::format("{}={},{}=master", kMpiJobNameLabel, name, kReplicaTypeLabel)
+                                               : "job-name=" + name;
   auto pods = ctx_.client->list(res::kPod, ns, o).items;
   if (pods.empty()) {
     throw lane::Error(fmt::format("job '{}' has no {} yet; see 'lanectl describe job {}'", name,
-                                  mpi ? "launcher pod" : "pod", name));
+                                  mpi ? "launcher pod" : kind == kPyTorchJobKind ? "master pod" : "pod", name));
   }
   // The newest pod: after restarts the old ones only hold stale logs.
   std::sort(pods.begin(), pods.end(), [](const Json& a, const Json& b) {

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "submit/kube/fields.h"
 #include "submit/kube/job_state.h"
 #include "submit/kube/list_page_parse.h"
 #include "submit/kube/mapping.h"
@@ -52,21 +53,32 @@ void list_pods(lane::kube::KubeClient& client, const std::string& ns, const std:
       [&] { out.erase(out.begin() + static_cast<std::ptrdiff_t>(first), out.end()); });
 }
 
+// PyTorchJobs, where the cluster has the training operator's CRD (404 without it: none).
+void list_pytorchjobs(lane::kube::KubeClient& client, const std::string& ns, std::vector<WorkloadSummary>& out) {
+  try {
+    list_workloads(client, res::kPyTorchJob, ns, out);
+  } catch (const lane::kube::ApiError& e) {
+    if (!e.not_found()) throw;
+    out.clear();
+  }
+}
+
 }  // namespace
 
 std::vector<JobInfo> KubeJobs::jobs_in(const std::string& ns) {
-  // Three lists (MPIJobs, Jobs, Pods) parsed into summaries and joined in memory.
-  std::vector<WorkloadSummary> mpijobs, jobs;
+  // The lists (MPIJobs, PyTorchJobs, Jobs, Pods) parsed into summaries and joined in memory.
+  std::vector<WorkloadSummary> mpijobs, pytorchjobs, jobs;
   std::vector<PodSummary> pods;
   list_workloads(*ctx_.client, res::kMpiJob, ns, mpijobs);
+  list_pytorchjobs(*ctx_.client, ns, pytorchjobs);
   list_workloads(*ctx_.client, res::kJob, ns, jobs);
   // Only workload pods (the ones pods_by_job can place), as two disjoint server-side selections:
-  // MPI pods, then Job pods without the MPI label; other pods of the namespace never travel.
+  // Kubeflow pods (MPI and PyTorch), then Job pods without that label; other pods never travel.
   list_pods(*ctx_.client, ns, kMpiJobNameLabel, pods);
   list_pods(*ctx_.client, ns, fmt::format("job-name,!{}", kMpiJobNameLabel), pods);
   auto by = pods_by_job(pods);
   std::vector<JobInfo> out;
-  out.reserve(mpijobs.size() + jobs.size());
+  out.reserve(mpijobs.size() + pytorchjobs.size() + jobs.size());
   static const std::vector<const PodSummary*> kNone;
   std::string key;
   auto add = [&](const WorkloadSummary& w) {
@@ -75,6 +87,7 @@ std::vector<JobInfo> KubeJobs::jobs_in(const std::string& ns) {
     out.push_back(job_info_from_summaries(ctx_.settings, w, it == by.end() ? kNone : it->second));
   };
   for (const auto& m : mpijobs) add(m);
+  for (const auto& p : pytorchjobs) add(p);
   // MPI launcher Jobs are created by the operator and owned by the MPIJob: not jobs of their own.
   for (const auto& j : jobs) {
     if (!j.owned_by_mpijob) add(j);
@@ -107,9 +120,10 @@ std::optional<JobInfo> KubeJobs::describe_job(const std::string& name, const std
   const std::string ns = ctx_.ns_of(project);
   auto w = find_workload(ns, name);
   if (!w) return std::nullopt;
-  bool mpi = text(*w, "kind") == "MPIJob";
+  const std::string kind = text(*w, "kind");
+  const bool kubeflow = kind != kJobKind;  // MPIJob, PyTorchJob: the operators' job-name label
   ListOptions o;
-  o.label_selector = mpi ? std::string(kMpiJobNameLabel) + "=" + name : "job-name=" + name;
+  o.label_selector = kubeflow ? std::string(kMpiJobNameLabel) + "=" + name : "job-name=" + name;
   auto pods = ctx_.client->list(res::kPod, ns, o);
   std::vector<const Json*> pod_ptrs;
   for (const auto& p : pods.items) pod_ptrs.push_back(&p);
@@ -125,12 +139,12 @@ std::optional<JobInfo> KubeJobs::describe_job(const std::string& name, const std
     for (auto& e : ctx_.client->list(res::kEvent, ns, eo).items) events.push_back(std::move(e));
   }
   info.events = events_from_objects(events);
-  // MPIJob conditions are the operator's account of the job; show them as events too.
+  // The workload's conditions are its controller's account of the job; show them as events too.
   if (w->contains("status") && (*w)["status"].contains("conditions")) {
     for (const auto& c : (*w)["status"]["conditions"]) {
       JobEvent je;
       je.time_unix_ms = parse_time_ms(text(c, "lastTransitionTime"));
-      je.source = std::string(mpi ? "mpijob/" : "job/") + name;
+      je.source = lower_kind(kind) + "/" + name;
       je.type = text(c, "status") == "True" ? "Normal" : "Warning";
       je.reason = text(c, "type") + (text(c, "reason").empty() ? "" : "/" + text(c, "reason"));
       je.message = text(c, "message");

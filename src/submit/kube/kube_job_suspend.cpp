@@ -1,5 +1,5 @@
 // lanectl suspend / resume on Kubernetes. Suspend is the workload's own switch: a
-// batch/v1 Job's spec.suspend, an MPIJob's spec.runPolicy.suspend (mpi-operator v2beta1); the
+// batch/v1 Job's spec.suspend, an MPIJob's or PyTorchJob's spec.runPolicy.suspend; the
 // controllers then delete the pods and set the Suspended condition, which job_state reads as
 // Suspended.
 #include "submit/kube/kube_jobs.h"
@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "submit/kube/fields.h"
 #include "submit/kube/job_state.h"
 #include "submit/kube/mapping.h"
 
@@ -37,8 +38,8 @@ bool KubeJobs::suspend_job(const std::string& name, const std::string& project) 
   if (info && (info->status == JobStatus::kSucceeded || info->status == JobStatus::kFailed))
     throw UsageError(fmt::format("job '{}' is {}; only a Pending or Running job can be suspended", name,
                                  to_string(info->status)));
-  bool mpi = text(*w, "kind") == "MPIJob";
-  ctx_.client->merge_patch(mpi ? res::kMpiJob : res::kJob, ns, name, suspend_patch(mpi, true));
+  const std::string kind = text(*w, "kind");
+  ctx_.client->merge_patch(workload_resource(kind), ns, name, suspend_patch(kind != kJobKind, true));
   return true;
 }
 
@@ -46,12 +47,13 @@ bool KubeJobs::resume_job(const std::string& name, const std::string& project) {
   const std::string ns = ctx_.ns_of(project);
   auto w = find_workload(ns, name);
   if (!w) return false;
-  bool mpi = text(*w, "kind") == "MPIJob";
+  const std::string kind = text(*w, "kind");
+  const bool mpi = kind != kJobKind;  // MPIJob and PyTorchJob: spec.runPolicy.suspend
   if (!suspended_in_spec(*w, mpi))
     throw UsageError(fmt::format("job '{}' is not suspended ({} is not true); `lanectl resume` only resumes a job "
                                  "stopped with `lanectl suspend`",
                                  name, mpi ? "spec.runPolicy.suspend" : "spec.suspend"));
-  ctx_.client->merge_patch(mpi ? res::kMpiJob : res::kJob, ns, name, suspend_patch(mpi, false));
+  ctx_.client->merge_patch(workload_resource(kind), ns, name, suspend_patch(mpi, false));
   return true;
 }
 

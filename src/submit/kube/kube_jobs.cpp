@@ -1,5 +1,6 @@
 #include "submit/kube/kube_jobs.h"
 
+#include <cctype>
 #include <set>
 
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include "common/names.h"
 #include "submit/core/errors.h"
 #include "submit/core/validate.h"
+#include "submit/kube/fields.h"
 #include "submit/kube/job_state.h"
 #include "submit/kube/mapping.h"
 
@@ -16,6 +18,19 @@ namespace {
 
 using lane::kube::ApiError;
 namespace res = lane::kube::resources;
+
+}  // namespace
+
+const lane::kube::Resource& workload_resource(const std::string& kind) {
+  return kind == kMpiJobKind ? res::kMpiJob : kind == kPyTorchJobKind ? res::kPyTorchJob : res::kJob;
+}
+
+std::string lower_kind(std::string kind) {
+  for (auto& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return kind;
+}
+
+namespace {
 
 // MPI launcher Jobs are created by the operator and owned by the MPIJob: not jobs of their own.
 bool owned_by_mpijob(const Json& job) {
@@ -35,6 +50,7 @@ nlohmann::json KubeJobs::render(const JobSpec& spec) {
 
 std::optional<Json> KubeJobs::find_workload(const std::string& ns, const std::string& name) {
   if (auto m = ctx_.client->try_get(res::kMpiJob, ns, name)) return m;
+  if (auto p = ctx_.client->try_get(res::kPyTorchJob, ns, name)) return p;
   if (auto j = ctx_.client->try_get(res::kJob, ns, name)) {
     if (!owned_by_mpijob(*j)) return j;
   }
@@ -43,16 +59,16 @@ std::optional<Json> KubeJobs::find_workload(const std::string& ns, const std::st
 
 void KubeJobs::await_deletion(const std::string& ns, const Json& workload, const std::string& project) {
   const std::string name = text(workload["metadata"], "name");
-  const bool mpi = text(workload, "kind") == "MPIJob";
+  const lane::kube::Resource& r = workload_resource(text(workload, "kind"));
   const auto seconds = ctx_.settings.deletion_wait.count();
   ctx_.note(fmt::format("job '{}' in project {} is being deleted (since {}); waiting up to {}s for it to go",
                         name, project, text(workload["metadata"], "deletionTimestamp"), seconds));
-  if (ctx_.client->wait_gone(mpi ? res::kMpiJob : res::kJob, ns, name, ctx_.settings.deletion_wait)) return;
+  if (ctx_.client->wait_gone(r, ns, name, ctx_.settings.deletion_wait)) return;
   throw AlreadyExists(fmt::format(
       "job '{}' in project {} is still being deleted after {}s (its pods are terminating or a finalizer holds "
       "it: see 'kubectl get {} {} -n {} -o yaml'); submit again once 'lanectl list -p {}' no longer shows it, "
       "choose another --name, or wait longer with LANECTL_DELETION_WAIT_SECONDS",
-      name, project, seconds, mpi ? "mpijob" : "job", name, ns, project));
+      name, project, seconds, lower_kind(r.kind), name, ns, project));
 }
 
 void KubeJobs::check_claims(const std::string& ns, const JobSpec& spec, const std::vector<Json>& objects) {
@@ -96,17 +112,16 @@ JobInfo KubeJobs::submit(const JobSpec& spec) {
   for (const auto& obj : objects) {
     std::string kind = obj.value("kind", "");
     const lane::kube::Resource& r = kind == "PersistentVolumeClaim" ? res::kPvc
-                                    : kind == "MPIJob"              ? res::kMpiJob
-                                    : kind == "Job"                 ? res::kJob
                                     : kind == kIngressKind          ? res::kIngress
-                                                                    : res::kService;
+                                    : kind == "Service"             ? res::kService
+                                                                    : workload_resource(kind);
     try {
       ctx_.client->create_idempotent(r, ns, obj);
     } catch (const ApiError& e) {
       // A claim left by an earlier run of the same job is reused (runai behaves the same).
       if (e.already_exists() && kind == "PersistentVolumeClaim") continue;
       // 409 for the workload: another submission took the name since find_workload.
-      if (e.already_exists() && (&r == &res::kJob || &r == &res::kMpiJob)) throw job_name_taken(spec.name, spec.project);
+      if (e.already_exists() && &r == &workload_resource(kind)) throw job_name_taken(spec.name, spec.project);
       throw;
     }
   }
@@ -129,7 +144,7 @@ bool KubeJobs::delete_job(const std::string& name, const std::string& project) {
   const std::string ns = ctx_.ns_of(project);
   auto w = find_workload(ns, name);
   if (!w) return false;
-  const auto& r = text(*w, "kind") == "MPIJob" ? res::kMpiJob : res::kJob;
+  const auto& r = workload_resource(text(*w, "kind"));
   const bool ingress = job_info_from_objects(ctx_.settings, *w, {}).spec.service_type == "ingress";
   try {
     ctx_.client->remove(r, ns, name, ctx_.settings.delete_propagation);

@@ -14,6 +14,11 @@
 
 namespace lane::submit::kube {
 
+// The resource of a workload kind: MPIJob, PyTorchJob, else batch/v1 Job.
+const lane::kube::Resource& workload_resource(const std::string& kind);
+// A kind as kubectl takes it and events name it: "mpijob", "pytorchjob", "job".
+std::string lower_kind(std::string kind);
+
 class KubeJobs : public Jobs, public JobFiles {
  public:
   explicit KubeJobs(const KubeContext& context) : ctx_(context) {}

@@ -20,7 +20,7 @@ enum class At : uint8_t {
   kPodSpec, kContainers, kContainer, kResources, kLimits, kWorkloadStatus, kConditions, kCondition, kPodStatus,
   // scalars
   kContinue, kResourceVersion, kKind, kName, kNamespace, kCreated, kLabel, kAnnotation, kMpiJobNameLabel,
-  kJobNameLabel, kRoleLabel, kOwnerKind, kSlots, kReplicas, kImage, kGpu, kFraction, kNodeName, kPhase,
+  kJobNameLabel, kRoleLabel, kReplicaTypeLabel, kOwnerKind, kSlots, kReplicas, kImage, kGpu, kFraction, kNodeName, kPhase,
   kStartTime, kCompletionTime, kPodIP, kPodStartTime, kCondType, kCondStatus, kCondReason, kCondMessage,
 };
 
@@ -68,6 +68,7 @@ class SummaryHandler {
       case At::kMpiJobNameLabel: p_->mpi_job_name = v; break;
       case At::kJobNameLabel: p_->job_name = v; break;
       case At::kRoleLabel: p_->role = v; break;
+      case At::kReplicaTypeLabel: if (p_->role.empty()) p_->role = v; break;  // job-role, when given, wins
       case At::kOwnerKind: w_->owned_by_mpijob = w_->owned_by_mpijob || v == kMpiJobKind; break;
       case At::kImage:
         if (tmpl_ && container_index_ == 1) tmpl_->first_image = v;
@@ -204,6 +205,7 @@ class SummaryHandler {
         if (k == kMpiJobNameLabel) return At::kMpiJobNameLabel;
         if (k == kBatchJobNameLabel) return At::kJobNameLabel;
         if (k == kMpiJobRoleLabel) return At::kRoleLabel;
+        if (k == kReplicaTypeLabel) return At::kReplicaTypeLabel;
         break;
       case At::kAnnotations:
         if (pods) return k == kFractionAnnotation ? At::kFraction : At::kSkip;
@@ -222,7 +224,7 @@ class SummaryHandler {
   At workload_child(At parent, const std::string& k) const {
     switch (parent) {
       case At::kWorkloadSpec:
-        if (k == kReplicaSpecs) return At::kReplicaSpecs;
+        if (k == kReplicaSpecs || k == kPyTorchReplicaSpecs) return At::kReplicaSpecs;
         if (k == "template") return At::kTemplate;
         if (k == kSlotsPerWorker) return At::kSlots;
         break;

@@ -275,6 +275,44 @@ Json batch_job_object(const KubeSettings& s, const JobSpec& spec) {
   return job;
 }
 
+namespace {
+
+// The Kubeflow runPolicy of MPIJob and PyTorchJob.
+Json run_policy(const JobSpec& spec) {
+  Json rp{{"cleanPodPolicy", spec.clean_pod_policy.empty() ? "Running" : spec.clean_pod_policy},
+          {"backoffLimit", spec.backoff_limit.value_or(6)}};
+  if (spec.ttl_after_finish_seconds) rp["ttlSecondsAfterFinished"] = *spec.ttl_after_finish_seconds;
+  return rp;
+}
+
+// The workload's metadata, with the GPUs of all its processes (totalGPUs, as runai writes it).
+Json distributed_metadata(const KubeSettings& s, const JobSpec& spec, const Json& labels) {
+  Json annotations = workload_annotations(spec);
+  annotations[kTotalGpusAnnotation] = format_gpu(spec.total_gpus());
+  return Json{{"name", spec.name}, {"namespace", project_namespace(s, spec.project)}, {"labels", labels},
+              {"annotations", annotations}};
+}
+
+}  // namespace
+
+Json pytorchjob_object(const KubeSettings& s, const JobSpec& spec) {
+  PodParts parts = storage_parts(spec);
+  Json labels = workload_labels(s, spec);
+  // Master and workers run the same container (the operator sets MASTER_ADDR, RANK, ... in each).
+  Json meta{{"labels", labels}};
+  if (Json a = pod_annotations(spec); !a.empty()) meta["annotations"] = a;
+  Json tmpl{{"metadata", meta},
+            {"spec", pod_spec(s, spec, Json::array({container(spec, kPyTorchContainer, true, parts, true)}), parts,
+                              nullptr)}};
+  Json replicas{{kMasterReplica, {{kReplicas, 1}, {"restartPolicy", "Never"}, {"template", tmpl}}}};
+  if (spec.processes > 0)
+    replicas[kWorkerReplica] = {{kReplicas, spec.processes}, {"restartPolicy", "Never"}, {"template", tmpl}};
+  return Json{{"apiVersion", kPyTorchJobApiVersion},
+              {"kind", kPyTorchJobKind},
+              {"metadata", distributed_metadata(s, spec, labels)},
+              {"spec", {{"runPolicy", run_policy(spec)}, {kPyTorchReplicaSpecs, replicas}}}};
+}
+
 Json mpijob_object(const KubeSettings& s, const JobSpec& spec) {
   PodParts parts = storage_parts(spec);
   Json labels = workload_labels(s, spec);
@@ -285,23 +323,14 @@ Json mpijob_object(const KubeSettings& s, const JobSpec& spec) {
   Json worker_c = container(spec, "mpi", true, parts, false);
   Json worker_meta{{"labels", labels}};
   if (Json a = pod_annotations(spec); !a.empty()) worker_meta["annotations"] = a;
-  Json annotations = workload_annotations(spec);
-  annotations[kTotalGpusAnnotation] = format_gpu(spec.total_gpus());
-  Json run_policy{{"cleanPodPolicy", spec.clean_pod_policy.empty() ? "Running" : spec.clean_pod_policy},
-                  {"backoffLimit", spec.backoff_limit.value_or(6)}};
-  if (spec.ttl_after_finish_seconds) run_policy["ttlSecondsAfterFinished"] = *spec.ttl_after_finish_seconds;
   return Json{
       {"apiVersion", kMpiJobApiVersion},
       {"kind", kMpiJobKind},
-      {"metadata",
-       {{"name", spec.name},
-        {"namespace", project_namespace(s, spec.project)},
-        {"labels", labels},
-        {"annotations", annotations}}},
+      {"metadata", distributed_metadata(s, spec, labels)},
       {"spec",
        {{kSlotsPerWorker, spec.slots_per_worker},
         {"mpiImplementation", "OpenMPI"},
-        {"runPolicy", run_policy},
+        {"runPolicy", run_policy(spec)},
         {kReplicaSpecs,
          {{kLauncherReplica,
            {{kReplicas, 1},
@@ -322,9 +351,11 @@ std::vector<Json> render_job(const KubeSettings& s, const JobSpec& spec) {
   for (size_t i = 0; i < spec.pvcs.size(); ++i) {
     if (spec.pvcs[i].create) out.push_back(pvc_object(s, spec, i));
   }
-  out.push_back(spec.type == JobType::kMpi ? mpijob_object(s, spec) : batch_job_object(s, spec));
-  if (!spec.ports.empty() && spec.type != JobType::kMpi) out.push_back(service_object(s, spec));
-  if (!spec.ports.empty() && spec.type != JobType::kMpi && spec.service_type == "ingress")
+  out.push_back(spec.type == JobType::kMpi       ? mpijob_object(s, spec)
+                : spec.type == JobType::kPyTorch ? pytorchjob_object(s, spec)
+                                                 : batch_job_object(s, spec));
+  if (!spec.ports.empty() && !is_distributed(spec.type)) out.push_back(service_object(s, spec));
+  if (!spec.ports.empty() && !is_distributed(spec.type) && spec.service_type == "ingress")
     out.push_back(ingress_object(s, spec));
   return out;
 }

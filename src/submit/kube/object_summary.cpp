@@ -114,6 +114,7 @@ WorkloadSummary summarize_workload(const Json& w) {
     s.slots_per_worker = int_or(spec, kSlotsPerWorker, 1);
     s.job_template = summarize_template(member(*spec, "template"));
     const Json* replicas = member(*spec, kReplicaSpecs);
+    if (!replicas) replicas = member(*spec, kPyTorchReplicaSpecs);
     if (const Json* worker = replicas ? member(*replicas, kWorkerReplica) : nullptr) {
       s.worker_replicas = int_or(worker, kReplicas, 1);
       s.worker_template = summarize_template(member(*worker, "template"));
@@ -142,6 +143,7 @@ PodSummary summarize_pod(const Json& p) {
     s.mpi_job_name = text(labels, kMpiJobNameLabel);
     s.job_name = text(labels, kBatchJobNameLabel);
     s.role = text(labels, kMpiJobRoleLabel);
+    if (s.role.empty()) s.role = text(labels, kReplicaTypeLabel);  // PyTorchJob workers
     const Json* ann = member(*meta, "annotations");
     const Json* f = ann ? member(*ann, kFractionAnnotation) : nullptr;
     if (f && f->is_string()) s.fraction = f->get<std::string>();

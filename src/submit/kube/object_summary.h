@@ -53,7 +53,7 @@ struct WorkloadSummary {
   StringPairs labels;
   StringPairs annotations;  // only workload_annotation_read() keys
   bool owned_by_mpijob = false;  // metadata.ownerReferences has kind MPIJob (operator-made launcher Job)
-  int worker_replicas = 1;       // MPIJob spec.mpiReplicaSpecs.Worker.replicas
+  int worker_replicas = 1;       // spec.mpiReplicaSpecs (MPIJob) / pytorchReplicaSpecs (PyTorchJob) .Worker.replicas
   int slots_per_worker = 1;      // MPIJob spec.slotsPerWorker
   PodTemplateSummary job_template;     // batch Job spec.template
   PodTemplateSummary worker_template;  // MPIJob spec.mpiReplicaSpecs.Worker.template
@@ -65,7 +65,7 @@ struct PodSummary {
   std::string name, ns, created;
   std::string mpi_job_name;  // label training.kubeflow.org/job-name
   std::string job_name;      // label job-name (batch Job pods)
-  std::string role;          // label training.kubeflow.org/job-role
+  std::string role;          // label training.kubeflow.org/job-role, else .../replica-type
   std::string phase = "Pending";  // status.phase; Pending when absent
   std::string node;               // spec.nodeName
   std::string ip, start_time;     // status.podIP, status.startTime

@@ -10,8 +10,10 @@ namespace lane::submit::local {
 namespace {
 
 // The pod that placement entry `i` of a job is (as job_info_from_row names them): an MPI job's
-// worker i, else the job's one pod.
+// worker i, a PyTorch job's master (0) or worker i-1, else the job's one pod.
 std::string pod_name(const JobRow& row, size_t i) {
+  if (row.type == to_string(JobType::kPyTorch))
+    return i == 0 ? row.name + "-master-0" : row.name + "-worker-" + std::to_string(i - 1);
   return row.type == "Mpi" ? row.name + "-worker-" + std::to_string(i) : row.name + "-0";
 }
 
@@ -51,7 +53,8 @@ std::vector<NodeStatus> LocalCluster::list_nodes() {
   ReadTransaction tx(st_.db);
   bool declared = false;
   std::vector<NodeStatus> out;
-  for (const auto& n : effective_nodes(st_.db, &declared)) out.push_back({n, 0, {}, declared, -1, {}, {}, {}, {}});
+  for (const auto& n : effective_nodes(st_.db, &declared))
+    out.push_back({n, 0, {}, declared, declared ? "" : detected_gpu_models(st_.db), -1, {}, {}, {}, {}});
   for (const auto& row : load_job_rows(st_.db, std::nullopt, false, true)) {
     if (row.status != JobStatus::kRunning) continue;
     for (size_t i = 0; i < row.placement.size(); ++i) {

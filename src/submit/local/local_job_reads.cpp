@@ -44,6 +44,9 @@ void LocalJobs::stream_logs(const std::string& name, const std::string& project,
     if (!known)
       throw UsageError("--pod " + opts.pod + ": job '" + name + "' has no such pod; see `lanectl describe job " +
                        name + " -p " + project + "`");
+    if (info.spec.type == JobType::kPyTorch)
+      throw UsageError("--pod: locally the ranks of PyTorch job '" + name + "' write one log (as torchrun does); "
+                       "drop --pod, and print the RANK variable in the job's lines to tell them apart");
     std::string worker_prefix = name + "-worker-";
     if (opts.pod.rfind(worker_prefix, 0) == 0) {
       // MPI ranks share the launcher's output; --tag-output marks each line with its rank.

@@ -68,11 +68,9 @@ void LocalJobs::validate(const JobSpec& spec) {
   probe.name = spec.name;
   probe.type = to_string(spec.type);
   probe.gpu = spec.gpu;
-  probe.pods = spec.type == JobType::kMpi ? spec.processes : 1;
+  probe.pods = spec.gpu_ranks();
   probe.preemptible = preemptible_column(spec);
-  if (auto why = sched::never_fits(state, workload_from_row(probe)))
-    throw UsageError(*why + "; declare the cluster's GPUs with `lanectl cluster set-nodes NAME=GPUS...` "
-                     "or request fewer GPUs");
+  if (auto why = sched::never_fits_with_fix(state, workload_from_row(probe))) throw UsageError(*why);
 }
 
 std::vector<std::string> LocalJobs::unhonoured_flags(const JobSpec& spec) const {
@@ -99,7 +97,7 @@ json LocalJobs::render(const JobSpec& spec) {
     volume_paths.push_back((st_.paths.volumes_dir() / p.claim).string());
   }
   json placeholder = json::array();
-  for (int i = 0; i < (spec.type == JobType::kMpi ? spec.processes : 1); ++i)
+  for (int i = 0; i < spec.gpu_ranks(); ++i)
     placeholder.push_back({{"node", "<scheduled>"}, {"gpus", json::array()}, {"share", 1.0}});
   LaunchPlan plan = make_launch_plan(resolved, placeholder, volume_paths, st_.paths.home.string(), self_executable());
   json mounts = json::array();

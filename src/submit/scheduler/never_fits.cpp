@@ -25,7 +25,10 @@ static std::string plural(int64_t n, const char* word) {
 }
 
 std::optional<std::string> never_fits(const ClusterLimits& limits, const Project* project,
-                                      const Workload& job) {
+                                      const Workload& job, Remedy* remedy) {
+  Remedy ignored;
+  Remedy& why = remedy ? *remedy : ignored;
+  why = Remedy::kCluster;
   const auto shape = pod_shape(job.gpu_per_pod);
   if (!shape)
     return fmt::format("requests {} GPUs per pod: ask for a fraction below 1 (e.g. 0.5) or a whole "
@@ -53,10 +56,12 @@ std::optional<std::string> never_fits(const ClusterLimits& limits, const Project
   const double quota = project ? project->gpu_quota : 0.0;
   const std::string name = project ? project->name : job.project;
   if (need > to_units(quota)) {
+    why = Remedy::kQuota;
     if (!job.is_preemptible())
       return fmt::format("{} must fit within the project's quota: requests {} GPUs "
                          "but project {} has a quota of {}", job.kind_in_quota(), format_units(need), name,
                          format_gpus(quota));
+    why = Remedy::kOverQuota;
     if (project && !project->over_quota_allowed)
       return fmt::format("requests {} GPUs but project {} has a quota of {} and over-quota is "
                          "disabled", format_units(need), name, format_gpus(quota));
@@ -66,11 +71,37 @@ std::optional<std::string> never_fits(const ClusterLimits& limits, const Project
 
 }  // namespace detail
 
-std::optional<std::string> never_fits(const ClusterState& state, const Workload& job) {
-  const Project* project = nullptr;
+namespace {
+
+const Project* find_project(const ClusterState& state, const std::string& name) {
   for (const Project& p : state.projects)
-    if (p.name == job.project) project = &p;
-  return detail::never_fits(detail::ClusterLimits(state.nodes), project, job);
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+}  // namespace
+
+std::optional<std::string> never_fits(const ClusterState& state, const Workload& job) {
+  return detail::never_fits(detail::ClusterLimits(state.nodes), find_project(state, job.project), job);
+}
+
+std::optional<std::string> never_fits_with_fix(const ClusterState& state, const Workload& job) {
+  using detail::Remedy, detail::format_gpus, detail::format_units, detail::pod_shape;
+  const Project* project = find_project(state, job.project);
+  Remedy remedy = Remedy::kCluster;
+  auto why = detail::never_fits(detail::ClusterLimits(state.nodes), project, job, &remedy);
+  if (!why) return why;
+  if (remedy == Remedy::kCluster)
+    return *why + "; declare the cluster's GPUs with `lanectl cluster set-nodes NAME=GPUS...` or request fewer GPUs";
+  const std::string need = format_units(pod_shape(job.gpu_per_pod)->units() * job.pods);  // a valid shape by now
+  const std::string quota = format_gpus(project ? project->gpu_quota : 0.0);
+  const std::string raise = fmt::format("`lanectl project set {} --gpu-quota {}`", job.project, need);
+  if (remedy == Remedy::kQuota)
+    return *why + fmt::format("; request at most {} GPUs, or raise the project's quota with {}", quota, raise);
+  return *why + fmt::format("; request at most {} GPUs, raise the project's quota with {}, or enable over-quota "
+                            "(idle GPUs beyond the quota, preemptible while used) with `lanectl project set {} "
+                            "--gpu-quota {} --over-quota`",
+                            quota, raise, job.project, quota);
 }
 
 }  // namespace lane::submit::sched

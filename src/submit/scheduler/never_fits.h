@@ -18,8 +18,13 @@ struct ClusterLimits {
   std::vector<int> node_gpus;
 };
 
+// What would let a job that never fits run: more GPUs in the cluster (or a smaller request), or
+// more quota for its project (or a smaller request, or over-quota for a preemptible job).
+enum class Remedy { kCluster, kQuota, kOverQuota };
+
 // `project` is null when the job names a project the state does not have (treated as quota 0).
+// `remedy`, when given, is set along with the reason.
 std::optional<std::string> never_fits(const ClusterLimits& limits, const Project* project,
-                                      const Workload& job);
+                                      const Workload& job, Remedy* remedy = nullptr);
 
 }  // namespace lane::submit::sched::detail

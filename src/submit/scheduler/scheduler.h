@@ -99,5 +99,10 @@ Decision schedule(const ClusterState& state);
 // above its project's quota...). nullopt when an empty cluster could run it. The CLI uses this
 // to reject a submission up front.
 std::optional<std::string> never_fits(const ClusterState& state, const Workload& job);
+// never_fits() followed by the way out, for a user: for the cluster's limits, declaring its GPUs
+// (`lanectl cluster set-nodes`) or asking fewer; for the project's quota, asking fewer or raising
+// the quota (`lanectl project set`), and for a preemptible job in a project without over-quota,
+// allowing over-quota.
+std::optional<std::string> never_fits_with_fix(const ClusterState& state, const Workload& job);
 
 }  // namespace lane::submit::sched

@@ -64,6 +64,13 @@ std::string gpu_list(const nlohmann::json& pod) {
   return out;
 }
 
+// Each pod's GPUs, "0,1;2,3;...": the argument of `lanectl __rank` and `lanectl __torchrun`.
+std::string rank_gpu_lists(const nlohmann::json& placement) {
+  std::string out;
+  for (size_t i = 0; i < placement.size(); ++i) out += (i ? ";" : "") + gpu_list(placement[i]);
+  return out;
+}
+
 }  // namespace
 
 std::optional<std::filesystem::path> relative_within(const std::filesystem::path& path,
@@ -107,8 +114,7 @@ LaunchPlan make_launch_plan(const JobSpec& spec, const nlohmann::json& placement
   if (spec.type == JobType::kMpi) {
     // One rank per worker; each rank gets its own GPU set through `lanectl __rank`, which picks
     // the entry for OMPI_COMM_WORLD_RANK and sets CUDA_VISIBLE_DEVICES before exec'ing the command.
-    std::string rank_gpus;
-    for (size_t i = 0; i < placement.size(); ++i) rank_gpus += (i ? ";" : "") + gpu_list(placement[i]);
+    const std::string rank_gpus = rank_gpu_lists(placement);
     plan.argv = {"mpirun", "-np", std::to_string(spec.processes), "--tag-output", "--oversubscribe",
                  "--bind-to", "none"};
     for (const auto& [name, value] : plan.env) {
@@ -116,6 +122,11 @@ LaunchPlan make_launch_plan(const JobSpec& spec, const nlohmann::json& placement
       plan.argv.push_back(name);
     }
     plan.argv.insert(plan.argv.end(), {relocate(lanectl_exe, plan.bin_dir, kJobBinDir), "__rank", rank_gpus, "--"});
+    plan.argv.insert(plan.argv.end(), command.begin(), command.end());
+  } else if (spec.type == JobType::kPyTorch) {
+    // Master and workers as torchrun starts them on one node: `lanectl __torchrun` forks one
+    // process per placement entry inside the job's sandbox (so in its network namespace).
+    plan.argv = {relocate(lanectl_exe, plan.bin_dir, kJobBinDir), "__torchrun", rank_gpu_lists(placement), "--"};
     plan.argv.insert(plan.argv.end(), command.begin(), command.end());
   } else {
     plan.argv = command;

@@ -1,6 +1,6 @@
 #pragma once
 // How a local job becomes a process: the argv (image entrypoint or --command, wrapped in
-// `mpirun` for MPI jobs), its whole environment, and what its root file system shows: the
+// `mpirun` for MPI jobs, in `lanectl __torchrun` for PyTorch jobs), its whole environment, and what its root file system shows: the
 // system's /usr (+ /bin, /lib* links), a few files of /etc, the project's binaries at
 // kJobBinDir, its volumes at their mount paths, private /tmp and /dev/shm, /proc of its own PID
 // namespace, a minimal /dev, and nothing else of the host (docs/local-backend.md, "Isolation").

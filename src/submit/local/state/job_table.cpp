@@ -109,7 +109,7 @@ int64_t insert_job(Database& db, const JobSpec& spec, int64_t now_ms) {
       "preemptible, ttl_seconds) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?12,'waiting for the scheduler',?9,?10,?11)");
   insert.bind(1, spec.project).bind(2, spec.name).bind(3, std::string(to_string(spec.type)))
       .bind(4, spec.image).bind(5, spec.user).bind(6, spec.gpu)
-      .bind(7, static_cast<int64_t>(spec.type == JobType::kMpi ? spec.processes : 1))
+      .bind(7, static_cast<int64_t>(spec.gpu_ranks()))
       .bind(8, spec_to_json(spec).dump()).bind(9, now_ms).bind(12, std::string(to_string(JobStatus::kPending)));
   if (auto p = preemptible_column(spec)) insert.bind(10, static_cast<int64_t>(*p));
   else insert.bind_null(10);

@@ -53,7 +53,7 @@ sched::Workload workload_from_row(const JobRow& row) {
   w.project = row.project;
   w.type = job_type_from_string(row.type);
   w.gpu_per_pod = row.gpu;
-  w.pods = row.type == "Mpi" ? row.pods : 1;
+  w.pods = is_distributed(w.type) ? row.pods : 1;
   w.queue_order = row.id;
   w.running = row.status == JobStatus::kRunning;
   w.preemptible = row.preemptible;

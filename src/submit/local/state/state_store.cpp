@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include "common/clock.h"
@@ -183,24 +185,42 @@ std::vector<JobEvent> load_events(Database& db, int64_t job_id) {
 
 namespace {
 
+// "2x NVIDIA H100 80GB HBM3, 1x NVIDIA A100-SXM4-40GB": the models in the order first seen.
+std::string model_summary(const std::vector<std::string>& names) {
+  std::vector<std::pair<std::string, int>> counts;
+  for (const auto& n : names) {
+    auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == n; });
+    if (it == counts.end()) counts.emplace_back(n, 1);
+    else ++it->second;
+  }
+  std::string out;
+  for (const auto& [name, count] : counts) out += (out.empty() ? "" : ", ") + std::to_string(count) + "x " + name;
+  return out;
+}
+
+// The GPUs `nvidia-smi --query-gpu=name` lists (none when it is missing or fails), cached in the
+// meta table: 'detected_gpus' (the count) and 'detected_gpu_models' (model_summary).
 int detect_gpus(Database& db) {
   auto cached = db.prepare("SELECT value FROM meta WHERE key = 'detected_gpus'");
   if (cached.step()) return std::stoi(cached.text(0));
-  int count = 0;
-  // Fixed command line, no user input: counts the "GPU n: ..." lines of nvidia-smi -L.
-  if (FILE* p = popen("nvidia-smi -L 2>/dev/null", "r")) {
+  std::vector<std::string> names;
+  // Fixed command line, no user input: one line per GPU, its model name.
+  if (FILE* p = popen("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null", "r")) {
     char line[512];
-    while (fgets(line, sizeof line, p))
-      if (std::string(line).rfind("GPU ", 0) == 0) ++count;
-    pclose(p);
+    while (fgets(line, sizeof line, p)) {
+      std::string name(line);
+      while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
+      if (!name.empty()) names.push_back(name);
+    }
+    if (pclose(p) != 0) names.clear();  // a driver error is printed on stdout too
   }
   // Cached best effort: a concurrent reader may lose the race to write it, which is harmless.
   try {
-    db.prepare("INSERT OR IGNORE INTO meta(key, value) VALUES('detected_gpus', ?1)")
-        .bind(1, std::to_string(count)).run();
+    db.prepare("INSERT OR IGNORE INTO meta(key, value) VALUES('detected_gpus', ?1), ('detected_gpu_models', ?2)")
+        .bind(1, std::to_string(names.size())).bind(2, model_summary(names)).run();
   } catch (const std::exception&) {
   }
-  return count;
+  return static_cast<int>(names.size());
 }
 
 std::string host_name() {
@@ -223,6 +243,12 @@ std::vector<NodeSpec> effective_nodes(Database& db, bool* declared) {
   if (declared) *declared = !nodes.empty();
   if (nodes.empty()) nodes.push_back({host_name(), detect_gpus(db)});
   return nodes;
+}
+
+std::string detected_gpu_models(Database& db) {
+  detect_gpus(db);
+  auto st = db.prepare("SELECT value FROM meta WHERE key = 'detected_gpu_models'");
+  return st.step() ? st.text(0) : std::string();
 }
 
 std::vector<ProjectSpec> load_projects(Database& db) {
@@ -254,7 +280,8 @@ JobInfo job_info_from_row(const JobRow& row, bool with_pods) {
   info.spec.image = row.image;
   info.spec.user = row.user;
   info.spec.gpu = row.gpu;
-  info.spec.processes = row.type == "Mpi" ? row.pods : 1;
+  const bool pytorch = info.spec.type == JobType::kPyTorch;
+  info.spec.processes = row.type == "Mpi" ? row.pods : pytorch ? row.pods - 1 : 1;
   if (row.preemptible)
     info.spec.preemptibility = *row.preemptible ? Preemptibility::kPreemptible : Preemptibility::kNonPreemptible;
   info.status = row.status;
@@ -273,7 +300,7 @@ JobInfo job_info_from_row(const JobRow& row, bool with_pods) {
     start = comma + 1;
   }
   info.gpus_allocated = running ? row.alloc : 0;
-  int pod_count = row.type == "Mpi" ? row.pods + 1 : 1;  // MPI: launcher + workers
+  int pod_count = row.type == "Mpi" ? row.pods + 1 : row.pods;  // MPI: launcher + workers; PyTorch: master + workers
   info.pods_running = running ? pod_count : 0;
   info.pods_pending = row.status == JobStatus::kPending ? pod_count : 0;
   if (!with_pods) return info;
@@ -300,6 +327,10 @@ JobInfo job_info_from_row(const JobRow& row, bool with_pods) {
     info.pods.push_back(pod_from(row.name + "-launcher", "launcher", 0, false));
     for (int i = 0; i < row.pods; ++i)
       info.pods.push_back(pod_from(row.name + "-worker-" + std::to_string(i), "worker", i, true));
+  } else if (pytorch) {
+    info.pods.push_back(pod_from(row.name + "-master-0", "master", 0, true));
+    for (int i = 1; i < row.pods; ++i)
+      info.pods.push_back(pod_from(row.name + "-worker-" + std::to_string(i - 1), "worker", i, true));
   } else {
     info.pods.push_back(pod_from(row.name + "-0", "main", 0, true));
   }

@@ -34,7 +34,7 @@ struct JobRow {
   JobStatus status = JobStatus::kPending;
   std::string reason;
   double gpu = 0;
-  int pods = 1;
+  int pods = 1;                     // pods with GPUs: MPI workers; PyTorch master + workers; else 1
   std::string spec_json;            // full JobSpec (only loaded by load_job_row(.., true))
   nlohmann::json placement = nlohmann::json::array();
   int attempt = 0;
@@ -76,8 +76,10 @@ void add_event(Database& db, int64_t job_id, const std::string& source, const st
                const std::string& reason, const std::string& message);
 std::vector<JobEvent> load_events(Database& db, int64_t job_id);
 
-// Declared nodes, or the default node (hostname, GPUs from `nvidia-smi -L`) when none are.
+// Declared nodes, or the default node (hostname, the GPUs `nvidia-smi --query-gpu` lists) when none are.
 std::vector<NodeSpec> effective_nodes(Database& db, bool* declared = nullptr);
+// The models of the GPUs nvidia-smi found ("2x NVIDIA H100 80GB HBM3"); "" when none.
+std::string detected_gpu_models(Database& db);
 
 struct ProjectRow {
   ProjectSpec spec;

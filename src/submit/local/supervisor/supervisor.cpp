@@ -9,6 +9,7 @@
 #include <string>
 
 #include "submit/local/supervisor/job_supervisor.h"
+#include "submit/local/supervisor/torchrun.h"
 
 namespace lane::submit::local {
 namespace fs = std::filesystem;
@@ -24,20 +25,10 @@ int rank_exec(int argc, char** argv) {
     std::cerr << "usage: lanectl __rank 'GPUS;GPUS;...' -- CMD ARGS...\n";
     return 2;
   }
-  std::string all = argv[2];
+  const std::vector<std::string> all = split_rank_gpus(argv[2]);
   const char* rank_env = std::getenv("OMPI_COMM_WORLD_RANK");
-  int rank = rank_env ? std::atoi(rank_env) : 0;
-  std::string mine;
-  size_t start = 0;
-  for (int i = 0; i <= rank; ++i) {
-    size_t end = all.find(';', start);
-    mine = all.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (end == std::string::npos) {
-      if (i < rank) mine.clear();
-      break;
-    }
-    start = end + 1;
-  }
+  const int rank = rank_env ? std::atoi(rank_env) : 0;
+  const std::string mine = rank >= 0 && static_cast<size_t>(rank) < all.size() ? all[rank] : std::string();
   setenv("CUDA_VISIBLE_DEVICES", mine.c_str(), 1);
   execvp(argv[4], argv + 4);
   std::cerr << "lanectl __rank: exec " << argv[4] << ": " << std::strerror(errno) << "\n";
@@ -48,6 +39,7 @@ int run_internal_verb(int argc, char** argv) {
   if (argc < 2) return -1;
   std::string verb = argv[1];
   if (verb == "__rank") return rank_exec(argc, argv);
+  if (verb == "__torchrun") return torchrun_exec(argc, argv);
   if (verb != "__supervise") return -1;
   if (argc != 5) {
     std::cerr << "usage: lanectl __supervise HOME JOB_ID ATTEMPT (internal)\n";

@@ -1,6 +1,7 @@
 #pragma once
 // The supervisor's hidden verbs, which the factory dispatches: `lanectl __supervise` runs one
-// attempt of a job (job_supervisor.h), `lanectl __rank` one MPI rank of it.
+// attempt of a job (job_supervisor.h), `lanectl __rank` one MPI rank of it, `lanectl __torchrun`
+// the ranks of a PyTorch job (torchrun.h).
 #include <cstdint>
 #include <filesystem>
 
@@ -14,7 +15,7 @@ int supervise_job(const std::filesystem::path& home, int64_t job_id, int attempt
 // CUDA_VISIBLE_DEVICES to this rank's entry (OMPI_COMM_WORLD_RANK) and execs CMD.
 int rank_exec(int argc, char** argv);
 
-// Dispatches the hidden verbs above; returns -1 when argv[1] is not one of them.
+// Dispatches the hidden verbs above and __torchrun; returns -1 when argv[1] is not one of them.
 int run_internal_verb(int argc, char** argv);
 
 }  // namespace lane::submit::local

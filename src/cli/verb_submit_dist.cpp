@@ -1,0 +1,37 @@
+// lanectl submit-dist pytorch: a distributed PyTorch job (Run:AI v1 `runai submit-dist pytorch`),
+// one master and --workers workers; a Kubeflow PyTorchJob on Kubernetes, torchrun's ranks locally.
+#include "cli/context.h"
+#include "cli/submit_options.h"
+#include "cli/verbs.h"
+#include "common/error.h"
+
+namespace lane::cli {
+
+CLI::App* add_pytorch_submit_command(CLI::App& parent, CliContext& ctx, const std::string& name) {
+  auto opts = std::make_shared<SubmitOptions>();
+  opts->spec.processes = 1;
+  auto* cmd = parent.add_subcommand(name, "Submit a distributed PyTorch job: one master and --workers workers");
+  add_submit_flags(cmd, *opts);
+  // Accepted but unlisted, so that they are refused with their reason (as with submit-mpi).
+  for (const char* hidden : {"--interactive", "--preemptible", "--completions", "--parallelism", "--mig"})
+    cmd->get_option(hidden)->group("");
+  cmd->add_option("--workers", opts->spec.processes,
+                  "Worker processes besides the master (default 1); each of them and the master gets --gpu GPUs");
+  cmd->add_option("--clean-pod-policy", opts->spec.clean_pod_policy,
+                  "Pods to delete when the job ends: Running (default) | All | None");
+  cmd->get_option("--gpu")->description("GPUs per process (master and each worker): a whole number");
+  cmd->callback([opts, &ctx] {
+    if (opts->interactive)
+      throw UsageError("--interactive is not available for submit-dist pytorch; PyTorch jobs are training jobs");
+    run_submit(*opts, ctx, submit::JobType::kPyTorch);
+  });
+  return cmd;
+}
+
+void add_submit_dist_command(CLI::App& app, CliContext& ctx) {
+  auto* dist = app.add_subcommand("submit-dist", "Submit a distributed training job of a framework (pytorch)");
+  dist->require_subcommand(1);
+  add_pytorch_submit_command(*dist, ctx, "pytorch");
+}
+
+}  // namespace lane::cli
