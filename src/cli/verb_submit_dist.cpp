@@ -7,18 +7,39 @@
 
 namespace lane::cli {
 
-CLI::App* add_pytorch_submit_command(CLI::App& parent, CliContext& ctx, const std::string& name) {
+namespace {
+
+std::vector<std::string> pytorch_examples(Dialect dialect) {
+  if (dialect == Dialect::kV1)
+    return {"lanectl submit-dist pytorch ddp -i pytorch/pytorch --workers 2 --gpu 1 --command -- torchrun train.py",
+            "lanectl submit-dist pytorch hello -i busybox --workers 1 --command -- sh -c 'echo $RANK of $WORLD_SIZE'"};
+  return {"lanectl training pytorch submit ddp -i pytorch/pytorch --workers 2 --gpu-devices-request 1 -c -- torchrun "
+          "train.py",
+          "lanectl training pytorch submit hello -i busybox --workers 1 -c -- sh -c 'echo $RANK of $WORLD_SIZE'"};
+}
+
+}  // namespace
+
+CLI::App* add_pytorch_submit_command(CLI::App& parent, CliContext& ctx, const std::string& name, Dialect dialect) {
   auto opts = std::make_shared<SubmitOptions>();
+  opts->dialect = dialect;
   opts->spec.processes = 1;
   auto* cmd = parent.add_subcommand(name, "Submit a distributed PyTorch job: one master and --workers workers");
-  add_submit_flags(cmd, *opts);
+  add_submit_flags(cmd, *opts, pytorch_examples(dialect));
   // Accepted but unlisted, so that they are refused with their reason (as with submit-mpi).
   for (const char* hidden : {"--interactive", "--preemptible", "--completions", "--parallelism", "--mig"})
     cmd->get_option(hidden)->group("");
+  if (dialect == Dialect::kV2) {
+    cmd->get_option("--gpu-devices-request")->description("Whole GPUs per process (master and each worker)");
+    cmd->get_option("--gpu-portion-request")->group("");  // processes take whole GPUs
+  }
+  const std::string group = "Distributed";
   cmd->add_option("--workers", opts->spec.processes,
-                  "Worker processes besides the master (default 1); each of them and the master gets --gpu GPUs");
+                  "Worker processes besides the master (default 1); each of them and the master gets --gpu GPUs")
+      ->group(group);
   cmd->add_option("--clean-pod-policy", opts->spec.clean_pod_policy,
-                  "Pods to delete when the job ends: Running (default) | All | None");
+                  "Pods to delete when the job ends: Running (default) | All | None")
+      ->group(group);
   cmd->get_option("--gpu")->description("GPUs per process (master and each worker): a whole number");
   cmd->callback([opts, &ctx] {
     if (opts->interactive)

@@ -38,6 +38,11 @@ const V2Command kV2Commands[] = {
      ""},
     {"training mpi submit", nullptr,
      [](CLI::App& g, const std::string& leaf, CliContext& ctx) { add_mpi_submit_verb(g, leaf, Dialect::kV2, ctx); }, ""},
+    {"training pytorch submit", nullptr,
+     [](CLI::App& g, const std::string& leaf, CliContext& ctx) {
+       add_pytorch_submit_command(g, ctx, leaf, Dialect::kV2);
+     },
+     ""},
     {"workspace submit", nullptr,
      [](CLI::App& g, const std::string& leaf, CliContext& ctx) {
        add_submit_verb(g, leaf, Dialect::kV2, SubmitKind::kWorkspace, ctx);

@@ -11,7 +11,8 @@ void add_submit_command(CLI::App& app, CliContext& ctx);
 void add_submit_mpi_command(CLI::App& app, CliContext& ctx);
 void add_submit_dist_command(CLI::App& app, CliContext& ctx);  // submit-dist pytorch (verb_submit_dist.cpp)
 // The PyTorch submit subcommand `name` under `parent` (submit-dist pytorch; v2: training pytorch submit).
-CLI::App* add_pytorch_submit_command(CLI::App& parent, CliContext& ctx, const std::string& name);
+CLI::App* add_pytorch_submit_command(CLI::App& parent, CliContext& ctx, const std::string& name,
+                                     Dialect dialect = Dialect::kV1);
 // The same verbs under another parent and name, in either dialect: `training submit`, `workspace
 // submit` (interactive), `training mpi submit` (--workers) are these with Dialect::kV2.
 enum class SubmitKind { kTraining, kWorkspace };
