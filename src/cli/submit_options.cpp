@@ -47,6 +47,8 @@ void add_run_ai_flags(CLI::App* cmd, SubmitOptions& o) {
   cmd->add_flag("--elastic", s.elastic, "Mark the job elastic (annotation elastic; Kubernetes)");
   cmd->add_flag("--prevent-privilege-escalation", s.prevent_privilege_escalation,
                 "The job's processes cannot gain privileges (setuid binaries, file capabilities)");
+  cmd->add_option("--label", o.labels, "A label KEY=VALUE on the job (repeatable; `list -l KEY=VALUE` selects on it)");
+  cmd->add_option("--annotation", o.annotations, "An annotation KEY=VALUE on the job (repeatable)");
   cmd->add_flag("--create-home-dir", s.create_home_dir, "Give the job a writable HOME (" + std::string(submit::kRunAiHomeDir) + ")");
 }
 
@@ -109,6 +111,8 @@ void apply_run_ai_flags(const SubmitOptions& o, submit::JobSpec& spec) {
   spec.stdin_open = spec.stdin_open || spec.attach;
   if (!o.ttl_after_finish.empty()) spec.ttl_after_finish_seconds = submit::parse_ttl_after_finish(o.ttl_after_finish);
   for (const auto& t : o.tolerations) spec.tolerations.push_back(parse_toleration(t));
+  spec.labels = parse_key_values("--label", o.labels);
+  spec.annotations = parse_key_values("--annotation", o.annotations);
   if (o.run_as_user) {
     spec.run_as_uid = static_cast<int64_t>(getuid());
     spec.run_as_gid = static_cast<int64_t>(getgid());

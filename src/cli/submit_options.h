@@ -26,6 +26,7 @@ struct SubmitOptions {
   std::optional<std::string> gpu;  // an empty value is an error, not 0
   std::vector<std::string> env, pvcs, volumes, ports, tolerations;
   std::string ttl_after_finish;
+  std::vector<std::string> labels, annotations;  // --label / --annotation KEY=VALUE -> spec maps
 };
 
 void add_submit_flags(CLI::App* cmd, SubmitOptions& o);

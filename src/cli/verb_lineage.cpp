@@ -59,6 +59,7 @@ void print_view(std::ostream& out, const storage::LineageView& v) {
 
 void run_lineage(const LineageOptions& o, CliContext& ctx) {
   const OutputFormat format = parse_output_format(o.output);
+  if (format == OutputFormat::kWide) throw UsageError("lineage -o takes json or yaml (or nothing, for text); not wide");
   if (!storage::is_snapshot_name(o.target))
     throw UsageError(fmt::format("'{}' is not a snapshot or job name (lower-case letters, digits, '-')", o.target));
   auto& stores = ctx.storage();
