@@ -101,8 +101,9 @@ void list_jobs(const ListOptions& o, CliContext& ctx) {
   std::map<std::string, std::vector<std::string>> shown;
   const int64_t now = now_unix_ms();
   for (const auto& j : jobs) {
-    table.add(job_table_row(j, format == OutputFormat::kWide, now));
-    shown[j.spec.project + "/" + j.spec.name] = job_table_row(j, format == OutputFormat::kWide, now);
+    auto row = job_table_row(j, format == OutputFormat::kWide, now);
+    if (o.watch) shown[j.spec.project + "/" + j.spec.name] = row;
+    table.add(std::move(row));
   }
   table.print(ctx.out);
   if (o.watch) watch_jobs(o, project, selector, table, std::move(shown), ctx);

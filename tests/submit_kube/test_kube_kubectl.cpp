@@ -13,7 +13,7 @@ namespace resources = lane::kube::resources;
 
 }  // namespace
 
-TEST_CASE("kube cli: --label and --annotation reach the workload and its pods; list -l selects", "[submit_kube][fast]") {
+TEST_CASE("kube cli: --label and --annotation reach the workload and its pods and list -l selects", "[submit_kube][fast]") {
   lane::test::FakeApiServer server;
   Cli cli(server.url());
   REQUIRE(cli.run_shell("project create vision --gpu-quota 4").code == 0);
@@ -40,8 +40,9 @@ TEST_CASE("kube cli: --label and --annotation reach the workload and its pods; l
   auto names = [&](const std::string& selector) {
     auto listed = cli.run_shell("list -p vision -o json -l '" + selector + "'");
     INFO(listed.out);
+    const auto doc = nlohmann::json::parse(listed.out);
     std::string out;
-    for (const auto& item : nlohmann::json::parse(listed.out)["items"]) out += item["name"].get<std::string>() + " ";
+    for (const auto& item : doc["items"]) out += item["name"].get<std::string>() + " ";
     return out;
   };
   CHECK(names("team=vision") == "tuned ");
