@@ -32,6 +32,16 @@ std::optional<std::pair<std::string, std::string>> job_path(const std::string& a
   return std::pair{arg.substr(0, colon), arg.substr(colon + 1)};
 }
 
+// Whether `path` lies under one of the job's --pvc or -v mount paths (or is one).
+bool on_a_mount(const submit::JobSpec& spec, const std::string& path) {
+  auto under = [&](const std::string& mount) { return path == mount || !submit::relative_path_under(path, mount).empty(); };
+  for (const auto& p : spec.pvcs)
+    if (under(p.mount_path)) return true;
+  for (const auto& v : spec.volumes)
+    if (under(v.container_path)) return true;
+  return false;
+}
+
 // Copies one file of the job to `target`; its size.
 uint64_t copy_file(submit::JobFiles& files, const std::string& job, const std::string& project,
                    const std::string& path, const fs::path& target) {
@@ -49,9 +59,13 @@ void copy_out(const std::string& job, const std::string& path, const CpOptions& 
     throw UsageError("cp " + job + ":" + path + ": give the absolute path in the job's container, e.g. " + job +
                      ":/mnt/output/metrics.jsonl (no '.', '..' or empty parts)");
   const std::string project = ctx.project(o.project);
-  if (!ctx.jobs().describe_job(job, project))
+  const auto info = ctx.jobs().describe_job(job, project);
+  if (!info)
     throw Error("job '" + job + "' does not exist in project '" + project +
                 "'. If the job exists in a different project, use -p <project-name>.");
+  if (!on_a_mount(info->spec, path))
+    throw Error(fmt::format("cannot copy {}:{}: it is on none of the job's volumes (--pvc, -v); cp copies from "
+                            "them only", job, path));
   auto& files = ctx.job_files();
   const std::string base = path.substr(path.rfind('/') + 1);
   auto dir = files.list_dir(job, project, path, kMaxDirFiles);

@@ -2,6 +2,8 @@
 // the test API server: --label/--annotation on the objects, list -l, and wait --for.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+
 #include "fake_server.h"
 #include "kube/kube_client.h"
 #include "support/lanectl_runner.h"
@@ -70,4 +72,28 @@ TEST_CASE("kube cli: wait --for=condition=Succeeded|Failed", "[submit_kube][fast
   r = cli.run_shell("wait --for=condition=Succeeded waits -p vision --timeout 1s");
   CHECK(r.code == 1);
   CHECK(r.out.find("timed out after 1s waiting for job waits to be Succeeded") != std::string::npos);
+}
+
+TEST_CASE("kube cli: cp copies a file of a job's volume out of its chief pod", "[submit_kube][fast]") {
+  lane::test::FakeApiServer server;
+  Cli cli(server.url());
+  REQUIRE(cli.run_shell("project create vision --gpu-quota 4").code == 0);
+  REQUIRE(cli.run_shell("submit trainer -p vision -i busybox --pvc :1Gi:/mnt --command -- sleep 60").code == 0);
+  const auto job = nlohmann::json::parse(cli.run_shell("describe job trainer -p vision -o json").out);
+  REQUIRE_FALSE(job["pods"].empty());
+  server.control("/_test/files", {{"namespace", "runai-vision"},
+                                  {"pod", job["pods"][0]["name"]},
+                                  {"files", {{"/mnt/runs/metrics.jsonl", "{\"loss\":0.25}\n"}, {"/etc/passwd", "root"}}},
+                                  {"links", {{"/mnt/runs/link", "/etc/passwd"}}}});
+  const std::string out = cli.home().string() + "/metrics.jsonl";
+  auto r = cli.run_shell("cp trainer:/mnt/runs/metrics.jsonl " + out + " -p vision");
+  INFO(r.out);
+  CHECK(r.code == 0);
+  std::ifstream in(out);
+  CHECK(std::string(std::istreambuf_iterator<char>(in), {}) == "{\"loss\":0.25}\n");
+  r = cli.run_shell("cp trainer:/mnt/runs/link " + out + ".link -p vision");
+  CHECK(r.code == 1);
+  r = cli.run_shell("cp trainer:/etc/passwd " + out + ".passwd -p vision");
+  CHECK(r.code == 1);
+  CHECK(r.out.find("it is on none of the job's volumes") != std::string::npos);
 }
