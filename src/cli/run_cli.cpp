@@ -42,6 +42,8 @@ void add_commands(CLI::App& app, CliContext& ctx) {
   add_attach_command(app, ctx);
   add_suspend_commands(app, ctx);
   add_top_command(app, ctx);
+  add_wait_command(app, ctx);
+  add_cp_command(app, ctx);
   add_whoami_command(app, ctx);
   add_version_command(app, ctx);
   add_dashboard_command(app, ctx);

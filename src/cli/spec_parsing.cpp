@@ -145,4 +145,16 @@ std::vector<std::string> split_words(const std::string& text) {
   return words;
 }
 
+std::map<std::string, std::string> parse_key_values(const std::string& flag, const std::vector<std::string>& values) {
+  std::map<std::string, std::string> out;
+  for (const auto& item : values) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw UsageError(flag + " '" + item + "': use KEY=VALUE, e.g. " + flag + " team=vision");
+    if (!out.emplace(item.substr(0, eq), item.substr(eq + 1)).second)
+      throw UsageError(flag + " " + item.substr(0, eq) + " is given twice; give each key once");
+  }
+  return out;
+}
+
 }  // namespace lane::cli

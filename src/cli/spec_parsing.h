@@ -3,6 +3,7 @@
 // --toleration (--port: submit::parse_port, which reads stored specs too; --ttl-after-finish:
 // submit::parse_ttl_after_finish; quantities bind as submit::Quantity).
 // Each throws UsageError naming the flag, the bad value and the accepted forms.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ double parse_gpu(const std::string& value);
 
 // `--toleration KEY[=VALUE][:EFFECT]` (key and effect rules: submit::validate).
 submit::Toleration parse_toleration(const std::string& value);
+
+// `--label` / `--annotation KEY=VALUE`, repeatable: the map (key and value rules: submit::validate).
+std::map<std::string, std::string> parse_key_values(const std::string& flag, const std::vector<std::string>& values);
 
 // Whitespace split (the older `--command "python train.py"` string form; no shell involved).
 std::vector<std::string> split_words(const std::string& text);

@@ -165,6 +165,8 @@ void add_environment_flags(const FlagGroup& g) {
                          "The job's processes cannot gain privileges (setuid binaries, file capabilities)"));
   g.both(g.cmd->add_flag("--create-home-dir", s.create_home_dir,
                          "Give the job a writable HOME (" + std::string(submit::kRunAiHomeDir) + ")"));
+  g.both(g.cmd->add_option("--label", g.o.labels, "A label KEY=VALUE on the job (repeatable; `list -l KEY=VALUE` selects on it)"));
+  g.both(g.cmd->add_option("--annotation", g.o.annotations, "An annotation KEY=VALUE on the job (repeatable)"));
 }
 
 // v1 verbs: each v2 spelling is a hidden flag that fails naming its v1 twin.
@@ -243,6 +245,8 @@ void apply_run_ai_flags(const SubmitOptions& o, submit::JobSpec& spec) {
   spec.stdin_open = spec.stdin_open || spec.attach;
   if (!o.ttl_after_finish.empty()) spec.ttl_after_finish_seconds = submit::parse_ttl_after_finish(o.ttl_after_finish);
   for (const auto& t : o.tolerations) spec.tolerations.push_back(parse_toleration(t));
+  spec.labels = parse_key_values("--label", o.labels);
+  spec.annotations = parse_key_values("--annotation", o.annotations);
   if (o.run_as_user) {
     spec.run_as_uid = static_cast<int64_t>(getuid());
     spec.run_as_gid = static_cast<int64_t>(getgid());

@@ -35,6 +35,7 @@ struct SubmitOptions {
   std::vector<std::string> env, pvcs, volumes, ports, tolerations;
   std::vector<std::string> existing_pvcs, new_pvcs, host_paths, external_urls;  // v2 (cli/v2_spec_parsing.h)
   std::string ttl_after_finish;
+  std::vector<std::string> labels, annotations;  // --label / --annotation KEY=VALUE -> spec maps
 };
 
 // Adds the flags in help groups (Job, Resources, Storage, Networking, Scheduling, Environment,

@@ -7,24 +7,35 @@
 
 namespace lane::cli {
 
-void Table::print(std::ostream& out) const {
+std::vector<size_t> Table::widths() const {
   std::vector<size_t> width;
   for (const auto& row : rows_) {
     if (width.size() < row.size()) width.resize(row.size(), 0);
     for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
   }
-  std::string buffer;
-  for (const auto& row : rows_) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size()) line.append(width[i] - row[i].size() + 2, ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    buffer += line;
-    buffer += '\n';
+  return width;
+}
+
+std::string Table::line(const std::vector<std::string>& row, const std::vector<size_t>& widths) {
+  std::string line;
+  for (size_t i = 0; i < row.size(); ++i) {
+    line += row[i];
+    const size_t width = i < widths.size() ? std::max(widths[i], row[i].size()) : row[i].size();
+    if (i + 1 < row.size()) line.append(width - row[i].size() + 2, ' ');
   }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  return line;
+}
+
+void Table::print(std::ostream& out) const {
+  const std::vector<size_t> width = widths();
+  std::string buffer;
+  for (const auto& row : rows_) buffer += line(row, width) + '\n';
   out << buffer;
+}
+
+nlohmann::json list_document(nlohmann::json items) {
+  return {{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(items)}};
 }
 
 std::string format_gpus(double value) { return fmt::format("{:g}", value); }

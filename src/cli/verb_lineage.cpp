@@ -104,6 +104,7 @@ void compare_runs(const LineageOptions& o, CliContext& ctx, OutputFormat format)
 
 void run_lineage(const LineageOptions& o, CliContext& ctx) {
   const OutputFormat format = parse_output_format(o.output);
+  if (format == OutputFormat::kWide) throw UsageError("lineage -o takes json or yaml (or nothing, for text); not wide");
   if (!o.compare.empty()) return compare_runs(o, ctx, format);
   const auto views = views_of(o.target, ctx.storage());
   if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {

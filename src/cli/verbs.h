@@ -50,6 +50,8 @@ void add_volume_command(CLI::App& app, CliContext& ctx);
 void add_attach_command(CLI::App& app, CliContext& ctx);
 void add_suspend_commands(CLI::App& app, CliContext& ctx);  // suspend and resume (verb_suspend.cpp)
 void add_top_command(CLI::App& app, CliContext& ctx);
+void add_wait_command(CLI::App& app, CliContext& ctx);  // kubectl habits: wait, cp
+void add_cp_command(CLI::App& app, CliContext& ctx);
 void add_whoami_command(CLI::App& app, CliContext& ctx);
 void add_version_command(CLI::App& app, CliContext& ctx);
 // The web UI over the same roles (verb_dashboard.cpp; the server is lane_dashboard).

@@ -18,10 +18,9 @@ TEST_CASE("in-process: list jobs of a project", "[cli][fast]") {
   CHECK(r.err == "");
   CHECK(r.out ==
         "Showing jobs for project default\n"
-        "NAME     STATUS   AGE   NODE  IMAGE    TYPE   PROJECT  USER  GPUs Allocated (Requested)  PODs Running (Pending)"
-        "  SERVICE URL(S)\n"
-        "train-a  Running  120m        busybox  Train  default        0 (1)                       0 (0)\n"
-        "train-b  Pending  120m        busybox  Train  default        0 (0.5)                     0 (0)\n");
+        "NAME     STATUS   AGE   NODE  TYPE   PROJECT  GPUs ALLOC (REQ)  PODs RUN (PEND)\n"
+        "train-a  Running  120m        Train  default  0 (1)             0 (0)\n"
+        "train-b  Pending  120m        Train  default  0 (0.5)           0 (0)\n");
 }
 
 TEST_CASE("in-process: describe job, and a job that does not exist", "[cli][fast]") {

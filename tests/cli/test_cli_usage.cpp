@@ -275,7 +275,8 @@ TEST_CASE("submit-mpi --help lists only what works: every listed flag is accepte
       {"--host-ipc", {"--host-ipc"}}, {"--host-network", {"--host-network"}},
       {"--clean-pod-policy", {"--clean-pod-policy", "All"}}, {"--elastic", {"--elastic"}},
       {"--prevent-privilege-escalation", {"--prevent-privilege-escalation"}},
-      {"--create-home-dir", {"--create-home-dir"}}};
+      {"--create-home-dir", {"--create-home-dir"}}, {"--label", {"--label", "team=vision"}},
+      {"--annotation", {"--annotation", "note=sweep 3"}}};
   auto help = l.run({"submit-mpi", "--help"});
   REQUIRE(help.code == 0);
   std::istringstream lines(help.out);

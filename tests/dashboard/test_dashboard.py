@@ -206,7 +206,7 @@ def case_loopback(env):
     check(status == 200 and ctype.startswith("application/json"), f"/api/jobs -> {status} {ctype}")
     jobs = json.loads(body)
     check([j["name"] for j in jobs] == ["web-job"], f"/api/jobs lists {jobs}")
-    cli = json.loads(env.run("list", "-A", "-o", "json").stdout or env.run("list", "-o", "json").stdout)
+    cli = json.loads(env.run("list", "-A", "-o", "json").stdout or env.run("list", "-o", "json").stdout)["items"]
     check({j["name"] for j in cli} == {"web-job"}, f"lanectl list -o json: {cli}")
     check(set(jobs[0].keys()) == set(cli[0].keys()), "/api/jobs and list -o json have different fields")
     check(json.loads(request(port, "GET", "/api/jobs?project=default")[2])[0]["name"] == "web-job", "?project=default")

@@ -165,7 +165,7 @@ def case_lineage(env):
            "echo weights > /data/model.txt; sleep 120")
     claim = "pvc-trainer-0"
     wait_for("the trainer running", lambda: any(j["name"] == "trainer" and j["status"] == "Running"
-                                                 for j in json.loads(env.ok("list", "-o", "json"))))
+                                                 for j in json.loads(env.ok("list", "-o", "json"))["items"]))
     time.sleep(1)  # its `echo` into the claim
     env.ok("snapshot", "create", "--pvc", claim, "--name", "base", "--job", "trainer")
     env.ok("restore", "base", "--to-pvc", "restored")

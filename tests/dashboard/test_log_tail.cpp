@@ -63,6 +63,18 @@ TEST_CASE("a log tail gives the last complete lines, as a whole read would", "[d
   CHECK(tail_of(log.path, 3) == "");
 }
 
+TEST_CASE("a blank line a job printed shows as a blank line, not as its timestamp", "[dashboard][fast]") {
+  TempLog log;
+  log.write("2026-11-22T00:46:03.123456Z one\n2026-11-22T00:46:04.123456Z \n2026-11-22T00:46:05.123456Z two\n");
+  CHECK(tail_of(log.path, 2) == "\ntwo\n");
+  CHECK(tail_of(log.path, -1) == "one\n\ntwo\n");
+  LogOptions stamped;
+  stamped.timestamps = true;
+  std::ostringstream out;
+  read_log(log.path, stamped, {}, [] { return true; }, out);
+  CHECK(out.str() == "2026-11-22T00:46:03.123456Z one\n2026-11-22T00:46:04.123456Z \n2026-11-22T00:46:05.123456Z two\n");
+}
+
 TEST_CASE("the tail of a 200 MB log reads its end only", "[dashboard][fast]") {
   TempLog log;
   {

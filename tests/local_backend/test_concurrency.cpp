@@ -31,7 +31,7 @@ TEST_CASE("50 concurrent submits: exactly 50 unique jobs, none lost", "[local_ba
     }
   }
   CHECK(failures == 0);
-  auto jobs = nlohmann::json::parse(l.run({"list", "-A", "-o", "json"}).out);
+  auto jobs = nlohmann::json::parse(l.run({"list", "-A", "-o", "json"}).out).at("items");
   std::set<std::string> names;
   for (const auto& j : jobs) names.insert(j["name"].get<std::string>());
   CHECK(jobs.size() == 50);

@@ -139,7 +139,7 @@ TEST_CASE("service_urls and node_address read only what the status says", "[subm
   CHECK(service_urls(svc, &ing, "").empty());
 }
 
-TEST_CASE("kube cli: list and describe print SERVICE URL(S)", "[submit_kube][fast]") {
+TEST_CASE("kube cli: list -o wide and describe print SERVICE URL(S)", "[submit_kube][fast]") {
   lane::test::FakeApiServer server;
   lane::test::Lanectl cli(server.url());
   REQUIRE(cli.run_shell("project create lane-detection --gpu-quota 3").code == 0);
@@ -151,7 +151,7 @@ TEST_CASE("kube cli: list and describe print SERVICE URL(S)", "[submit_kube][fas
   Json svc = client.get(res::kService, kNs, "notebook");
   svc["status"] = {{"loadBalancer", {{"ingress", Json::array({{{"ip", "52.1.1.1"}}})}}}};
   server.control("/_test/object", svc);
-  r = cli.run_shell("list -p lane-detection");
+  r = cli.run_shell("list -p lane-detection -o wide");  // the default table keeps within 120 columns
   INFO(r.out);
   CHECK(r.code == 0);
   CHECK(r.out.find("SERVICE URL(S)") != std::string::npos);

@@ -73,6 +73,8 @@ inline const std::map<std::string, FieldSample>& field_samples() {
       {"elastic", {none, [](JobSpec& s) { s.elastic = true; }}},
       {"preventPrivilegeEscalation", {none, [](JobSpec& s) { s.prevent_privilege_escalation = true; }}},
       {"createHomeDir", {none, [](JobSpec& s) { s.create_home_dir = true; }}},
+      {"labels", {none, [](JobSpec& s) { s.labels = {{"team", "vision"}, {"example.com/stage", "tune"}}; }}},
+      {"annotations", {none, [](JobSpec& s) { s.annotations = {{"note", "lr sweep, run 3"}}; }}},
   };
   return samples;
 }

@@ -162,6 +162,14 @@ std::string tty_stdin(const JobSpec& s) {
   return fmt::format("{} / {}{}", s.tty, s.stdin_open, s.attach ? " (--attach)" : "");
 }
 
+// --label / --annotation: "k=v, k2=v2".
+template <auto M>
+std::string pairs_text(const JobSpec& s) {
+  std::string out;
+  for (const auto& [k, v] : s.*M) out += (out.empty() ? "" : ", ") + k + "=" + v;
+  return out;
+}
+
 std::string tolerations_text(const JobSpec& s) {
   std::string out;
   for (const auto& t : s.tolerations)
@@ -328,6 +336,12 @@ void add_pod_fields(std::vector<SpecField>& t) {
       flag_line("HOME DIR:", [](const JobSpec&) { return std::string(kRunAiHomeDir); }),
       on_kube("an emptyDir mounted as HOME"),
       no_local_effect("--create-home-dir", "local jobs get a private /tmp; HOME is not set")));
+  // Honoured locally: `list -l` selects on labels; describe shows both.
+  t.push_back(field<&JobSpec::labels>("--label", "labels", kWhenSet, flag_line("LABELS:", pairs_text<&JobSpec::labels>),
+                                      on_kube("the workload's and its pod templates' metadata.labels")));
+  t.push_back(field<&JobSpec::annotations>("--annotation", "annotations", kWhenSet,
+                                           flag_line("ANNOTATIONS:", pairs_text<&JobSpec::annotations>),
+                                           on_kube("the workload's metadata.annotations")));
 }
 
 std::vector<SpecField> make_table() {

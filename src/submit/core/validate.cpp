@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -399,7 +400,29 @@ void check_mig(const JobSpec& spec) {
                                  distributed(spec.type).verb));
 }
 
+// --label / --annotation: Kubernetes label syntax for keys (and label values); lanectl.io/ is lanectl's own.
+void check_metadata(const JobSpec& spec) {
+  const char* kKeyRule = "a key is [PREFIX/]NAME, NAME at most 63 letters, digits, '-', '_', '.' (alphanumeric at "
+                         "both ends), PREFIX a lowercase DNS subdomain, e.g. team or example.com/stage";
+  for (const auto* flag : {"--label", "--annotation"}) {
+    const bool label = std::string_view(flag) == "--label";
+    size_t bytes = 0;
+    for (const auto& [k, v] : label ? spec.labels : spec.annotations) {
+      if (!is_label_key(k)) throw UsageError(fmt::format("{} '{}={}': {}", flag, k, v, kKeyRule));
+      if (k.rfind("lanectl.io/", 0) == 0)
+        throw UsageError(fmt::format("{} '{}': the prefix lanectl.io/ is lanectl's own; choose another key", flag, k));
+      if (label && !is_label_value(v))
+        throw UsageError(fmt::format("--label '{}={}': a label value is empty or at most 63 letters, digits, '-', "
+                                     "'_', '.', alphanumeric at both ends (use --annotation for free text)", k, v));
+      bytes += k.size() + v.size();
+    }
+    if (!label && bytes > 256 * 1024)
+      throw UsageError("--annotation: the annotations total more than 256 KiB (the Kubernetes limit); shorten them");
+  }
+}
+
 void check_run_ai_flags(const JobSpec& spec) {
+  check_metadata(spec);
   check_mig(spec);
   check_preemptibility(spec);
   check_terminal(spec);

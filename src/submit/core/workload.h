@@ -3,6 +3,7 @@
 // CLI, the scheduler, the local backend and the Kubernetes backend. Field names follow the
 // Run:AI v1 CLI so that `runai` command lines map one to one.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -138,6 +139,8 @@ struct JobSpec {
   bool elastic = false;           // --elastic: workload annotation elastic
   bool prevent_privilege_escalation = false;  // container securityContext.allowPrivilegeEscalation false
   bool create_home_dir = false;   // --create-home-dir: HOME on an emptyDir /home/runai-home
+  std::map<std::string, std::string> labels;       // --label KEY=VALUE: `list -l`; workload and pod labels
+  std::map<std::string, std::string> annotations;  // --annotation KEY=VALUE: workload annotations
 
   // The processes that get `gpu` GPUs each: MPI workers; a PyTorch job's master and workers; else 1.
   int gpu_ranks() const { return type == JobType::kMpi ? processes : type == JobType::kPyTorch ? processes + 1 : 1; }

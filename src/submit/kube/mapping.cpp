@@ -22,14 +22,16 @@ const char* priority_class(const JobSpec& spec) {
 }
 
 // Labels on the workload object and its pod templates; the queue label is what KAI reads.
+// The job's --label values come first: where a key is also one of these, lanectl's value is kept.
 Json workload_labels(const KubeSettings& s, const JobSpec& spec) {
-  Json labels{{s.queue_label, spec.project},
-              {kProjectLabel, spec.project},
-              {kPriorityLabel, priority_class(spec)},
-              {kJobLabel, spec.name},
-              {kReleaseLabel, spec.name},
-              {kTypeLabel, to_string(spec.type)},
-              {kManagedByLabel, kManagedByValue}};
+  Json labels = spec.labels;
+  labels.update(Json{{s.queue_label, spec.project},
+                     {kProjectLabel, spec.project},
+                     {kPriorityLabel, priority_class(spec)},
+                     {kJobLabel, spec.name},
+                     {kReleaseLabel, spec.name},
+                     {kTypeLabel, to_string(spec.type)},
+                     {kManagedByLabel, kManagedByValue}});
   // --preemptible / --non-preemptible: KAI's override of what the priority class implies.
   if (spec.preemptibility != Preemptibility::kDefault)
     labels[kPreemptibilityLabel] = is_preemptible(spec) ? "preemptible" : "non-preemptible";
@@ -40,7 +42,7 @@ Json workload_labels(const KubeSettings& s, const JobSpec& spec) {
 // What lanectl reads back for list/describe: secret env values masked (the pods get the real ones).
 Json workload_annotations(const JobSpec& original) {
   const JobSpec spec = masked_for_display(original);
-  Json a = Json::object();
+  Json a = spec.annotations;  // --annotation values; lanectl's own keys below are kept over them
   if (!spec.user.empty()) a[kUserAnnotation] = spec.user;
   if (!spec.cli_argv.empty()) a[kCommandAnnotation] = join(spec.cli_argv);
   a[kSpecAnnotation] = spec_to_json(spec).dump();

@@ -73,7 +73,9 @@ class Lane:
         return r
 
     def json(self, *args):
-        return json.loads(self.run(*args, "-o", "json").stdout)
+        """`lanectl ARGS -o json`; of a listing (a Kubernetes List), its items."""
+        doc = json.loads(self.run(*args, "-o", "json").stdout)
+        return doc["items"] if isinstance(doc, dict) and doc.get("kind") == "List" else doc
 
     def start_dashboard(self, *args):
         """Starts `lanectl dashboard --listen 127.0.0.1:0 ARGS`; returns its URL (ends with '/')."""

@@ -46,6 +46,12 @@ int64_t line_time_ms(const std::string& line) {
   return static_cast<int64_t>(timegm(&tm)) * 1000 + micros / 1000;
 }
 
+// The length of a record's "<RFC 3339 time> " prefix (28), or 0 when it has none. A blank line
+// the job printed is its stamp and the space alone.
+size_t stamp_length(const std::string& record) {
+  return record.size() >= 28 && record[27] == ' ' && line_time_ms(record) ? 28 : 0;
+}
+
 using Keep = std::function<bool(const std::string&)>;
 
 // Complete lines of one log file, read forwards from an offset (following a growing file).
@@ -226,14 +232,13 @@ void read_log(const std::filesystem::path& path, const LogOptions& opts,
               const std::function<bool()>& finished, std::ostream& out) {
   const int64_t since_ms = opts.since_seconds > 0 ? now_unix_ms() - opts.since_seconds * 1000 : 0;
   auto print = [&](const std::string& record) {
-    std::string text = record.size() > 28 && line_time_ms(record) ? record.substr(28) : record;
+    std::string text = record.substr(stamp_length(record));
     if (line_filter && !line_filter(text)) return false;
     if (since_ms && line_time_ms(record) < since_ms) return false;
     return true;
   };
   auto render = [&](const std::string& record) {
-    bool stamped = record.size() > 28 && line_time_ms(record);
-    out << (opts.timestamps || !stamped ? record : record.substr(28)) << "\n";
+    out << (opts.timestamps ? record : record.substr(stamp_length(record))) << "\n";
     return true;
   };
   auto shown = [&](const std::string& record) { return print(record) && render(record); };

@@ -127,12 +127,16 @@ JobRow read_row(Statement& st, bool with_spec) {
   r.nodes = st.text(22);
   if (!st.is_null(23)) r.preemptible = st.integer(23) != 0;
   if (!st.is_null(24)) r.ttl_seconds = st.integer(24);
-  if (with_spec) r.spec_json = st.text(25);
+  if (!st.is_null(25)) r.spec_json = st.text(25);
   return r;
 }
 
 std::string select_jobs(bool with_spec) {
-  return std::string("SELECT ") + kJobColumns + (with_spec ? ", spec" : "") + " FROM jobs ";
+  // Without the spec, a listing still carries a job's --label values (`list -l`): only they,
+  // read by SQLite from the specs that have any.
+  const char* kLabelsOnly = ", CASE WHEN instr(spec, '\"labels\"') > 0 AND json_valid(spec) "
+                            "THEN json_object('labels', json(json_extract(spec, '$.labels'))) END";
+  return std::string("SELECT ") + kJobColumns + (with_spec ? ", spec" : kLabelsOnly) + " FROM jobs ";
 }
 
 }  // namespace

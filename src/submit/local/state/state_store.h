@@ -35,7 +35,7 @@ struct JobRow {
   std::string reason;
   double gpu = 0;
   int pods = 1;                     // pods with GPUs: MPI workers; PyTorch master + workers; else 1
-  std::string spec_json;            // full JobSpec (only loaded by load_job_row(.., true))
+  std::string spec_json;            // full JobSpec (loaded with_spec); else {"labels": ...} of a job that has any
   nlohmann::json placement = nlohmann::json::array();
   int attempt = 0;
   int preemptions = 0;
