@@ -1,5 +1,5 @@
 // The dashboard's router: "#/jobs" (default), "#/jobs/PROJECT/NAME", "#/projects", "#/nodes",
-// "#/snapshots" mount the page registered under that name (ui.js), and the one event stream
+// "#/snapshots", "#/compare?jobs=..." (params.query: what follows "?") mount the page registered under that name (ui.js), and the one event stream
 // (/api/events) feeds ui.jobsFeed for every page.
 import { pages, ui } from "./ui.js";
 
@@ -7,10 +7,11 @@ let leavePage = null;
 
 // "#/jobs/p/n" -> {page: "job", params: {project: "p", name: "n"}}
 function route(hash) {
-  const parts = hash.replace(/^#\/?/, "").split("/").filter((p) => p !== "").map(decodeURIComponent);
+  const [path, query] = hash.replace(/^#\/?/, "").split("?");
+  const parts = path.split("/").filter((p) => p !== "").map(decodeURIComponent);
   if (parts.length === 0) return { page: "jobs", params: {} };
   if (parts[0] === "jobs" && parts.length === 3) return { page: "job", params: { project: parts[1], name: parts[2] } };
-  return { page: parts[0], params: {} };
+  return { page: parts[0], params: { query: new URLSearchParams(query || "") } };
 }
 
 function show() {
