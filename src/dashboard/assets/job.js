@@ -130,6 +130,8 @@ function layout(root, params) {
     evaluation: section("evaluation", "Evaluation"),
     artifacts: section("artifacts", "Artifacts"),
   };
+  // Shown after their first load, when there is something to show (eval_view.js, artifacts.js).
+  panels.evaluation.hidden = panels.artifacts.hidden = true;
   const p = panels;
   root.append(head, ui.el("div", { class: "job-grid" }, p.summary, p.spec, p.charts, p.log, p.pods, p.events, p.overlays, p.evaluation, p.artifacts));
   const logPre = ui.el("pre", { class: "log", id: "log-text", tabindex: "0" });
