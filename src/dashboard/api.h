@@ -33,6 +33,8 @@ struct Roles {
 };
 
 struct Reply {
+  Reply(int s = 200, std::string type = "application/json", std::string b = "")
+      : status(s), content_type(std::move(type)), body(std::move(b)) {}
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
