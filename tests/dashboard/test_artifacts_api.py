@@ -172,7 +172,7 @@ def case_fixture(env, scratch):
 REAL = (TINY_TRAINING + "scnn-train predict --checkpoint /mnt/runs/checkpoint_latest.pt --input /tmp/d/clips/synth-val --raw-root /tmp/d "
         "--labels /tmp/d/label_data_val.json --threads 1 --out /out/predictions; "
         "scnn-train eval --pred /out/predictions/predictions.json --gt /tmp/d/label_data_val.json; "
-        "cp /mnt/runs/checkpoint_latest.pt /out/checkpoint.pt; echo evaluated; sleep 60")
+        "cp /mnt/runs/checkpoint_latest.pt /out/checkpoint.pt; echo run-evaluated-ok; sleep 60")
 
 
 def case_scnn_train(env, scratch):
@@ -182,7 +182,7 @@ def case_scnn_train(env, scratch):
                   "--command", "--", "sh", "-c", REAL)
     check(sub.returncode == 0, f"submit failed: {sub.stderr}")
     base = "/api/jobs/default/evaluate"
-    wait_for("the eval step", lambda: b"evaluated" in get(port, base + "/logs?tail=5")[2], 120)
+    wait_for("the eval step", lambda: b"run-evaluated-ok" in get(port, base + "/logs?tail=5")[2], 120)
     with open(os.path.join(scratch, "predictions", "evaluation.json")) as f:
         written = json.load(f)
     ev = get_json(port, base + "/evaluation")

@@ -30,11 +30,11 @@ from fixture import Lane, screenshot_dir  # noqa: E402
 SECRET = "s3cr3t-compare-value"
 DATA = ("scnn-train synth --out /tmp/d --frames 12 --val-fraction 0.25 --threads 1 >/dev/null; ")
 TRAIN = ("scnn-train train --data-dir /tmp/d --train-labels label_data_train.json --val-labels label_data_val.json "
-         "--batch-size 2 --epochs 2 --input-height 64 --input-width 96 --width-mult 0.25 --log-every 1 --threads 1 "
-         "--lr {lr}; echo trained")
+         "--batch-size 2 --epochs 2 --input-height 64 --input-width 96 --width-mult 0.25 --log-every 1 --threads 1 --use-val true "
+         "--lr {lr}; echo run-trained-ok")
 EVALUATE = ("scnn-train predict --checkpoint /mnt/runs/checkpoint_latest.pt --input /tmp/d/clips/synth-val "
             "--raw-root /tmp/d --labels /tmp/d/label_data_val.json --threads 1 --out /out/predictions >/dev/null; "
-            "scnn-train eval --pred /out/predictions/predictions.json --gt /tmp/d/label_data_val.json; echo evaluated")
+            "scnn-train eval --pred /out/predictions/predictions.json --gt /tmp/d/label_data_val.json; echo run-evaluated-ok")
 
 
 def check(cond, what):
@@ -178,7 +178,7 @@ def main():
         for name, lr, note in (("train-a", "0.02", "first"), ("train-b", "0.05", "retrain")):
             lane.run("submit", name, "-i", "scnn-train", "--pvc", ":1Gi:/mnt", "-e", "API_TOKEN=" + SECRET,
                      "-e", "RUN_NOTE=" + note, "--command", "--", "sh", "-c", DATA + TRAIN.format(lr=lr))
-            wait_log(lane, name, "trained")
+            wait_log(lane, name, "run-trained-ok")
         lane.run("submit", "evaluate", "-i", "scnn-train", "--pvc", ":1Gi:/mnt", "-v", scratch + ":/out",
                  "--command", "--", "sh", "-c", DATA + TRAIN.format(lr="0.02") + "; " + EVALUATE)
         url = lane.start_dashboard()
@@ -196,7 +196,7 @@ def main():
             page.eval("window.scrollTo(0, 0)")
             page.screenshot(os.path.join(shots, "compare.png"), full_page=True)
 
-            wait_log(lane, "evaluate", "evaluated")
+            wait_log(lane, "evaluate", "run-evaluated-ok")
             page.eval("location.hash = '#/jobs/default/evaluate'")
             check_evaluation(page, url, shots)
             check_artifacts(page, url)
