@@ -438,7 +438,7 @@ TEST_CASE("GET /api/jobs/P/N/artifacts lists the run's and the predictions' file
   CHECK(d["tried"][0]["dir"] == "/mnt/runs/overlays");
 }
 
-TEST_CASE("an artifact is served as an open file with its type and name; others are refused", "[dashboard][fast]") {
+TEST_CASE("an artifact is served as an open file with its type and name, other paths refused", "[dashboard][fast]") {
   Fixture f;
   f.files.out_dir = "/mnt/runs";
   const std::string line = "{\"kind\":\"train\",\"step\":1,\"loss\":0.5}\n";
