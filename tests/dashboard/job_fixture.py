@@ -46,6 +46,16 @@ TINY_TRAINING = ("set -e; scnn-train synth --out /tmp/d --frames 8 --val-fractio
                  "--val-labels label_data_val.json --batch-size 2 --epochs 1 --input-height 64 --input-width 96 "
                  "--width-mult 0.25 --max-steps 2 --log-every 1 --threads 1; ")
 
+
+
+def submit_real_job(run, scratch, script, name="evaluate"):
+    """Submits `script` (TINY_TRAINING + more) as a job of the scnn-train image on a new claim at
+    /mnt, with the directory `scratch` writable at /out; returns the submit's CompletedProcess."""
+    os.chmod(scratch, 0o777)  # the job may run as its project's own user
+    return run("submit", name, "-i", "scnn-train", "--pvc", ":1Gi:/mnt", "-v", scratch + ":/out",
+               "--command", "--", "sh", "-c", script)
+
+
 FIRST_STEPS = (10, 200)   # written at start
 MORE_STEPS = (210, 300)   # appended a few seconds later
 

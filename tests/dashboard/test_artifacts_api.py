@@ -24,7 +24,7 @@ import tempfile
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from job_fixture import SECRET, TINY_TRAINING, png, printf_octal, train_record, val_record  # noqa: E402
+from job_fixture import SECRET, TINY_TRAINING, png, printf_octal, submit_real_job, train_record, val_record  # noqa: E402
 from test_dashboard import Env, check, wait_for  # noqa: E402
 
 BIG = 96 << 20  # the checkpoint streamed
@@ -176,10 +176,8 @@ REAL = (TINY_TRAINING + "scnn-train predict --checkpoint /mnt/runs/checkpoint_la
 
 
 def case_scnn_train(env, scratch):
-    os.chmod(scratch, 0o777)  # the job may run as its project's own user
     _, port = env.start_dashboard("--listen", "127.0.0.1:0")
-    sub = env.run("submit", "evaluate", "-i", "scnn-train", "--pvc", ":1Gi:/mnt", "-v", scratch + ":/out",
-                  "--command", "--", "sh", "-c", REAL)
+    sub = submit_real_job(env.run, scratch, REAL)
     check(sub.returncode == 0, f"submit failed: {sub.stderr}")
     base = "/api/jobs/default/evaluate"
     wait_for("the eval step", lambda: b"run-evaluated-ok" in get(port, base + "/logs?tail=5")[2], 120)

@@ -17,7 +17,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from job_fixture import FIRST_STEPS, MORE_STEPS, SECRET, TINY_TRAINING, png, submit_curves_job  # noqa: E402
+from job_fixture import FIRST_STEPS, MORE_STEPS, SECRET, TINY_TRAINING, png, submit_curves_job, submit_real_job  # noqa: E402
 from test_dashboard import Env, check, wait_for  # noqa: E402
 
 
@@ -111,10 +111,8 @@ REAL = (TINY_TRAINING + "scnn-train predict --checkpoint /mnt/runs/checkpoint_la
 
 
 def case_scnn_train(env, scratch):
-    os.chmod(scratch, 0o777)  # the job may run as its project's own user
     _, port = env.start_dashboard("--listen", "127.0.0.1:0")
-    sub = env.run("submit", "evaluate", "-i", "scnn-train", "--pvc", ":1Gi:/mnt", "-v", scratch + ":/out",
-                  "--command", "--", "sh", "-c", REAL)
+    sub = submit_real_job(env.run, scratch, REAL)
     check(sub.returncode == 0, f"submit failed: {sub.stderr}")
     base = "/api/jobs/default/evaluate"
     wait_for("the predict step", lambda: b"predicted" in get(port, base + "/logs?tail=5")[2], 90)
