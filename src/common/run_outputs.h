@@ -28,6 +28,15 @@ struct RunLayout {
   std::filesystem::path curves() const { return dir / kCurves; }
 };
 
+// What `scnn-train predict --out DIR` and `scnn-train eval` leave in DIR: the submission lines,
+// one overlay per frame, and the evaluation (aggregate and per-frame scores, worst first;
+// docs/training.md#predict-evaluate-pictures).
+struct PredictLayout {
+  static constexpr std::string_view kPredictions = "predictions.json";
+  static constexpr std::string_view kOverlays = "overlays";
+  static constexpr std::string_view kEvaluation = "evaluation.json";
+};
+
 // One line of metrics.jsonl: a JSON object with a "kind" and, from scnn-train, a "step" and
 // numbers (train: epoch, loss, seg_loss, exist_loss, lr, images_per_s; val: epoch, accuracy, fp,
 // fn, frames; docs/training.md#outputs-and-resuming).

@@ -24,9 +24,13 @@ std::vector<std::string> split_path(const std::string& path) {
   return parts;
 }
 
+}  // namespace
+
 Reply json_reply(const nlohmann::json& doc) { return {200, "application/json", doc.dump()}; }
 
-}  // namespace
+Reply no_job_reply(const std::string& project, const std::string& name) {
+  return error_reply(404, "job '" + name + "' does not exist in project '" + project + "'");
+}
 
 Reply error_reply(int status, const std::string& message) {
   return {status, "application/json", nlohmann::json{{"error", message}}.dump()};
@@ -85,6 +89,7 @@ Reply Api::get(const std::string& path, const std::map<std::string, std::string>
       return json_reply(doc);
     }
     if (auto reply = cluster_route(parts)) return *reply;
+    if (auto reply = artifacts_route(parts, query)) return *reply;
     return error_reply(404, "no such API path: " + path);
   } catch (const UsageError& e) {
     return error_reply(400, e.what());
@@ -96,7 +101,7 @@ Reply Api::get(const std::string& path, const std::map<std::string, std::string>
 Reply Api::job(const std::string& project, const std::string& name) {
   std::lock_guard<std::mutex> lock(backend_mutex_);
   auto job = roles_.jobs.describe_job(name, project);
-  if (!job) return error_reply(404, "job '" + name + "' does not exist in project '" + project + "'");
+  if (!job) return no_job_reply(project, name);
   return json_reply(submit::job_to_json(*job, true));
 }
 
@@ -111,8 +116,7 @@ Reply Api::logs(const std::string& project, const std::string& name, const std::
     opts.tail = std::stoll(v);
   }
   std::lock_guard<std::mutex> lock(backend_mutex_);
-  if (!roles_.jobs.describe_job(name, project))
-    return error_reply(404, "job '" + name + "' does not exist in project '" + project + "'");
+  if (!roles_.jobs.describe_job(name, project)) return no_job_reply(project, name);
   std::ostringstream out;
   roles_.jobs.stream_logs(name, project, opts, out);
   return {200, "text/plain; charset=utf-8", out.str()};

@@ -4,6 +4,7 @@
 // `cluster nodes -o json` (one function each in submit/core), secrets masked. Every backend call
 // goes through one mutex: the HTTP server answers on several threads, a backend is not shared.
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -32,9 +33,13 @@ struct Roles {
 };
 
 struct Reply {
+  Reply(int s = 200, std::string type = "application/json", std::string b = "")
+      : status(s), content_type(std::move(type)), body(std::move(b)) {}
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // more response headers
+  std::shared_ptr<submit::JobFileReader> file;               // set: the body is this file, streamed
 };
 
 class Api {
@@ -45,6 +50,8 @@ class Api {
   //   /api/jobs[?project=P]  /api/jobs/P/NAME  /api/jobs/P/NAME/logs[?tail=N]  /api/projects  /api/nodes
   //   /api/jobs/P/NAME/metrics  /api/jobs/P/NAME/overlays  /api/jobs/P/NAME/overlays/FILE (job_outputs.cpp)
   //   /api/gpus  /api/gpus/metrics  /api/snapshots  /api/lineage (api_cluster.cpp)
+  //   /api/jobs/P/NAME/artifacts  /api/jobs/P/NAME/artifacts/file?path=PATH  /api/jobs/P/NAME/evaluation
+  //   (api_artifacts.cpp)
   // 404 for another path or a job that does not exist, 400 for a bad name or parameter.
   Reply get(const std::string& path, const std::map<std::string, std::string>& query);
 
@@ -61,6 +68,12 @@ class Api {
   Reply metrics(const std::string& project, const std::string& name);
   Reply overlays(const std::string& project, const std::string& name);
   Reply overlay_image(const std::string& project, const std::string& name, const std::string& file);
+  // api_artifacts.cpp: a job's downloadable files and its evaluation; nullopt for another path.
+  std::optional<Reply> artifacts_route(const std::vector<std::string>& parts,
+                                       const std::map<std::string, std::string>& query);
+  Reply artifacts(const std::string& project, const std::string& name);
+  Reply artifact_file(const std::string& project, const std::string& name, const std::string& path);
+  Reply evaluation(const std::string& project, const std::string& name);
   // The Nodes/GPUs and Snapshots pages' routes (api_cluster.cpp); nullopt for another path.
   std::optional<Reply> cluster_route(const std::vector<std::string>& parts);
 
@@ -70,5 +83,9 @@ class Api {
 
 // {"error": message} with `status`.
 Reply error_reply(int status, const std::string& message);
+// 200 with the document.
+Reply json_reply(const nlohmann::json& doc);
+// 404: the job does not exist.
+Reply no_job_reply(const std::string& project, const std::string& name);
 
 }  // namespace lane::dashboard

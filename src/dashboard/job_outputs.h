@@ -6,12 +6,14 @@
 // are in job_outputs.cpp.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "submit/core/job_files.h"
 #include "submit/core/workload.h"
 
 namespace lane::dashboard {
@@ -40,6 +42,44 @@ bool is_overlay_name(std::string_view name);
 
 // "image/png" or "image/jpeg" from the first bytes (signature), "" for anything else.
 std::string image_type(std::string_view data);
+
+// ---- artifacts (api_artifacts.cpp) ----
+
+inline constexpr uint64_t kMaxEvaluationBytes = 16u << 20;  // evaluation.json read at most
+inline constexpr size_t kMaxArtifactsListed = 20000;         // files looked at in one directory
+
+// What a file directly in a run or prediction directory is, for the artifacts list: "metrics"
+// (metrics.jsonl), "checkpoint" (*.pt), "curves" (training_curves.png), "predictions"
+// (predictions.json), "evaluation" (evaluation.json); "" for a file that is not listed. The name
+// must also be an artifact name (is_artifact_name).
+std::string artifact_kind(std::string_view name);
+
+// A name the artifact download serves: letters, digits, '.', '_', '-', not starting with '.', at
+// most 255 characters (so it needs no quoting in Content-Disposition).
+bool is_artifact_name(std::string_view name);
+
+// Whether `path` is a file the artifacts list may hold for a job whose prediction roots are
+// `roots`: ROOT/NAME with artifact_kind(NAME), or ROOT/overlays/NAME with is_overlay_name(NAME).
+bool is_artifact_path(const std::string& path, const std::vector<std::string>& roots);
+
+// The Content-Type a download is sent with, from its name: application/x-ndjson (.jsonl),
+// application/json, image/png, image/jpeg, else application/octet-stream.
+std::string artifact_content_type(std::string_view name);
+
+// evaluation.json (scnn-train eval, src/train/eval/frame_table.h) checked and reduced to what
+// the page shows: {"accuracy", "fp", "fn", "frames", "rows": [{"raw_file", "overlay" (null when
+// not an overlay name), "accuracy", "fp", "fn", "gt_lanes", "pred_lanes"}]} with the rows worst
+// first (re-sorted: lowest accuracy, most misses, most false positives). Throws
+// std::runtime_error naming what is wrong.
+nlohmann::json evaluation_view(const nlohmann::json& doc);
+
+// ROOT/evaluation.json of a job read and checked (evaluation_view); nullopt with `why` when there
+// is none or it is not valid. Call with the backend lock held.
+std::optional<nlohmann::json> read_evaluation(submit::JobFiles& files, const std::string& name,
+                                              const std::string& project, const std::string& root, std::string& why);
+
+// The overlay names of an evaluation_view's rows, worst first: the order the overlay panel uses.
+std::vector<std::string> worst_overlays(const nlohmann::json& view);
 
 // A path as the job gave it (OUTPUT_DIR=/mnt/runs/) as a clean absolute one, "" when it is not
 // absolute or normalises to "/".

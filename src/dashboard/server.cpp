@@ -50,7 +50,20 @@ std::string host_of(const std::string& header) {
 
 void send(httplib::Response& res, const Reply& reply) {
   res.status = reply.status;
-  res.set_content(reply.body, reply.content_type.c_str());
+  for (const auto& [k, v] : reply.headers) res.set_header(k, v);
+  if (!reply.file || reply.file->size == 0) return res.set_content(reply.body, reply.content_type.c_str());
+  // A download: read from the open file a piece at a time as the client takes it (a file that
+  // shrank meanwhile ends the connection: the length was promised).
+  res.set_content_provider(reply.file->size, reply.content_type, [file = reply.file](size_t offset, size_t length,
+                                                                                     httplib::DataSink& sink) {
+    std::string buf(std::min<size_t>(length, 256u << 10), '\0');
+    try {
+      const size_t got = file->read_at(offset, buf.data(), buf.size());
+      return got > 0 && sink.write(buf.data(), got);
+    } catch (const std::exception&) {
+      return false;
+    }
+  });
 }
 
 }  // namespace

@@ -38,6 +38,24 @@ def metrics_lines(first, last, every=10):
     return lines
 
 
+# A real scnn-train run as the demo's jobs, tiny: a synthetic data set in /tmp/d and two training
+# steps (the trainer writes OUTPUT_DIR=/mnt/runs: metrics.jsonl, checkpoint_latest.pt); a shell
+# script's first part (the tests append predict, eval...).
+TINY_TRAINING = ("set -e; scnn-train synth --out /tmp/d --frames 8 --val-fraction 0.25 --threads 1; "
+                 "scnn-train train --data-dir /tmp/d --train-labels label_data_train.json "
+                 "--val-labels label_data_val.json --batch-size 2 --epochs 1 --input-height 64 --input-width 96 "
+                 "--width-mult 0.25 --max-steps 2 --log-every 1 --threads 1; ")
+
+
+
+def submit_real_job(run, scratch, script, name="evaluate"):
+    """Submits `script` (TINY_TRAINING + more) as a job of the scnn-train image on a new claim at
+    /mnt, with the directory `scratch` writable at /out; returns the submit's CompletedProcess."""
+    os.chmod(scratch, 0o777)  # the job may run as its project's own user
+    return run("submit", name, "-i", "scnn-train", "--pvc", ":1Gi:/mnt", "-v", scratch + ":/out",
+               "--command", "--", "sh", "-c", script)
+
+
 FIRST_STEPS = (10, 200)   # written at start
 MORE_STEPS = (210, 300)   # appended a few seconds later
 

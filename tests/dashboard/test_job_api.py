@@ -17,7 +17,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from job_fixture import FIRST_STEPS, MORE_STEPS, SECRET, png, submit_curves_job  # noqa: E402
+from job_fixture import FIRST_STEPS, MORE_STEPS, SECRET, TINY_TRAINING, png, submit_curves_job, submit_real_job  # noqa: E402
 from test_dashboard import Env, check, wait_for  # noqa: E402
 
 
@@ -106,19 +106,13 @@ def case_fixture(env, scratch):
 # A real run of the scnn-train image, as the demo's jobs: a tiny synthetic data set, two training
 # steps (the trainer writes OUTPUT_DIR/metrics.jsonl on the claim), then `predict --out
 # /out/predictions` onto a -v directory, as the demo's evaluate job: the API finds both.
-REAL = ("set -e; scnn-train synth --out /tmp/d --frames 8 --val-fraction 0.25 --threads 1; "
-        "scnn-train train --data-dir /tmp/d --train-labels label_data_train.json --val-labels label_data_val.json "
-        "--batch-size 2 --epochs 1 --input-height 64 --input-width 96 --width-mult 0.25 --max-steps 2 "
-        "--log-every 1 --threads 1; "
-        "scnn-train predict --checkpoint /mnt/runs/checkpoint_latest.pt --input /tmp/d/clips --threads 1 "
+REAL = (TINY_TRAINING + "scnn-train predict --checkpoint /mnt/runs/checkpoint_latest.pt --input /tmp/d/clips --threads 1 "
         "--out /out/predictions; echo predicted; sleep 60")
 
 
 def case_scnn_train(env, scratch):
-    os.chmod(scratch, 0o777)  # the job may run as its project's own user
     _, port = env.start_dashboard("--listen", "127.0.0.1:0")
-    sub = env.run("submit", "evaluate", "-i", "scnn-train", "--pvc", ":1Gi:/mnt", "-v", scratch + ":/out",
-                  "--command", "--", "sh", "-c", REAL)
+    sub = submit_real_job(env.run, scratch, REAL)
     check(sub.returncode == 0, f"submit failed: {sub.stderr}")
     base = "/api/jobs/default/evaluate"
     wait_for("the predict step", lambda: b"predicted" in get(port, base + "/logs?tail=5")[2], 90)

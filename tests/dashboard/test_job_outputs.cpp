@@ -374,3 +374,120 @@ TEST_CASE("an overlay image is served with its type, capped, checked", "[dashboa
   CHECK(missing.status == 404);
   CHECK(nlohmann::json::parse(missing.body)["error"].get<std::string>().find("does not exist") != std::string::npos);
 }
+
+namespace {
+
+// An evaluation.json as `scnn-train eval` writes it (src/train/eval/frame_table.cpp), rows given
+// in another order than worst first.
+std::string evaluation_json() {
+  nlohmann::json rows = nlohmann::json::array();
+  rows.push_back({{"raw_file", "clips/a/1.jpg"}, {"overlay", "clips_a_1.png"}, {"accuracy", 1.0}, {"fp", 0.0},
+                  {"fn", 0.0}, {"gt_lanes", 2}, {"pred_lanes", 2}});
+  rows.push_back({{"raw_file", "clips/b/2.jpg"}, {"overlay", "clips_b_2.png"}, {"accuracy", 0.5}, {"fp", 0.0},
+                  {"fn", 0.5}, {"gt_lanes", 2}, {"pred_lanes", 1}});
+  rows.push_back({{"raw_file", "clips/c/3.jpg"}, {"overlay", "../etc/passwd"}, {"accuracy", 0.5}, {"fp", 0.5},
+                  {"fn", 0.5}, {"gt_lanes", 2}, {"pred_lanes", 3}});
+  return nlohmann::json{{"metric", "tusimple"}, {"accuracy", 0.6667}, {"fp", 0.1667}, {"fn", 0.3333},
+                        {"frames", 3},          {"rows", rows}}
+      .dump();
+}
+
+}  // namespace
+
+TEST_CASE("artifact names, kinds, paths and content types", "[dashboard][fast]") {
+  CHECK(artifact_kind("metrics.jsonl") == "metrics");
+  CHECK(artifact_kind("checkpoint_latest.pt") == "checkpoint");
+  CHECK(artifact_kind("training_curves.png") == "curves");
+  CHECK(artifact_kind("predictions.json") == "predictions");
+  CHECK(artifact_kind("evaluation.json") == "evaluation");
+  CHECK(artifact_kind("notes.txt").empty());
+  CHECK(artifact_kind(".hidden.pt").empty());
+  CHECK(artifact_kind("a\"b.pt").empty());
+  const std::vector<std::string> roots = {"/mnt/runs", "/out/p"};
+  CHECK(is_artifact_path("/mnt/runs/checkpoint_best.pt", roots));
+  CHECK(is_artifact_path("/out/p/overlays/x.png", roots));
+  CHECK_FALSE(is_artifact_path("/out/p/overlays/x.pt", roots));
+  CHECK_FALSE(is_artifact_path("/mnt/runs/sub/checkpoint_best.pt", roots));
+  CHECK_FALSE(is_artifact_path("/mnt/runs/../runs/metrics.jsonl", roots));
+  CHECK_FALSE(is_artifact_path("/etc/passwd", roots));
+  CHECK_FALSE(is_artifact_path("/mnt/other/metrics.jsonl", roots));
+  CHECK(artifact_content_type("metrics.jsonl") == "application/x-ndjson");
+  CHECK(artifact_content_type("evaluation.json") == "application/json");
+  CHECK(artifact_content_type("a.PNG") == "image/png");
+  CHECK(artifact_content_type("a.jpeg") == "image/jpeg");
+  CHECK(artifact_content_type("checkpoint_latest.pt") == "application/octet-stream");
+}
+
+TEST_CASE("GET /api/jobs/P/N/artifacts lists the run's and the predictions' files", "[dashboard][fast]") {
+  Fixture f;
+  f.files.out_dir = "/mnt/runs";
+  f.jobs.jobs["team-a/train"].spec.args = {"--out", "/out/p"};
+  f.files.dirs["/mnt/runs"] = {"metrics.jsonl", "checkpoint_latest.pt", "training_curves.png", "notes.txt"};
+  f.files.dirs["/out/p"] = {"predictions.json", "evaluation.json"};
+  f.files.dirs["/out/p/overlays"] = {"a.png", "b.txt"};
+  auto d = f.doc("/api/jobs/team-a/train/artifacts");
+  CHECK(d["available"] == true);
+  std::vector<std::string> paths;
+  for (const auto& i : d["items"]) paths.push_back(i["path"]);
+  CHECK(paths == std::vector<std::string>{"/mnt/runs/checkpoint_latest.pt", "/mnt/runs/metrics.jsonl",
+                                          "/mnt/runs/training_curves.png", "/out/p/predictions.json",
+                                          "/out/p/evaluation.json", "/out/p/overlays/a.png"});
+  CHECK(d["items"][0]["kind"] == "checkpoint");
+  CHECK(d["items"][0]["size"] == 10);
+  REQUIRE(d["tried"].size() == 1);
+  CHECK(d["tried"][0]["dir"] == "/mnt/runs/overlays");
+}
+
+TEST_CASE("an artifact is served as an open file with its type and name, other paths refused", "[dashboard][fast]") {
+  Fixture f;
+  f.files.out_dir = "/mnt/runs";
+  const std::string line = "{\"kind\":\"train\",\"step\":1,\"loss\":0.5}\n";
+  f.files.files["/mnt/runs/metrics.jsonl"] = line;
+  Reply r = f.api.get("/api/jobs/team-a/train/artifacts/file", {{"path", "/mnt/runs/metrics.jsonl"}});
+  REQUIRE(r.status == 200);
+  REQUIRE(r.file);
+  CHECK(r.content_type == "application/x-ndjson");
+  CHECK(r.headers == std::vector<std::pair<std::string, std::string>>{
+                         {"Content-Disposition", "attachment; filename=\"metrics.jsonl\""}});
+  std::string got(r.file->size, '\0');
+  CHECK(r.file->read_at(0, got.data(), got.size()) == got.size());
+  CHECK(got == line);
+  CHECK(f.api.get("/api/jobs/team-a/train/artifacts/file", {}).status == 400);
+  CHECK(f.api.get("/api/jobs/team-a/train/artifacts/file", {{"path", "/etc/passwd"}}).status == 400);
+  CHECK(f.api.get("/api/jobs/team-a/train/artifacts/file", {{"path", "/mnt/runs/notes.txt"}}).status == 400);
+  Reply gone = f.api.get("/api/jobs/team-a/train/artifacts/file", {{"path", "/mnt/runs/checkpoint_best.pt"}});
+  CHECK(gone.status == 404);
+  CHECK_FALSE(gone.file);
+  CHECK(f.api.get("/api/jobs/team-a/nojob/artifacts/file", {{"path", "/mnt/runs/metrics.jsonl"}}).status == 404);
+}
+
+TEST_CASE("the evaluation table: checked, worst first, and the overlay panel's order", "[dashboard][fast]") {
+  Fixture f;
+  f.files.out_dir = "/mnt/runs";
+  f.jobs.jobs["team-a/train"].spec.args = {"--out", "/out/p"};
+  CHECK(f.doc("/api/jobs/team-a/train/evaluation")["available"] == false);
+  f.files.files["/out/p/evaluation.json"] = evaluation_json();
+  auto d = f.doc("/api/jobs/team-a/train/evaluation");
+  CHECK(d["available"] == true);
+  CHECK(d["dir"] == "/out/p");
+  CHECK(d["accuracy"] == 0.6667);
+  REQUIRE(d["rows"].size() == 3);
+  CHECK(d["rows"][0]["raw_file"] == "clips/c/3.jpg");  // 0.5 with a false positive before 0.5 without
+  CHECK(d["rows"][0]["overlay"].is_null());            // not an overlay name: never a path
+  CHECK(d["rows"][1]["raw_file"] == "clips/b/2.jpg");
+  CHECK(d["rows"][2]["raw_file"] == "clips/a/1.jpg");
+
+  // Newest first without the table; worst first with it.
+  f.files.dirs["/out/p/overlays"] = {"clips_a_1.png", "clips_b_2.png", "other.png"};
+  auto ov = f.doc("/api/jobs/team-a/train/overlays");
+  std::vector<std::string> names;
+  for (const auto& i : ov["images"]) names.push_back(i["name"]);
+  CHECK(names == std::vector<std::string>{"clips_b_2.png", "clips_a_1.png", "other.png"});
+  CHECK(ov["order"] == "worst first (/out/p/evaluation.json)");
+
+  f.files.files["/out/p/evaluation.json"] = R"({"rows": [{"raw_file": "x", "accuracy": "high"}]})";
+  auto bad = f.doc("/api/jobs/team-a/train/evaluation");
+  CHECK(bad["available"] == false);
+  CHECK(bad["tried"][1]["reason"].get<std::string>().find("\"accuracy\" is not a number") != std::string::npos);
+  CHECK(f.doc("/api/jobs/team-a/train/overlays")["order"] == "newest first");
+}

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "test_paths.h"
 #include "train/commands.h"
@@ -86,6 +87,19 @@ TEST_CASE("eval verb prints the official JSON for the first 6 lines of label_dat
                         Catch::Contains(overlay.substr(0, overlay.size() - 4) + ".png"));
   CHECK_THAT(second, Catch::Contains("1.0000"));
   CHECK(nlohmann::json::parse(aggregate) == printed);
+
+  // Either way the scores are written beside --pred: aggregate and every frame, worst first.
+  const auto doc = nlohmann::json::parse(lane::read_file(dir / "evaluation.json"));
+  CHECK(doc["metric"] == "tusimple");
+  CHECK(doc["accuracy"].get<double>() == Approx(5.0 / 6.0));
+  CHECK(doc["fn"].get<double>() == Approx(1.0 / 6.0));
+  CHECK(doc["frames"] == 6);
+  REQUIRE(doc["rows"].size() == 6);
+  CHECK(doc["rows"][0]["raw_file"] == first["raw_file"]);
+  CHECK(doc["rows"][0]["accuracy"] == 0.0);
+  CHECK(doc["rows"][0]["fn"] == 1.0);
+  CHECK(doc["rows"][0]["overlay"] == overlay.substr(0, overlay.size() - 4) + ".png");
+  CHECK(doc["rows"][1]["accuracy"] == 1.0);
   CHECK_THROWS_WITH(run_eval({"--pred", (dir / "pred.json").string(), "--gt", gt.string(), "--top", "2"}),
                     Catch::Contains("--per-frame"));
   fs::remove_all(dir);

@@ -101,12 +101,34 @@ inline void check_job_files_listings(submit::JobFiles& files, const std::string&
   CHECK_FALSE(files.list_dir(job, project, "/mnt/runs/metrics.jsonl", 10).ok);
 }
 
+// A download: the file read in pieces at offsets; a link or a directory is not opened.
+inline void check_job_files_open(submit::JobFiles& files, const std::string& job, const std::string& project) {
+  std::string why;
+  auto digits = files.open_file(job, project, "/mnt/runs/digits", why);
+  REQUIRE(digits);
+  CHECK(digits->size == 10);
+  CHECK(digits->modified_unix_ms > 0);
+  char buf[4];
+  REQUIRE(digits->read_at(3, buf, sizeof buf) == 4);
+  CHECK(std::string(buf, 4) == "3456");
+  CHECK(digits->read_at(8, buf, sizeof buf) == 2);
+  CHECK(std::string(buf, 2) == "89");
+  CHECK(digits->read_at(10, buf, sizeof buf) == 0);
+  CHECK_FALSE(files.open_file(job, project, "/mnt/runs/link", why));
+  CHECK(contract_has(why, "symbolic link"));
+  CHECK_FALSE(files.open_file(job, project, "/mnt/runs/dirlink/passwd", why));
+  CHECK(contract_has(why, "symbolic link"));
+  CHECK_FALSE(files.open_file(job, project, "/mnt/runs/overlays", why));
+  CHECK(contract_has(why, "not a regular file"));
+}
+
 inline void check_job_files_contract(submit::JobFiles& files, const std::string& job, const std::string& project) {
   std::string why;
   CHECK(files.output_dir(job, project, why).value_or("(none: " + why + ")") == "/mnt/runs");
   check_job_files_reads(files, job, project);
   check_job_files_refusals(files, job, project);
   check_job_files_listings(files, job, project);
+  check_job_files_open(files, job, project);
 }
 
 }  // namespace lane::test

@@ -1,5 +1,5 @@
 // The dashboard's router: "#/jobs" (default), "#/jobs/PROJECT/NAME", "#/projects", "#/nodes",
-// "#/snapshots" mount the page registered under that name (ui.js), with the hash's query
+// "#/snapshots", "#/compare?jobs=..." mount the page registered under that name (ui.js), with the hash's query
 // ("#/jobs?status=Running") as params.query; the one event stream (/api/events) feeds
 // ui.jobsFeed for every page, opened after the load event (headless screenshots wait for it).
 import { pages, ui } from "./ui.js";

@@ -26,7 +26,7 @@ export function fmtNum(v) {
 }
 
 // Ticks at 1, 2 or 5 times a power of ten, about `n` of them over [lo, hi].
-function niceTicks(lo, hi, n) {
+export function niceTicks(lo, hi, n) {
   if (!(hi > lo)) { const d = Math.abs(lo) || 1; lo -= d / 2; hi += d / 2; }
   const raw = (hi - lo) / n, mag = Math.pow(10, Math.floor(Math.log10(raw)));
   const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw);

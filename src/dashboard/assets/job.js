@@ -4,7 +4,9 @@
 // from the server) and the prediction overlays (curves and overlays hidden while a job that has
 // none has not started). Everything polls the JSON API while the job runs and stops when the page
 // is left.
+import { loadArtifacts } from "./artifacts.js";
 import { drawCharts } from "./chart.js";
+import { loadEvaluation } from "./eval_view.js";
 import { pages, ui } from "./ui.js";
 
 const FINISHED = new Set(["Succeeded", "Failed", "Deleted"]);
@@ -120,9 +122,13 @@ function layout(root, params) {
     events: section("events", "Events"),
     spec: section("spec", "Spec"),
     overlays: section("overlays", "Prediction overlays"),
+    evaluation: section("evaluation", "Evaluation"),
+    artifacts: section("artifacts", "Artifacts"),
   };
+  // Shown after their first load, when there is something to show (eval_view.js, artifacts.js).
+  panels.evaluation.hidden = panels.artifacts.hidden = true;
   const p = panels;
-  root.append(head, ui.el("div", { class: "job-grid" }, p.summary, p.spec, p.charts, p.log, p.pods, p.events, p.overlays));
+  root.append(head, ui.el("div", { class: "job-grid" }, p.summary, p.spec, p.charts, p.log, p.pods, p.events, p.overlays, p.evaluation, p.artifacts));
   const logPre = ui.el("pre", { class: "log", id: "log-text", tabindex: "0" });
   p.log.querySelector(".panel-body").replaceChildren(logPre);
   return { panels, logTail, logState, logPre, metricsNote, progress };
@@ -289,7 +295,7 @@ class JobPage {
         ui.el("figcaption", { text: img.name }));
     });
     this.body("overlays").replaceChildren(
-      ui.el("p", { class: "muted small", text: doc.dir + " · the newest " + doc.images.length + (doc.truncated ? " (more on the volume)" : "") }),
+      ui.el("p", { class: "muted small", id: "overlays-order", text: doc.dir + " · " + ((doc.order || "").startsWith("worst") ? "the " + doc.images.length + " worst frames of the evaluation" : "the newest " + doc.images.length) + (doc.truncated ? " (more on the volume)" : "") }),
       ui.el("div", { class: "overlays" }, figs));
   }
 
@@ -307,6 +313,8 @@ class JobPage {
       this.every(POLL_LOG_MS, () => this.loadLog());
       this.every(POLL_METRICS_MS, () => this.loadMetrics());
       this.every(POLL_OVERLAYS_MS, () => this.loadOverlays());
+      this.every(POLL_OVERLAYS_MS, () => loadEvaluation(this));
+      this.every(POLL_OVERLAYS_MS, () => loadArtifacts(this));
     })();
     return () => this.leave();
   }

@@ -9,6 +9,7 @@
 // Performance marks: "jobs:first-rows" when the first rows are in the DOM, "jobs:first-screen"
 // in the first task after the frame that paints them (requestAnimationFrame, then a task);
 // bench/dashboard_jobs.py reads them.
+import { compareBar, selectBox } from "./compare.js";
 import { pages, ui } from "./ui.js";
 
 // [key, header, class, the label of the value on a card]
@@ -41,7 +42,7 @@ const cell = (text, cls) => ui.el("td", { class: cls, text });
 
 function row(job) {
   const tr = ui.el("tr", { dataset: { job: job.project + "/" + job.name } });
-  tr.append(ui.el("td", { class: "name" }, ui.el("a", { href: ui.jobHref(job.project, job.name), text: job.name, title: job.name })));
+  tr.append(ui.el("td", { class: "name" }, selectBox(job), ui.el("a", { href: ui.jobHref(job.project, job.name), text: job.name, title: job.name })));
   tr.append(ui.el("td", {}, ui.statusBadge(job.status, job.statusReason)));
   tr.append(cell(ui.formatAge(ui.since(job.createdAt, state.now))));
   // Kubernetes node names are long and an MPI job has several: the first, "+N" more, all in the title.
@@ -192,7 +193,7 @@ function mount(root, params) {
       ui.el("label", {}, "Project ", ui.el("select", { id: "filter-project" }, new Option("All projects", ""))),
       ui.el("label", {}, "Status ", ui.el("select", { id: "filter-status" }, new Option("All statuses", ""))),
       ui.el("input", { id: "filter-text", type: "search", placeholder: "Filter by name, image, user…", "aria-label": "Filter" }),
-      ui.el("span", { id: "count", class: "count" })),
+      ui.el("span", { id: "count", class: "count" }), compareBar()),
     ui.el("table", { id: "jobs", class: "jobs" },
       ui.el("thead", {}, ui.el("tr", {}, COLUMNS.map(([key, label, cls]) =>
         ui.el("th", { "data-key": key, class: cls, scope: "col", "aria-sort": "none", onclick: () => {

@@ -1,8 +1,38 @@
 #include "submit/core/job_files.h"
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
+#include <utility>
 
 namespace lane::submit {
+
+BufferedJobFile::BufferedJobFile(JobFileRead read) : data_(std::move(read.data)) {
+  size = data_.size();
+  modified_unix_ms = read.modified_unix_ms;
+}
+
+size_t BufferedJobFile::read_at(uint64_t offset, char* buf, size_t n) {
+  if (offset >= data_.size()) return 0;
+  const size_t count = std::min<uint64_t>(n, data_.size() - offset);
+  std::memcpy(buf, data_.data() + offset, count);
+  return count;
+}
+
+std::unique_ptr<JobFileReader> JobFiles::open_file(const std::string& name, const std::string& project,
+                                                   const std::string& path, std::string& why) {
+  auto read = read_file(name, project, path, kMaxBufferedRead + 1, false);
+  if (!read.ok) {
+    why = read.reason;
+    return nullptr;
+  }
+  if (read.size > kMaxBufferedRead) {
+    why = path + " is " + std::to_string(read.size) + " bytes; this backend downloads files of at most " +
+          std::to_string(kMaxBufferedRead) + " bytes";
+    return nullptr;
+  }
+  return std::make_unique<BufferedJobFile>(std::move(read));
+}
 
 bool is_clean_absolute_path(std::string_view path) {
   if (path.size() < 2 || path.size() > 4096 || path[0] != '/' || path.back() == '/') return false;

@@ -6,6 +6,7 @@
 // mount it starts in: paths with '.', '..' or empty components are refused, and so is a symbolic
 // link anywhere along the path. What cannot be read is an answer with a reason, not an error.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,8 +40,33 @@ struct JobDirRead {
   bool truncated = false;             // more than max_entries files
 };
 
+// One file of the job opened for reading in pieces (a download): every read is of the file that
+// was opened, whatever happens to its path afterwards.
+class JobFileReader {
+ public:
+  virtual ~JobFileReader() = default;
+  // Up to `n` bytes at `offset` into `buf`; the count read, 0 at the end. Throws lane::Error.
+  virtual size_t read_at(uint64_t offset, char* buf, size_t n) = 0;
+
+  uint64_t size = 0;  // when opened
+  int64_t modified_unix_ms = 0;
+};
+
+// The files that fit JobFiles::kMaxBufferedRead, held in memory (what open_file does by default).
+class BufferedJobFile : public JobFileReader {
+ public:
+  explicit BufferedJobFile(JobFileRead read);
+  size_t read_at(uint64_t offset, char* buf, size_t n) override;
+
+ private:
+  std::string data_;
+};
+
 class JobFiles {
  public:
+  // What the default open_file reads into memory at most.
+  static constexpr uint64_t kMaxBufferedRead = 64u << 20;
+
   virtual ~JobFiles() = default;
 
   // The job's OUTPUT_DIR as its container sees it: its -e OUTPUT_DIR, else the image's default;
@@ -54,6 +80,11 @@ class JobFiles {
                                 uint64_t max_bytes, bool tail) = 0;
   virtual JobDirRead list_dir(const std::string& name, const std::string& project, const std::string& path,
                               size_t max_entries) = 0;
+  // The regular file at `path` opened for a download; nullptr with `why` when it cannot be. By
+  // default read_file reads it whole (at most kMaxBufferedRead bytes; a larger file is refused
+  // with a reason); a backend that can keep the file open (local) reads it in pieces instead.
+  virtual std::unique_ptr<JobFileReader> open_file(const std::string& name, const std::string& project,
+                                                   const std::string& path, std::string& why);
 };
 
 // An absolute path whose components are none of "", "." and ".." (so "/a/b", not "/a//b", "/a/./b",

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "common/beneath.h"
 #include "common/error.h"
@@ -113,18 +114,55 @@ int open_job_path(LocalState& st, const std::optional<JobInfo>& job, const std::
   return fd;
 }
 
+// The job's regular file at `path`, with its fstat; not ok() with `why` when it cannot be opened.
+UniqueFd open_job_file(LocalState& st, const std::optional<JobInfo>& job, const std::string& path, struct stat& sb,
+                       std::string& why) {
+  UniqueFd fd(open_job_path(st, job, path, false, why));
+  if (!fd.ok()) return fd;
+  if (::fstat(fd.get(), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    why = path + " is not a regular file";
+    return UniqueFd();
+  }
+  return fd;
+}
+
+// A download's file: pread on the descriptor opened once.
+class LocalJobFile : public JobFileReader {
+ public:
+  LocalJobFile(UniqueFd fd, std::string path, const struct stat& sb) : fd_(std::move(fd)), path_(std::move(path)) {
+    size = static_cast<uint64_t>(sb.st_size);
+    modified_unix_ms = mtime_ms(sb);
+  }
+  size_t read_at(uint64_t offset, char* buf, size_t n) override {
+    for (;;) {
+      ssize_t got = ::pread(fd_.get(), buf, n, static_cast<off_t>(offset));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) throw Error(path_ + ": " + std::strerror(errno));
+      return static_cast<size_t>(got);
+    }
+  }
+
+ private:
+  UniqueFd fd_;
+  std::string path_;
+};
+
 }  // namespace
+
+std::unique_ptr<JobFileReader> LocalJobs::open_file(const std::string& name, const std::string& project,
+                                                    const std::string& path, std::string& why) {
+  struct stat sb {};
+  UniqueFd fd = open_job_file(st_, describe_job(name, project), path, sb, why);
+  if (!fd.ok()) return nullptr;
+  return std::make_unique<LocalJobFile>(std::move(fd), path, sb);
+}
 
 JobFileRead LocalJobs::read_file(const std::string& name, const std::string& project, const std::string& path,
                                  uint64_t max_bytes, bool tail) {
   JobFileRead r;
-  UniqueFd fd(open_job_path(st_, describe_job(name, project), path, false, r.reason));
-  if (fd.get() < 0) return r;
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
-    r.reason = path + " is not a regular file";
-    return r;
-  }
+  UniqueFd fd = open_job_file(st_, describe_job(name, project), path, st, r.reason);
+  if (!fd.ok()) return r;
   r.size = static_cast<uint64_t>(st.st_size);
   r.modified_unix_ms = mtime_ms(st);
   const uint64_t want = std::min<uint64_t>(r.size, max_bytes);

@@ -47,6 +47,9 @@ class LocalJobs : public Jobs, public JobFiles {
                         uint64_t max_bytes, bool tail) override;
   JobDirRead list_dir(const std::string& name, const std::string& project, const std::string& path,
                       size_t max_entries) override;
+  // Keeps the file's descriptor: a download reads it in pieces, never the whole file at once.
+  std::unique_ptr<JobFileReader> open_file(const std::string& name, const std::string& project,
+                                           const std::string& path, std::string& why) override;
 
  private:
   void validate(const JobSpec& spec);

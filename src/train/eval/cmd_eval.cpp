@@ -1,6 +1,7 @@
 // scnn-train eval --pred PRED.json --gt GT.json: the official TuSimple metric, printed in the
 // benchmark's own JSON shape so that results compare 1:1 with published numbers. --per-frame
-// also prints every frame's score, worst first, with the name of its predict overlay.
+// also prints every frame's score, worst first, with the name of its predict overlay. Either way
+// the scores are also written beside --pred as evaluation.json (frame_table.h).
 #include <iostream>
 #include <memory>
 #include <string>
@@ -31,13 +32,15 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("--top", args->top, "With --per-frame: print only the N worst frames [default: all]");
   cmd->callback([args] {
     if (args->top > 0 && !args->per_frame) throw UsageError("--top needs --per-frame (e.g. --per-frame --top 10)");
-    if (!args->per_frame) {
-      std::cout << eval::evaluate_files(args->pred, args->gt).to_official_json().dump() << "\n";
-      return;
+    const auto sorted = eval::worst_first(eval::evaluate_frames_files(args->pred, args->gt));
+    const auto aggregate = eval::evaluate_files(args->pred, args->gt);
+    if (args->per_frame) std::cout << eval::format_frame_table(sorted, args->top);
+    std::cout << aggregate.to_official_json().dump() << "\n";
+    try {  // for the dashboard's evaluation view; the printed result stands without it
+      eval::write_evaluation(args->pred, sorted, aggregate);
+    } catch (const std::exception& e) {
+      std::cerr << "warning: the per-frame table was not written: " << e.what() << "\n";
     }
-    const auto frames = eval::evaluate_frames_files(args->pred, args->gt);
-    std::cout << eval::format_frame_table(eval::worst_first(frames), args->top);
-    std::cout << eval::evaluate_files(args->pred, args->gt).to_official_json().dump() << "\n";
   });
 }
 

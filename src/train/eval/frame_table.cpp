@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "common/atomic_file.h"
+#include "common/run_outputs.h"
+
 namespace lane::eval {
 
 std::vector<FrameResult> worst_first(std::vector<FrameResult> frames) {
@@ -32,6 +35,27 @@ std::string format_frame_table(const std::vector<FrameResult>& sorted, size_t li
                        f.score.fn, f.gt_lanes, f.pred_lanes, f.raw_file, overlay_name(f.raw_file));
   }
   return out;
+}
+
+nlohmann::json evaluation_document(const std::vector<FrameResult>& sorted, const Metrics& aggregate) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& f : sorted)
+    rows.push_back({{"raw_file", f.raw_file},
+                    {"overlay", overlay_name(f.raw_file)},
+                    {"accuracy", f.score.accuracy},
+                    {"fp", f.score.fp},
+                    {"fn", f.score.fn},
+                    {"gt_lanes", f.gt_lanes},
+                    {"pred_lanes", f.pred_lanes}});
+  return {{"metric", "tusimple"}, {"accuracy", aggregate.accuracy}, {"fp", aggregate.fp},
+          {"fn", aggregate.fn},   {"frames", aggregate.frames},     {"rows", std::move(rows)}};
+}
+
+std::filesystem::path write_evaluation(const std::filesystem::path& pred, const std::vector<FrameResult>& sorted,
+                                       const Metrics& aggregate) {
+  const auto path = pred.parent_path() / PredictLayout::kEvaluation;
+  write_file_atomic(path, evaluation_document(sorted, aggregate).dump() + "\n");
+  return path;
 }
 
 }  // namespace lane::eval

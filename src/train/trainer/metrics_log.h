@@ -1,7 +1,8 @@
 #pragma once
 // metrics.jsonl (common/run_outputs.h: RunLayout::kMetrics, one MetricsRecord a line): train
 // records carry step, epoch, loss, seg_loss, exist_loss, lr and images_per_s (all ranks, over the
-// logging window); val records step, epoch, accuracy, fp, fn, frames. The dashboard's job page
+// logging window); val records step, epoch, accuracy, fp, fn, frames; both the wall-clock time
+// they were written (time, Unix seconds). The dashboard's job page
 // draws them. Written only by rank 0, flushed per line so that a crash loses at most the last line.
 #include <cstdint>
 #include <filesystem>
