@@ -3,7 +3,10 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <chrono>
 #include <ctime>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -97,7 +100,9 @@ Database::Database(const std::filesystem::path& path) {
   }
   // Many lanectl processes and supervisors share the file: wait for the lock, never fail on it.
   sqlite3_busy_timeout(db_, 120000);
-  exec("PRAGMA journal_mode=WAL");
+  // Switching to (or confirming) WAL can answer SQLITE_BUSY without calling the busy handler,
+  // while another process opens or recovers the file: retry it for as long as the handler would.
+  exec_retrying_busy("PRAGMA journal_mode=WAL", std::chrono::seconds(120));
   exec("PRAGMA synchronous=NORMAL");
   exec("PRAGMA foreign_keys=ON");
 }
@@ -110,6 +115,18 @@ void Database::exec(const std::string& sql) {
     sqlite3_free(msg);
     fail_with(db_, sqlite3_errcode(db_) & 0xff, "'" + sql.substr(0, 60) + "'", m);
   }
+}
+void Database::exec_retrying_busy(const std::string& sql, std::chrono::milliseconds patience) {
+  const auto deadline = std::chrono::steady_clock::now() + patience;
+  auto pause = std::chrono::milliseconds(1);
+  for (;;) {
+    const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr);
+    if (rc == SQLITE_OK) return;
+    if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
+  }
+  exec(sql);  // once more, to report the error as exec does
 }
 int64_t Database::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
 int64_t Database::changes() const { return sqlite3_changes(db_); }

@@ -3,6 +3,7 @@
 // timeout, and write transactions that start with BEGIN IMMEDIATE so that concurrent
 // lanectl processes serialise on the write lock instead of failing half way.
 #include <cstdint>
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -52,6 +53,9 @@ class Database {
   Database& operator=(const Database&) = delete;
 
   void exec(const std::string& sql);
+  // exec, retried while SQLite answers SQLITE_BUSY without waiting (a journal-mode switch), for
+  // at most `patience`.
+  void exec_retrying_busy(const std::string& sql, std::chrono::milliseconds patience);
   Statement prepare(const std::string& sql) { return Statement(db_, sql); }
   int64_t last_insert_id() const;
   int64_t changes() const;  // rows the last INSERT, UPDATE or DELETE changed
