@@ -7,7 +7,7 @@ lanectl that freezes writers freezes it). Per round, for each binary (the order 
 1 % of the files rewritten, `snapshot create` of the claim, `restore --to-pvc` of that snapshot,
 `list -A`, `snapshot list`. Prints wall and CPU (children's user+sys) medians and the ratio.
 
-  bench/storage_cli.py --base /work/notes/base/lanectl --new build/release/bin/lanectl \
+  bench/storage_cli.py --base BASE/lanectl --new build/release/bin/lanectl \
       [--files 1000] [--kb 64] [--rounds 5]
 """
 import argparse

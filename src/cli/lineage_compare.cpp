@@ -24,8 +24,12 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
+// Durations and rates (…_s, …_ms, …_seconds) and wall-clock stamps (`time`, …_time: when the
+// record was written) differ between runs that compute the same thing.
 bool is_timing(const std::string& metric) {
-  return ends_with(metric, "_s") || ends_with(metric, "_ms") || ends_with(metric, "_seconds");
+  const std::string leaf = metric.substr(metric.rfind('.') == std::string::npos ? 0 : metric.rfind('.') + 1);
+  return ends_with(leaf, "_s") || ends_with(leaf, "_ms") || ends_with(leaf, "_seconds") || leaf == "time" ||
+         ends_with(leaf, "_time");
 }
 
 std::optional<std::string> find(const std::map<std::string, std::string>& m, const std::string& key) {

@@ -16,6 +16,16 @@ TEST_CASE("final metrics compare by their exact bits, timings are shown but not 
   CHECK(same.identical());
   CHECK(same.timings() == std::vector<std::string>{"train.images_per_s"});
 
+  // The wall-clock stamp scnn-train writes in every record (`time`) is not compared either.
+  json stamped_a = a, stamped_b = a;
+  stamped_a["train"]["time"] = 1764230000.25;
+  stamped_b["train"]["time"] = 1764230300.5;
+  stamped_b["val"]["time"] = 1764230301.0;
+  stamped_a["val"]["time"] = 1764230001.0;
+  auto stamped = compare_final_metrics(stamped_a, stamped_b);
+  CHECK(stamped.identical());
+  CHECK(stamped.timings() == std::vector<std::string>{"train.images_per_s", "train.time", "val.time"});
+
   b["val"]["accuracy"] = 0.9000000000000001;  // one ulp away
   auto diff = compare_final_metrics(a, b);
   CHECK_FALSE(diff.identical());
