@@ -38,7 +38,8 @@ TEST_CASE("50 concurrent submits on a fresh home each leave their job in the sta
     INFO(list.err);
     REQUIRE(list.code == 0);
     std::set<std::string> stored;
-    for (const auto& j : nlohmann::json::parse(list.out)) stored.insert(j.value("name", ""));
+    const auto listed = nlohmann::json::parse(list.out);  // a Kubernetes List
+    for (const auto& j : listed["items"]) stored.insert(j.value("name", ""));
     for (const auto& job : acknowledged) {
       INFO(job << " was acknowledged");
       CHECK(stored.count(job) == 1);

@@ -22,7 +22,8 @@ void declare_node(lane::test::FakeApiServer& server, const std::string& name, in
 
 std::string status_of(const Cli& cli, const std::string& job, const std::string& project) {
   auto r = cli.run_shell("list -p " + project + " -o json");
-  for (const auto& j : Json::parse(r.out))
+  const Json listed = Json::parse(r.out);  // a Kubernetes List
+  for (const auto& j : listed["items"])
     if (j["name"] == job) return j["status"];
   return "missing";
 }
