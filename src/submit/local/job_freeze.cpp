@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -26,6 +27,8 @@ struct Writer {
   JobStatus status = JobStatus::kPending;
   bool supervised = false;  // its supervisor runs (the job has or will have processes)
   std::string freezer;
+  bool grouped = false;  // any of its cgroups exists (its supervisor makes them before the job starts
+                         // and removes them once its processes are gone, before the state says so)
 };
 
 std::vector<Writer> writers_of(Database& db, const std::string& volume, const std::string& root) {
@@ -38,8 +41,9 @@ std::vector<Writer> writers_of(Database& db, const std::string& volume, const st
     for (size_t i = 0; i < claims.size(); ++i) writes = writes || (claims[i] == volume && !spec.pvcs[i].read_only);
     if (!writes) continue;
     const bool supervised = row.sup_pid > 0 && process_alive(row.sup_pid, row.sup_start);
+    const std::string group = job_cgroup_name(row.sup_pid, row.id);
     out.push_back({row.id, row.project + "/" + row.name, row.status, supervised,
-                   supervised ? job_freezer(job_cgroup_name(row.sup_pid, row.id), root) : ""});
+                   supervised ? job_freezer(group, root) : "", supervised && !existing_job_cgroups(group, root).empty()});
   }
   // Locks are taken in one order (job id) by every snapshot: two of them never wait on each other.
   std::sort(out.begin(), out.end(), [](const Writer& a, const Writer& b) { return a.id < b.id; });
@@ -79,9 +83,16 @@ class WriterFreeze : public storage::local::CaptureHold {
   std::vector<std::string> frozen_jobs_, unfrozen_;
 };
 
+// A root lanectl on a host with a freezer: a supervised job none of whose groups exists has no
+// processes now (they have not started, or have ended and the state is not updated yet).
+bool between_processes(const Writer& w, const std::string& cgroup_root) {
+  return w.freezer.empty() && !w.grouped && geteuid() == 0 && freezer_unavailable(cgroup_root).empty();
+}
+
 void WriterFreeze::freeze_all() {
   for (const Writer& w : writers_of(db_, volume_, options_.cgroup_root)) {
-    if (!w.supervised) continue;  // not started: release() checks that it did not start meanwhile
+    // Not started, or between processes: release() checks that it did not start meanwhile.
+    if (!w.supervised || between_processes(w, options_.cgroup_root)) continue;
     freeze_one(w);
   }
 }
