@@ -200,6 +200,11 @@ void refuse_two_spellings(const CLI::App* cmd) {
 
 }  // namespace
 
+void hide_single_pod_flags(CLI::App* cmd) {
+  for (const char* flag : {"--interactive", "--preemptible", "--completions", "--parallelism", "--mig"})
+    cmd->get_option(flag)->group("");
+}
+
 void add_submit_flags(CLI::App* cmd, SubmitOptions& o, const std::vector<std::string>& examples) {
   add_job_flags({cmd, o, "Job"});
   add_resource_flags({cmd, o, "Resources"});

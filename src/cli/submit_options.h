@@ -41,6 +41,9 @@ struct SubmitOptions {
 // Adds the flags in help groups (Job, Resources, Storage, Networking, Scheduling, Environment,
 // Output) in `o.dialect`'s spellings. `examples`: the footer of --help, one command a line.
 void add_submit_flags(CLI::App* cmd, SubmitOptions& o, const std::vector<std::string>& examples);
+// Distributed verbs (submit-mpi, submit-dist pytorch): the flags of single-pod jobs stay accepted,
+// so that they are refused with their reason, but --help does not list them.
+void hide_single_pod_flags(CLI::App* cmd);
 
 // Validates the flags (UsageError with the fix) and assembles the spec; the name is resolved
 // later (run_submit) because --job-name-prefix needs the backend.

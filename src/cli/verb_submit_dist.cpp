@@ -26,9 +26,7 @@ CLI::App* add_pytorch_submit_command(CLI::App& parent, CliContext& ctx, const st
   opts->spec.processes = 1;
   auto* cmd = parent.add_subcommand(name, "Submit a distributed PyTorch job: one master and --workers workers");
   add_submit_flags(cmd, *opts, pytorch_examples(dialect));
-  // Accepted but unlisted, so that they are refused with their reason (as with submit-mpi).
-  for (const char* hidden : {"--interactive", "--preemptible", "--completions", "--parallelism", "--mig"})
-    cmd->get_option(hidden)->group("");
+  hide_single_pod_flags(cmd);
   if (dialect == Dialect::kV2) {
     cmd->get_option("--gpu-devices-request")->description("Whole GPUs per process (master and each worker)");
     cmd->get_option("--gpu-portion-request")->group("");  // processes take whole GPUs

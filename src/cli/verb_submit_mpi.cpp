@@ -30,8 +30,7 @@ void add_mpi_submit_verb(CLI::App& parent, const std::string& name, Dialect dial
   // --help lists only what works here: --interactive, --preemptible, --completions,
   // --parallelism and --mig stay accepted so that they are refused with their reason (MPI jobs are
   // preemptible training jobs with --processes workers), but are not listed; workers take whole GPUs.
-  cmd->get_option("--interactive")->group("");
-  for (const char* hidden : {"--preemptible", "--completions", "--parallelism", "--mig"}) cmd->get_option(hidden)->group("");
+  hide_single_pod_flags(cmd);
   const std::string group = "Distributed";
   cmd->add_option("--clean-pod-policy", opts->spec.clean_pod_policy,
                   "Worker pods to delete when the job ends: Running (default) | All | None")->group(group);
