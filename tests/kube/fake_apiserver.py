@@ -43,6 +43,7 @@ import jsonschema
 import yaml
 
 import kai_scheduler
+import openapi_v2
 
 try:
     YamlLoader = yaml.CSafeLoader
@@ -464,11 +465,8 @@ SUBRESOURCES = {"pods": [("log", ["get"]), ("exec", ["create", "get"]), ("status
                 "pytorchjobs": [("status", ["get", "patch", "update"])],
                 "volumesnapshots": [("status", ["get", "patch", "update"])]}
 VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
-# The protobuf the real server answers to Accept: ...proto-openapi.spec.v2... (kubectl asks only
-# for it): an openapi_v2.Document with swagger "2.0" and info, and no definitions, so that
-# kubectl's client-side validation skips every kind and the server's (strict) validation decides.
-OPENAPI_V2_PB = (b"\x0a\x03" + b"2.0" + b"\x12" + bytes([len(b"\x0a\x0aKubernetes\x12\x07v1.29.0")]) +
-                 b"\x0a\x0aKubernetes\x12\x07v1.29.0")
+# What the real server answers to Accept: ...proto-openapi.spec.v2... (kubectl < 1.27 asks only for
+# it): gnostic's openapi.v2.Document (tests/kube/openapi_v2.py).
 OPENAPI_V2_PB_TYPE = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 
 
@@ -589,10 +587,8 @@ def discovery(path, accept, host, schemas):
     if len(parts) == 3 and parts[0] == "apis" and parts[2] in groups.get(parts[1], []):
         return "application/json", api_resource_list(parts[1], parts[2])
     if path == "/openapi/v2":
-        if "protobuf" in accept:
-            return OPENAPI_V2_PB_TYPE, OPENAPI_V2_PB
-        return "application/json", {"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.29.0"},
-                                    "paths": {}, "definitions": {}}
+        protobuf = "protobuf" in accept
+        return OPENAPI_V2_PB_TYPE if protobuf else "application/json", schemas.openapi_v2(protobuf)
     return None
 
 
@@ -619,14 +615,8 @@ def openapi_v3(path, schemas):
             if k.startswith("io.k8s.apimachinery.pkg.apis.meta.v1.")}
     paths = {}
     for group, version, kind, source in want:
-        crd_version = [v for v in schemas.crd(source)["spec"]["versions"] if v["name"] == version][0]
-        schema = copy.deepcopy(crd_version["schema"]["openAPIV3Schema"])
-        schema.setdefault("properties", {})["metadata"] = {
-            "allOf": [{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}]}
-        gvk = {"group": group, "version": version, "kind": kind}
-        schema["x-kubernetes-group-version-kind"] = [gvk]
-        name = ".".join(reversed(group.split("."))) + "." + version + "." + kind
-        meta[name] = schema
+        name, meta[name] = crd_model(schemas, group, version, kind, source)
+        gvk = meta[name]["x-kubernetes-group-version-kind"][0]
         # kubectl explain finds a resource's kind through the GET of its path.
         plural = KIND_TO_RESOURCE[kind][2]
         scope = "/namespaces/{namespace}" if RESOURCES[KIND_TO_RESOURCE[kind]][1] else ""
@@ -636,6 +626,31 @@ def openapi_v3(path, schemas):
                     "$ref": "#/components/schemas/" + name}}}}}}}
     return "application/json", {"openapi": "3.0.0", "info": {"title": "Kubernetes CRD Swagger", "version": "v0.1.0"},
                                 "paths": paths, "components": {"schemas": meta}}
+
+
+def crd_model(schemas, group, version, kind, source):
+    """(definition name, schema) of a CRD's version as a real server publishes it: its
+    openAPIV3Schema with metadata an ObjectMeta, and the kind's x-kubernetes-group-version-kind."""
+    crd_version = [v for v in schemas.crd(source)["spec"]["versions"] if v["name"] == version][0]
+    schema = copy.deepcopy(crd_version["schema"]["openAPIV3Schema"])
+    schema.setdefault("properties", {})["metadata"] = {
+        "allOf": [{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}],
+        "description": "Standard object's metadata. More info: "
+                       "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"}
+    schema["x-kubernetes-group-version-kind"] = [{"group": group, "version": version, "kind": kind}]
+    return ".".join(reversed(group.split("."))) + "." + version + "." + kind, schema
+
+
+def openapi_definitions(schemas):
+    """{name: v3 schema} of every kind with a schema: the core and batch documents' and each
+    CRD's (its pod templates the core PodTemplateSpec, as the server validates them)."""
+    out = dict(schemas.raw("api__v1_openapi.json")["components"]["schemas"])
+    out.update(schemas.raw("apis__batch__v1_openapi.json")["components"]["schemas"])
+    for (group, version, _), (kind, _, source) in RESOURCES.items():
+        if source not in (None, "core", "batch"):
+            name, schema = crd_model(schemas, group, version, kind, source)
+            out[name] = pod_template_refs(schema)
+    return out
 
 
 def now_rfc3339():
@@ -680,6 +695,7 @@ class Schemas:
         self.validators = {}
         self._core = None
         self._batch = None
+        self._v2 = {}
 
     def _openapi(self, name):
         with open(os.path.join(self.dir, name)) as f:
@@ -694,6 +710,19 @@ class Schemas:
         if self._batch is None:
             self._batch = self._openapi("apis__batch__v1_openapi.json")
         return self._batch
+
+    def openapi_v2(self, protobuf):
+        """/openapi/v2 as JSON, or as gnostic's protobuf (each built once)."""
+        with self.lock:
+            if "json" not in self._v2:
+                self._v2["json"] = openapi_v2.document(openapi_definitions(self), SERVER_VERSION["gitVersion"])
+            if protobuf and "protobuf" not in self._v2:
+                try:
+                    self._v2["protobuf"] = openapi_v2.encode(self._v2["json"])
+                except ImportError as e:
+                    raise ApiFailure(500, "InternalError", "the protobuf /openapi/v2 needs google.protobuf "
+                                     "(Debian: python3-protobuf) in %s: %s" % (sys.executable, e))
+            return self._v2["protobuf" if protobuf else "json"]
 
     def raw(self, name):
         """A published OpenAPI document of the folder, as it is."""
