@@ -8,15 +8,16 @@ server (tests/kube/fake_apiserver.py), as the seed does it:
 and kubectl sees the server's 422 for an object a real API server refuses. Then what a real
 server does that kubectl relies on (real_server_checks): declared Nodes the pods spread over,
 /healthz and /readyz, auth can-i, api-resources, StorageClass, PersistentVolume, Deployment,
-events, Job defaults, explain (kubectl >= 1.27 reads /openapi/v3; 1.20 reads the protobuf
-/openapi/v2, which the server does not describe: that check is skipped, visibly), bodies with
-creationTimestamp: null, unknown fields dropped with a warning, JSON/strategic/merge patches,
-apply and server-side apply, `kubectl wait` (a watch) on a finished Job, a claim from a missing
-snapshot staying Pending, and the seed's delete-then-resubmit with foreground deletion.
+events, Job defaults, describe, bodies with creationTimestamp: null, unknown fields dropped with a
+warning, JSON/strategic/merge patches, apply and server-side apply, `kubectl wait` (a watch) on a finished Job, a claim from a missing
+snapshot staying Pending, and the seed's delete-then-resubmit with foreground deletion. Last,
+kubectl explain (explain_checks), from the server's /openapi/v3 and its protobuf /openapi/v2.
 
 kubectl: $LANE_KUBECTL, else `kubectl` on PATH (Debian's package kubernetes-client); without
-one the test is skipped (exit 77).
+one the test is skipped (exit 77). `kubectl explain` also runs with Debian 12's kubectl 1.20 when
+scripts/setup --test-deps has put it in build/tools/kubectl-1.20 (KUBECTL_120).
 Usage: kubectl_e2e.py LANECTL SCHEMAS_DIR"""
+import functools
 import json
 import os
 import re
@@ -27,6 +28,8 @@ import tempfile
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+KUBECTL_120 = os.path.normpath(os.path.join(HERE, "..", "..", "build", "tools", "kubectl-1.20", "usr", "bin",
+                                           "kubectl"))
 SKIP = 77
 PROJECT = "lane-detection"
 NS = "runai-" + PROJECT
@@ -53,10 +56,7 @@ def main():
         print("SKIP: no kubectl (set LANE_KUBECTL or install Debian's kubernetes-client: scripts/setup does "
               "when no kubectl is on PATH)")
         return SKIP
-    version = subprocess.run([kubectl, "version", "--client"], capture_output=True, text=True)
-    print("kubectl: %s (%s)" % (kubectl, (version.stdout.splitlines() or ["?"])[0]))
-    minor = re.search(r"(?:Minor:\"|v1\.)(\d+)", version.stdout)
-    minor = int(minor.group(1)) if minor else 0
+    minor = kubectl_minor(kubectl)
 
     tmp = tempfile.mkdtemp(prefix="lane-kubectl-e2e-")
     server = subprocess.Popen([sys.executable, os.path.join(HERE, "fake_apiserver.py"), "--schemas", schemas],
@@ -76,11 +76,14 @@ def main():
                                stdin=subprocess.DEVNULL, timeout=60)
             return r.returncode, r.stdout + r.stderr
 
-        def kube(*args, stdin=None):
-            r = subprocess.run([kubectl, "--cache-dir", os.path.join(tmp, "kube-cache")] + list(args), env=env,
-                               capture_output=True, text=True, input=stdin,
-                               stdin=subprocess.DEVNULL if stdin is None else None, timeout=60)
-            return r.returncode, r.stdout, r.stderr
+        def runner(binary):
+            def kube(*args, stdin=None):
+                r = subprocess.run([binary, "--cache-dir", os.path.join(tmp, "kube-cache-%d" % kubectl_minor(binary))]
+                                   + list(args), env=env, capture_output=True, text=True, input=stdin,
+                                   stdin=subprocess.DEVNULL if stdin is None else None, timeout=60)
+                return r.returncode, r.stdout, r.stderr
+            return kube
+        kube = runner(kubectl)
 
         def ctl(path, body):
             req = urllib.request.Request("http://127.0.0.1:%s/_test/%s" % (port, path), json.dumps(body).encode(),
@@ -155,12 +158,22 @@ def main():
         check(rc != 0 and "is invalid" in err and "nodePort" in err,
               "kubectl create of a nodePort outside 30000-32767 gets the server's 422", out + err)
         real_server_checks(kube, lane, ctl, minor, mpi)
+        explain_checks(runner, kubectl)
     finally:
         server.terminate()
         server.wait()
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d check(s) failed" % len(failures) if failures else "all checks passed")
     return 1 if failures else 0
+
+
+@functools.lru_cache(maxsize=None)
+def kubectl_minor(kubectl):
+    """The client's minor version (20 for 1.20; 0 when unknown), printed once."""
+    version = subprocess.run([kubectl, "version", "--client"], capture_output=True, text=True)
+    print("kubectl: %s (%s)" % (kubectl, (version.stdout.splitlines() or ["?"])[0]))
+    minor = re.search(r"(?:Minor:\"|v1\.)(\d+)", version.stdout)
+    return int(minor.group(1)) if minor else 0
 
 
 def kube_json(kube, *args):
@@ -213,7 +226,7 @@ def real_server_checks(kube, lane, ctl, minor, mpi):
     reasons = {e["reason"] for e in kube_json(kube, "get", "events", "-n", NS).get("items", [])}
     check({"Scheduled", "Started", "SuccessfulCreate", "MPIJobCreated"} <= reasons, "kubectl get events",
           str(sorted(reasons)))
-    explain_checks(kube, minor)
+    describe_checks(kube)
     body_checks(kube, minor)
     patch_checks(kube)
     ctl("finish", {"kind": "Job", "namespace": NS, "name": "download-tusimple-data"})
@@ -229,17 +242,56 @@ def real_server_checks(kube, lane, ctl, minor, mpi):
     resubmit_checks(kube, lane, ctl, mpi)
 
 
-def explain_checks(kube, minor):
-    if minor and minor < 27:
-        print("skip  kubectl explain: kubectl 1.%d reads the protobuf /openapi/v2, which the test server serves "
-              "without definitions" % minor)
-        return
-    for field, kind in (("jobs.spec.completionMode", "Job"), ("mpijobs.spec.slotsPerWorker", "MPIJob"),
-                        ("volumesnapshots.spec.source", "VolumeSnapshot"),
-                        ("persistentvolumeclaims.spec.dataSource", "PersistentVolumeClaim")):
-        rc, out, err = kube("explain", field)
-        check(rc == 0 and re.search(r"KIND:\s+%s\b" % kind, out) and "FIELD:" in out, "kubectl explain " + field,
-              out[:300] + err)
+# kubectl explain WHAT: its kind, a field it lists and words of the description shown (the
+# schema's, from the server's document).
+EXPLAINED = (
+    ("job", "Job", "spec", "Job represents the configuration of a single job."),
+    ("job.spec", "Job", "completionMode", "JobSpec describes how the job execution will look like."),
+    ("jobs.spec.completionMode", "Job", None, "completionMode specifies how Pod completions are tracked."),
+    ("mpijob", "MPIJob", "status", "JobStatus represents the current observed state of the training Job."),
+    ("mpijobs.spec", "MPIJob", "slotsPerWorker", "Specifies the number of slots per worker used in hostfile."),
+    ("pvc", "PersistentVolumeClaim", "spec",
+     "PersistentVolumeClaim is a user's request for and claim to a persistent volume"),
+    ("persistentvolumeclaims.spec.dataSource", "PersistentVolumeClaim", "kind",
+     "dataSource field can be used to specify either: * An existing VolumeSnapshot object"),
+    ("volumesnapshot", "VolumeSnapshot", "spec", "VolumeSnapshot is a user's request for either creating a "
+     "point-in-time snapshot of a persistent volume, or binding to a pre-existing snapshot."),
+    ("volumesnapshots.spec.source", "VolumeSnapshot", "persistentVolumeClaimName",
+     "source specifies where a snapshot will be created from."))
+
+
+def explain_checks(runner, kubectl):
+    """kubectl explain with each kubectl at hand: the test's, and Debian 12's 1.20 (KUBECTL_120)
+    when it is another. kubectl < 1.27 reads the protobuf /openapi/v2; later ones /openapi/v3,
+    and the protobuf /openapi/v2 with --output=plaintext-openapiv2."""
+    clients = [kubectl]
+    if os.access(KUBECTL_120, os.X_OK) and kubectl_minor(kubectl) != 20:
+        clients.append(KUBECTL_120)
+    if min(map(kubectl_minor, clients)) >= 27:
+        print("note  no kubectl < 1.27: the protobuf /openapi/v2 is read by --output=plaintext-openapiv2 only "
+              "(scripts/setup --test-deps puts Debian 12's kubectl 1.20 in build/tools/kubectl-1.20)")
+    for client in clients:
+        minor = kubectl_minor(client)
+        for flags in ([], ["--output=plaintext-openapiv2"]) if minor >= 27 else ([],):
+            for what, kind, field, words in EXPLAINED:
+                rc, out, err = runner(client)("explain", what, *flags)
+                check(rc == 0 and re.search(r"KIND:\s+%s\n" % kind, out) and words in " ".join(out.split()) and
+                      (field is None or re.search(r"^\s+%s\s+<" % field, out, re.M)),
+                      " ".join(["kubectl 1.%d explain" % minor, what] + flags), out[:600] + err)
+
+
+def describe_checks(kube):
+    """kubectl describe of what lanectl made: a Job, a claim (both printed by kubectl's own
+    describers, with their events) and an MPIJob (a CRD: the generic describer)."""
+    for what, lines in ((("job", "download-tusimple-data"), [r"Name:\s+download-tusimple-data", r"Parallelism:\s+1",
+                                                            r"Events:", r"SuccessfulCreate"]),
+                        (("pvc", "restored-tusimple"), [r"Status:\s+Bound", r"StorageClass:\s+azurenetappfiles",
+                                                       r"DataSource:", r"Kind:\s+VolumeSnapshot"]),
+                        (("mpijob", "dist-lane-detection-training"), [r"Kind:\s+MPIJob", r"Slots Per Worker:\s+1",
+                                                                      r"MPIJobCreated"])):
+        rc, out, err = kube("describe", *what, "-n", NS)
+        missing = [l for l in lines if not re.search(l, out)]
+        check(rc == 0 and not missing, "kubectl describe %s %s" % what, "missing %s in:\n%s%s" % (missing, out, err))
 
 
 def body_checks(kube, minor):
