@@ -12,14 +12,11 @@ over a local backend with a real job.
 
   test_actions_api.py --lanectl PATH [CASE...]
 """
-import argparse
 import json
 import os
 import signal
-import sys
-import time
 
-from test_dashboard import Env, check, request, wait_for
+from test_dashboard import check, request, run_cases, wait_for
 
 TOKEN = "actions-test-token-4242"
 SECRET = "s3cr3t-kept-on-resubmit"
@@ -196,25 +193,5 @@ def case_actions(env):
 CASES = {"refused": case_refused, "actions": case_actions}
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--lanectl", required=True)
-    ap.add_argument("cases", nargs="*", default=list(CASES))
-    args = ap.parse_args()
-    failed = 0
-    for name in args.cases:
-        env = Env(args.lanectl)
-        start = time.monotonic()
-        try:
-            CASES[name](env)
-            print(f"ok   {name} ({time.monotonic() - start:.1f} s)")
-        except Exception as e:  # noqa: BLE001 - report and go on
-            failed += 1
-            print(f"FAIL {name}: {e}")
-        finally:
-            env.close()
-    sys.exit(1 if failed else 0)
-
-
 if __name__ == "__main__":
-    main()
+    run_cases(CASES)

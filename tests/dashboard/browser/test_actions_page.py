@@ -14,19 +14,17 @@
                keeps running, the refusal is logged
 Screenshots go to --out (ctest: <build>/dashboard-screenshots). Exit 77: skipped (no Chromium).
 """
-import argparse
 import http.server
 import json
 import os
 import sys
-import tempfile
 import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from chromium import Chromium, require_chromium  # noqa: E402
-from fixture import Lane  # noqa: E402
+from chromium import Chromium  # noqa: E402
+from fixture import Lane, run_cases  # noqa: E402
 
 TOKEN = "browser-actions-token-77"
 
@@ -209,19 +207,5 @@ def case_cross_site(lanectl, out):
 CASES = {"actions": case_actions, "read-only": case_read_only, "cross-site": case_cross_site}
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--lanectl", required=True)
-    ap.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "dashboard-screenshots"))
-    ap.add_argument("cases", nargs="*", default=list(CASES))
-    args = ap.parse_args()
-    require_chromium()
-    os.makedirs(args.out, exist_ok=True)
-    for name in args.cases:
-        started = time.monotonic()
-        CASES[name](args.lanectl, args.out)
-        print(f"  ({name}: {time.monotonic() - started:.1f} s)")
-
-
 if __name__ == "__main__":
-    main()
+    run_cases(CASES)
