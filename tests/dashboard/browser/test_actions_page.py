@@ -107,9 +107,9 @@ def case_actions(lanectl, out):
         check(env_field == "MODE=a", f"the env field: {env_field!r}")
         set_field(page, "env", "MODE=b\nEXTRA=1")
         set_field(page, "gpu", "lots")
-        page.screenshot(os.path.join(out, "actions-resubmit.png"))
         page.click("dialog.action-dialog [data-confirm]")
         shown = page.wait_for("document.querySelector('dialog.action-dialog .error-box:not([hidden])')?.textContent")
+        page.screenshot(os.path.join(out, "actions-resubmit.png"))
         cli = lane.run("submit", "x", "-i", "ubuntu", "-g", "lots", check=False).stderr
         check(shown in cli, f"the dialog's error {shown!r} is not the CLI's: {cli!r}")
         set_field(page, "gpu", "0")
