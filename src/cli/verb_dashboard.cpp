@@ -168,12 +168,12 @@ void run_dashboard(const DashboardOptions& o, CliContext& ctx) {
 void add_dashboard_command(CLI::App& app, CliContext& ctx) {
   auto o = std::make_shared<DashboardOptions>();
   auto* cmd = app.add_subcommand("dashboard", "Serve the web dashboard (jobs, live) until interrupted");
-  cmd->footer("Examples:\n"
-             "  lanectl dashboard                       # http://127.0.0.1:8080/\n"
-             "  LANECTL_DASHBOARD_TOKEN=$(openssl rand -hex 16) lanectl dashboard --listen 0.0.0.0:9000\n"
-             "  LANECTL_DASHBOARD_TOKEN=$(openssl rand -hex 16) lanectl dashboard --allow-actions\n"
-             "Read-only by default: the UI can suspend, resume, delete and resubmit jobs only with --allow-actions,\n"
-             "which needs a token (never on a listener without one); each action is logged on stderr.");
+  cmd->footer("Read-only by default: the UI suspends, resumes, deletes and resubmits jobs only with --allow-actions,\n"
+              "which needs a token (never on a listener without one); each action is logged on stderr.\n\n"
+              "Examples:\n"
+              "  lanectl dashboard                       # http://127.0.0.1:8080/\n"
+              "  LANECTL_DASHBOARD_TOKEN=$(openssl rand -hex 16) lanectl dashboard --listen 0.0.0.0:9000\n"
+              "  LANECTL_DASHBOARD_TOKEN=$(openssl rand -hex 16) lanectl dashboard --allow-actions");
   cmd->add_option("--listen", o->listen,
                   "HOST:PORT to listen on (default 127.0.0.1:8080; port 0: a free one; beyond loopback a token is required)");
   cmd->add_option("--token", o->token, "Token required of every request (else $LANECTL_DASHBOARD_TOKEN; beyond loopback: generated and printed once)");
