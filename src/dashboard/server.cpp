@@ -35,6 +35,8 @@ constexpr time_t kKeepAliveTimeoutSeconds = 2;
 // Connections waiting for accept() (httplib listens with 5): idle ones wait there (deferred
 // accept, below) without keeping the others out.
 constexpr int kListenBacklog = 1024;
+// The largest request body read (an action's JSON is a few KiB); more is 413.
+constexpr size_t kMaxBodyBytes = 1u << 20;
 
 // httplib's server, with its listening socket at hand to raise the backlog.
 class HttpServer : public httplib::Server {
@@ -284,6 +286,7 @@ Server::Server(Roles roles, ServerOptions options) {
   s.http.set_read_timeout(kReadWriteTimeoutSeconds);
   s.http.set_write_timeout(kReadWriteTimeoutSeconds);
   s.http.set_keep_alive_timeout(kKeepAliveTimeoutSeconds);
+  s.http.set_payload_max_length(kMaxBodyBytes);
   // SO_REUSEADDR only: httplib's default adds SO_REUSEPORT, which lets a second server (a second
   // `lanectl dashboard` of the same user) bind the same port and share its connections silently.
   s.http.set_socket_options([](socket_t sock) {
