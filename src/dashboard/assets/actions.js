@@ -28,6 +28,7 @@ async function post(path, body) {
     headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRF-Token": csrfToken || "" },
   });
   const doc = await r.json().catch(() => ({}));
+  if (r.status === 403) session = null;  // e.g. a restarted server: the next try opens a new session
   if (!r.ok) throw new Error(doc.error || r.status + " " + r.statusText);
   return doc;
 }

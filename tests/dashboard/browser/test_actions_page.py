@@ -4,7 +4,7 @@
   test_actions_page.py --lanectl PATH [--out DIR] CASE...
     actions    `lanectl dashboard --allow-actions --token T`, a real local job: each button asks
                first in a dialog naming the job and the action (Cancel does nothing); Suspend,
-               Resume, Resubmit with a changed env (a GPU value the CLI refuses shows the CLI's
+               Resume (after a lost session: refused, then a new session), Resubmit with a changed env (a GPU value the CLI refuses shows the CLI's
                message in the dialog first) and Delete, each checked with `lanectl describe`, and
                each logged by the dashboard; no JavaScript error
     read-only  the default dashboard (and one with a token but no --allow-actions) shows no action
@@ -96,7 +96,13 @@ def case_actions(lanectl, out):
         confirm(page, "suspend", "act-a")
         wait_status(lane, "act-a", "Suspended")
         page.wait_for("document.querySelector('#job-badge .status')?.textContent === 'Suspended'", timeout=10)
+        # A lost session (a restarted server forgets them): refused, the dialog says why, and the
+        # next try opens a new session.
+        page.send("Network.deleteCookies", {"name": "lanectl_dashboard_session", "url": url})
         confirm(page, "resume", "act-a")
+        shown = page.wait_for("document.querySelector('dialog.action-dialog .error-box:not([hidden])')?.textContent")
+        check("CSRF token" in shown and status_of(lane, "act-a") == "Suspended", f"a resume without the session: {shown!r}")
+        page.click("dialog.action-dialog [data-confirm]")
         wait_status(lane, "act-a", "Running")
 
         # Resubmit: a GPU value the CLI refuses gets the CLI's message in the dialog, which stays open.
@@ -122,17 +128,19 @@ def case_actions(lanectl, out):
         confirm(page, "delete", "act-a")
         page.wait_for("location.hash === '#/jobs'", timeout=10)
         wait_status(lane, "act-a", None)
-        # The refused resubmit (on purpose), and the deleted job's page polling while the delete ran.
-        errors = [e for e in page.errors() if "status of 400" not in e and
+        # The refused resume and resubmit (on purpose), and the deleted job's page polling while the delete ran.
+        errors = [e for e in page.errors() if "status of 400" not in e and "status of 403" not in e and
                   not ("status of 404" in e and "/api/jobs/default/act-a" in e and "act-a-1" not in e)]
         check(errors == [], f"JavaScript errors: {errors}")
 
         proc = lane.dashboards[0]
         lane.stop_dashboards()
         log = proc.stderr.read()
-        for what in ("suspend job default/act-a", "resume job default/act-a", "resubmit job default/act-a",
-                     "delete job default/act-a"):
-            check(f" dashboard action {what} by uid {os.geteuid()} (session 1): 2" in log, f"no '{what}' done in the log:\n{log}")
+        for what, session in (("suspend", 1), ("resume", 2), ("resubmit", 2), ("delete", 2)):
+            line = f" dashboard action {what} job default/act-a by uid {os.geteuid()} (session {session}): 2"
+            check(line in log, f"no '{line}' in the log:\n{log}")
+        check(" dashboard action resume job default/act-a by uid" in log and "(no session): 403 missing or wrong CSRF token" in log,
+              f"the resume without the session is not logged:\n{log}")
         check(" dashboard action resubmit job default/act-a by uid" in log and ": 400 --gpu 'lots'" in log,
               f"the refused resubmit is not logged:\n{log}")
         check(TOKEN not in log, "the token is in the log")
