@@ -84,6 +84,13 @@ def case_actions(lanectl, out):
         buttons = page.eval("[...document.querySelectorAll('#job-actions button')].map(b => [b.dataset.action, b.disabled])")
         check(buttons == [["suspend", False], ["resume", True], ["delete", False], ["resubmit", False]], f"buttons: {buttons}")
 
+        # On a phone the bar wraps: no page wider than the window, every button inside it.
+        page.resize(390, 844)
+        fits = page.eval("""document.documentElement.scrollWidth <= innerWidth && [...document.querySelectorAll('#job-actions button')]
+                            .every(b => { const r = b.getBoundingClientRect(); return r.left >= 0 && r.right <= innerWidth; })""")
+        check(fits, "the actions bar does not fit a 390 px window")
+        page.resize(1400, 900)
+
         # The confirmation gates the action: Cancel leaves the job alone.
         page.click("#job-actions button[data-action=suspend]")
         check(dialog_title(page) == "Suspend job default/act-a?", "the suspend dialog's title")
