@@ -16,12 +16,11 @@
 #include "cli/spec_parsing.h"
 #include "cli/verbs.h"
 #include "common/error.h"
-#include "common/secrets.h"
-#include "submit/core/validate.h"
 #include "dashboard/gpu_sampler.h"
 #include "dashboard/listen_address.h"
 #include "dashboard/server.h"
 #include "dashboard/token.h"
+#include "submit/core/validate.h"
 
 namespace lane::cli {
 
