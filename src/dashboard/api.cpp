@@ -15,13 +15,25 @@ namespace {
 constexpr int64_t kDefaultTail = 200;
 constexpr int64_t kMaxTail = 10000;
 
-std::vector<std::string> split_path(const std::string& path) {
+}  // namespace
+
+std::vector<std::string> split_api_path(const std::string& path) {
   std::vector<std::string> parts;
   std::string part;
   std::istringstream in(path);
   while (std::getline(in, part, '/'))
     if (!part.empty()) parts.push_back(part);
   return parts;
+}
+
+namespace {
+
+// 400 when a project or job name of /api/jobs/P/NAME/... is not a DNS-1123 label.
+std::optional<Reply> bad_job_name(const std::vector<std::string>& parts) {
+  for (size_t i = 2; i < parts.size() && i < 4; ++i)
+    if (parts[1] == "jobs" && !is_dns1123_label(parts[i]))
+      return error_reply(400, "'" + parts[i] + "' is not a project or job name (lowercase letters, digits and '-')");
+  return std::nullopt;
 }
 
 }  // namespace
@@ -57,11 +69,9 @@ std::vector<std::pair<std::string, std::string>> Api::job_documents() {
 
 Reply Api::get(const std::string& path, const std::map<std::string, std::string>& query) {
   try {
-    auto parts = split_path(path);
+    auto parts = split_api_path(path);
     if (parts.empty() || parts[0] != "api") return error_reply(404, "no such API path: " + path);
-    for (size_t i = 2; i < parts.size() && i < 4; ++i)
-      if (parts[1] == "jobs" && !is_dns1123_label(parts[i]))
-        return error_reply(400, "'" + parts[i] + "' is not a project or job name (lowercase letters, digits and '-')");
+    if (auto bad = bad_job_name(parts)) return *bad;
     if (parts.size() == 2 && parts[1] == "jobs") {
       std::optional<std::string> project;
       if (auto it = query.find("project"); it != query.end() && !it->second.empty()) {
@@ -91,6 +101,30 @@ Reply Api::get(const std::string& path, const std::map<std::string, std::string>
     if (auto reply = cluster_route(parts)) return *reply;
     if (auto reply = artifacts_route(parts, query)) return *reply;
     return error_reply(404, "no such API path: " + path);
+  } catch (const UsageError& e) {
+    return error_reply(400, e.what());
+  } catch (const std::exception& e) {
+    return error_reply(500, e.what());
+  }
+}
+
+Reply Api::post(const std::string& path, const std::string& body) {
+  try {
+    auto parts = split_api_path(path);
+    if (parts.size() != 5 || parts[0] != "api" || parts[1] != "jobs")
+      return error_reply(404, "no such action: " + path + " (POST /api/jobs/PROJECT/NAME/ACTION)");
+    if (auto bad = bad_job_name(parts)) return *bad;
+    const std::string &project = parts[2], &name = parts[3], &action = parts[4];
+    if (action == "resubmit") return resubmit(project, name, body);
+    if (action != "suspend" && action != "resume" && action != "delete")
+      return error_reply(404, "no action '" + action + "': use suspend, resume, delete or resubmit");
+    std::lock_guard<std::mutex> lock(backend_mutex_);
+    bool found = action == "suspend" ? roles_.jobs.suspend_job(name, project)
+                 : action == "resume" ? roles_.jobs.resume_job(name, project)
+                                      : roles_.jobs.delete_job(name, project);
+    if (!found) return no_job_reply(project, name);
+    std::string done = action == "suspend" ? "suspended" : action == "resume" ? "resumed" : "deleted";
+    return json_reply({{"message", "Job " + name + " " + done + " successfully."}});
   } catch (const UsageError& e) {
     return error_reply(400, e.what());
   } catch (const std::exception& e) {

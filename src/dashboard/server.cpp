@@ -7,11 +7,14 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <ctime>
 #include <map>
 #include <thread>
 
 #include "common/error.h"
+#include "common/secrets.h"
 #include "dashboard/assets.h"
+#include "dashboard/csrf.h"
 #include "dashboard/job_feed.h"
 #include "dashboard/peer_uid.h"
 #include "dashboard/token.h"
@@ -32,6 +35,8 @@ constexpr time_t kKeepAliveTimeoutSeconds = 2;
 // Connections waiting for accept() (httplib listens with 5): idle ones wait there (deferred
 // accept, below) without keeping the others out.
 constexpr int kListenBacklog = 1024;
+// The largest request body read (an action's JSON is a few KiB); more is 413.
+constexpr size_t kMaxBodyBytes = 1u << 20;
 
 // httplib's server, with its listening socket at hand to raise the backlog.
 class HttpServer : public httplib::Server {
@@ -66,6 +71,25 @@ void send(httplib::Response& res, const Reply& reply) {
   });
 }
 
+// `text` for a log line: printable ASCII only, at most `max` characters (it may come from the request).
+std::string loggable(const std::string& text, size_t max = 200) {
+  std::string out;
+  for (char c : text.substr(0, max)) out += c >= ' ' && c < 127 ? c : '?';
+  return out;
+}
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+constexpr const char* kReadOnlyHint =
+    "start lanectl dashboard with --allow-actions (and a token) to suspend, resume, delete and resubmit jobs here";
+
 }  // namespace
 
 struct Server::Impl {
@@ -88,8 +112,14 @@ struct Server::Impl {
   httplib::Server::HandlerResponse screen(const httplib::Request& req, httplib::Response& res);
   void events(const httplib::Request& req, httplib::Response& res);
   void asset(const httplib::Request& req, httplib::Response& res);
+  // GET /api/session: whether actions are on and, when they are, this session's CSRF token.
+  void session(const httplib::Request& req, httplib::Response& res);
+  // POST /api/jobs/P/NAME/ACTION: the same-origin and CSRF checks, the action, its log line.
+  void action(const httplib::Request& req, httplib::Response& res);
+  void log_action(const httplib::Request& req, std::optional<uint64_t> session, const Reply& reply);
 
   ServerOptions options;
+  Sessions sessions;
   bool need_token = false;
   uid_t own_uid = geteuid();
   std::atomic<size_t> open_streams{0};
@@ -127,9 +157,12 @@ httplib::Server::HandlerResponse Server::Impl::screen(const httplib::Request& re
     send(res, error_reply(401, "this dashboard needs its token: Authorization: Bearer TOKEN (printed by lanectl dashboard at start)"));
     return R::Handled;
   }
+  if (req.method == "POST" && options.allow_actions) return R::Unhandled;
   if (req.method != "GET" && req.method != "HEAD") {
-    res.set_header("Allow", "GET, HEAD");
-    send(res, error_reply(405, "the dashboard is read-only: " + req.method + " is not allowed"));
+    res.set_header("Allow", options.allow_actions ? "GET, HEAD, POST" : "GET, HEAD");
+    send(res, error_reply(405, options.allow_actions ? req.method + " is not allowed: actions are POST"
+                                                     : "the dashboard is read-only: " + req.method +
+                                                           " is not allowed; " + kReadOnlyHint));
     return R::Handled;
   }
   return R::Unhandled;
@@ -186,6 +219,47 @@ void Server::Impl::events(const httplib::Request&, httplib::Response& res) {
   });
 }
 
+void Server::Impl::session(const httplib::Request& req, httplib::Response& res) {
+  res.set_header("Cache-Control", "no-store");
+  if (!options.allow_actions) return send(res, json_reply({{"actions", false}, {"reason", std::string("read-only: ") + kReadOnlyHint}}));
+  bool created = false;
+  auto s = sessions.open(cookie_value(req.get_header_value("Cookie"), kSessionCookie), created);
+  if (created)
+    res.set_header("Set-Cookie", std::string(kSessionCookie) + "=" + s.id + "; Path=/; HttpOnly; SameSite=Strict");
+  send(res, json_reply({{"actions", true}, {"csrfToken", s.csrf}, {"session", s.number}}));
+}
+
+void Server::Impl::action(const httplib::Request& req, httplib::Response& res) {
+  res.set_header("Cache-Control", "no-store");
+  std::string problem = cross_site_problem(req.get_header_value("Host"), req.get_header_value("Origin"),
+                                           req.get_header_value("Sec-Fetch-Site"), req.get_header_value("Referer"));
+  std::optional<uint64_t> session;
+  if (problem.empty())
+    session = sessions.check(cookie_value(req.get_header_value("Cookie"), kSessionCookie), req.get_header_value(kCsrfHeader));
+  Reply reply = !problem.empty() ? error_reply(403, "cross-site request refused: " + problem)
+                : !session ? error_reply(403, std::string("missing or wrong CSRF token: send the ") + kCsrfHeader +
+                                                  " header that GET /api/session gave this session (with its cookie)")
+                           : api.post(req.path, req.body);
+  log_action(req, session, reply);
+  send(res, reply);
+}
+
+// "2026-11-27T09:30:00Z dashboard action suspend job default/train-1 by uid 1000 (session 2): 200 Job
+// train-1 suspended successfully." The message is the answer's, its secret-looking parts masked.
+void Server::Impl::log_action(const httplib::Request& req, std::optional<uint64_t> session, const Reply& reply) {
+  if (!options.log) return;
+  auto parts = split_api_path(req.path);
+  bool named = parts.size() == 5;
+  auto uid = loopback_peer_uid({req.remote_addr, req.remote_port}, {req.local_addr, req.local_port});
+  auto doc = nlohmann::json::parse(reply.body, nullptr, false);
+  std::string message = doc.is_object() ? doc.value("message", doc.value("error", "")) : "";
+  options.log(utc_now() + " dashboard action " + loggable(named ? parts[4] : "POST " + req.path) +
+              (named ? " job " + loggable(parts[2] + "/" + parts[3]) : "") + " by " +
+              (uid ? "uid " + std::to_string(*uid) : "peer " + loggable(req.remote_addr)) +
+              (session ? " (session " + std::to_string(*session) + ")" : " (no session)") + ": " +
+              std::to_string(reply.status) + " " + loggable(mask_secret_value(message), 500));
+}
+
 void Server::Impl::asset(const httplib::Request& req, httplib::Response& res) {
   std::string name = req.path == "/" ? "index.html" : req.path.substr(1);
   const Asset* a = find_asset(name);
@@ -202,6 +276,8 @@ Server::Server(Roles roles, ServerOptions options) {
   bool loopback = is_loopback_host(options.listen.host);
   if (!loopback && options.token.empty())
     throw Error("dashboard: listening on " + options.listen.host + " (beyond loopback) needs a token");
+  if (options.allow_actions && options.token.empty())
+    throw Error("dashboard: actions need a token (they are never served to an unauthenticated listener)");
   impl_ = std::make_unique<Impl>(roles, std::move(options));
   Impl& s = *impl_;
   s.need_token = !loopback || !s.options.token.empty();
@@ -210,6 +286,7 @@ Server::Server(Roles roles, ServerOptions options) {
   s.http.set_read_timeout(kReadWriteTimeoutSeconds);
   s.http.set_write_timeout(kReadWriteTimeoutSeconds);
   s.http.set_keep_alive_timeout(kKeepAliveTimeoutSeconds);
+  s.http.set_payload_max_length(kMaxBodyBytes);
   // SO_REUSEADDR only: httplib's default adds SO_REUSEPORT, which lets a second server (a second
   // `lanectl dashboard` of the same user) bind the same port and share its connections silently.
   s.http.set_socket_options([](socket_t sock) {
@@ -224,6 +301,8 @@ Server::Server(Roles roles, ServerOptions options) {
                               {"Referrer-Policy", "no-referrer"}});
   s.http.set_pre_routing_handler([&s](const httplib::Request& req, httplib::Response& res) { return s.screen(req, res); });
   s.http.Get("/api/events", [&s](const httplib::Request& req, httplib::Response& res) { s.events(req, res); });
+  s.http.Get("/api/session", [&s](const httplib::Request& req, httplib::Response& res) { s.session(req, res); });
+  s.http.Post("/api/.*", [&s](const httplib::Request& req, httplib::Response& res) { s.action(req, res); });
   s.http.Get("/api/.*", [&s](const httplib::Request& req, httplib::Response& res) {
     std::map<std::string, std::string> query;
     for (const auto& [k, v] : req.params) query.emplace(k, v);

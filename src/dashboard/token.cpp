@@ -46,22 +46,25 @@ std::string trim(const std::string& s) {
 
 }  // namespace
 
-bool request_has_token(const std::string& expected, const std::string& authorization, const std::string& cookie) {
-  if (expected.empty()) return false;
-  bool ok = false;
-  const std::string bearer = "Bearer ";
-  if (authorization.compare(0, bearer.size(), bearer) == 0)
-    ok = tokens_equal(expected, trim(authorization.substr(bearer.size())));
+std::string cookie_value(const std::string& cookie, const std::string& name) {
   size_t pos = 0;
-  while (!ok && pos <= cookie.size()) {
+  while (pos <= cookie.size()) {
     size_t end = cookie.find(';', pos);
     std::string pair = trim(cookie.substr(pos, end == std::string::npos ? std::string::npos : end - pos));
     auto eq = pair.find('=');
-    if (eq != std::string::npos && pair.substr(0, eq) == kTokenCookie) ok = tokens_equal(expected, pair.substr(eq + 1));
+    if (eq != std::string::npos && pair.substr(0, eq) == name) return pair.substr(eq + 1);
     if (end == std::string::npos) break;
     pos = end + 1;
   }
-  return ok;
+  return "";
+}
+
+bool request_has_token(const std::string& expected, const std::string& authorization, const std::string& cookie) {
+  if (expected.empty()) return false;
+  const std::string bearer = "Bearer ";
+  if (authorization.compare(0, bearer.size(), bearer) == 0 && tokens_equal(expected, trim(authorization.substr(bearer.size()))))
+    return true;
+  return tokens_equal(expected, cookie_value(cookie, kTokenCookie));
 }
 
 }  // namespace lane::dashboard

@@ -17,4 +17,7 @@ bool tokens_equal(const std::string& expected, const std::string& given);
 // header. An empty `expected` never matches.
 bool request_has_token(const std::string& expected, const std::string& authorization, const std::string& cookie);
 
+// The value of the cookie `name` in a Cookie header ("a=1; name=V; b=2" → "V"); "" when absent.
+std::string cookie_value(const std::string& cookie, const std::string& name);
+
 }  // namespace lane::dashboard

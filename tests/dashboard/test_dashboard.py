@@ -436,17 +436,19 @@ def case_limits(env):
 CASES = {"loopback": case_loopback, "token": case_token, "usage": case_usage, "peer": case_peer, "limits": case_limits}
 
 
-def main():
+def run_cases(cases):
+    """The main() of an HTTP test whose cases are {name: fn(env)}: `--lanectl PATH [CASE...]`
+    (default: every case), each with its own Env; exit 77 when every case was skipped."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--lanectl", required=True)
-    ap.add_argument("cases", nargs="*", default=list(CASES))
+    ap.add_argument("cases", nargs="*", default=list(cases))
     args = ap.parse_args()
     failed = skipped = 0
     for name in args.cases:
         env = Env(args.lanectl)
         start = time.monotonic()
         try:
-            CASES[name](env)
+            cases[name](env)
             print(f"ok   {name} ({time.monotonic() - start:.1f} s)")
         except Skip as e:
             skipped += 1
@@ -460,4 +462,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_cases(CASES)

@@ -1,10 +1,12 @@
-// lane_dashboard's pure parts: --listen parsing, loopback detection, the token, the embedded assets.
+// lane_dashboard's pure parts: --listen parsing, loopback detection, the token, the actions' CSRF
+// guards (csrf.h), the embedded assets.
 #include <catch2/catch.hpp>
 
 #include <set>
 #include <string>
 
 #include "dashboard/assets.h"
+#include "dashboard/csrf.h"
 #include "dashboard/listen_address.h"
 #include "dashboard/token.h"
 
@@ -55,6 +57,55 @@ TEST_CASE("the token matches by Bearer header or cookie and exactly", "[dashboar
   CHECK_FALSE(request_has_token("tok", "Bearer tok2", "other_token=tok"));
   CHECK_FALSE(request_has_token("tok", "", "xlanectl_dashboard_token=tok"));
   CHECK_FALSE(request_has_token("", "Bearer ", "lanectl_dashboard_token="));
+}
+
+TEST_CASE("a cookie's value is found by its exact name", "[dashboard][fast]") {
+  CHECK(cookie_value("a=1; lanectl_dashboard_session=abc; b=2", kSessionCookie) == "abc");
+  CHECK(cookie_value("lanectl_dashboard_session=x=y", kSessionCookie) == "x=y");
+  CHECK(cookie_value("xlanectl_dashboard_session=abc", kSessionCookie).empty());
+  CHECK(cookie_value("", kSessionCookie).empty());
+}
+
+TEST_CASE("an action must come from a page of the dashboard's own origin", "[dashboard][fast]") {
+  const std::string host = "127.0.0.1:8080";
+  CHECK(cross_site_problem(host, "http://127.0.0.1:8080", "", "").empty());
+  CHECK(cross_site_problem(host, "https://127.0.0.1:8080", "same-origin", "").empty());  // behind a TLS proxy
+  CHECK(cross_site_problem(host, "", "same-origin", "").empty());
+  CHECK(cross_site_problem(host, "", "", "http://127.0.0.1:8080/#/jobs").empty());
+  CHECK_FALSE(cross_site_problem(host, "http://evil.example", "", "").empty());
+  CHECK_FALSE(cross_site_problem(host, "http://127.0.0.1:8081", "", "").empty());
+  CHECK_FALSE(cross_site_problem(host, "http://127.0.0.1:8080.evil.example", "", "").empty());
+  CHECK_FALSE(cross_site_problem(host, "null", "", "").empty());
+  CHECK_FALSE(cross_site_problem(host, "http://127.0.0.1:8080", "cross-site", "").empty());
+  CHECK_FALSE(cross_site_problem(host, "http://127.0.0.1:8080", "same-site", "").empty());
+  CHECK_FALSE(cross_site_problem(host, "", "", "http://127.0.0.1:8080.evil.example/").empty());
+  CHECK_FALSE(cross_site_problem(host, "", "", "http://evil.example/?http://127.0.0.1:8080/").empty());
+  CHECK(cross_site_problem(host, "", "", "").find("no Origin") != std::string::npos);
+  CHECK_FALSE(cross_site_problem("", "http://", "", "").empty());
+}
+
+TEST_CASE("each session has its own CSRF token and the oldest are forgotten", "[dashboard][fast]") {
+  Sessions sessions(2);
+  bool created = false;
+  auto a = sessions.open("", created);
+  CHECK(created);
+  CHECK(a.id.size() == 64);
+  CHECK(a.csrf.size() == 64);
+  CHECK(a.id != a.csrf);
+  auto again = sessions.open(a.id, created);
+  CHECK_FALSE(created);
+  CHECK(again.csrf == a.csrf);
+  auto b = sessions.open("not-a-session", created);
+  CHECK(created);
+  CHECK(b.number == a.number + 1);
+  CHECK(sessions.check(a.id, a.csrf) == a.number);
+  CHECK_FALSE(sessions.check(a.id, b.csrf));
+  CHECK_FALSE(sessions.check(b.id, a.csrf));
+  CHECK_FALSE(sessions.check(a.id, ""));
+  CHECK_FALSE(sessions.check("", ""));
+  sessions.open("", created);  // a third: the first is forgotten
+  CHECK_FALSE(sessions.check(a.id, a.csrf));
+  CHECK(sessions.check(b.id, b.csrf) == b.number);
 }
 
 TEST_CASE("the web UI is embedded with its content types", "[dashboard][fast]") {

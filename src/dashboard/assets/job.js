@@ -2,8 +2,9 @@
 // the training curves of its metrics.jsonl as interactive SVG charts (chart.js), the log tail
 // following live, pods with their nodes and GPUs, events, the spec (secret values arrive masked
 // from the server) and the prediction overlays (curves and overlays hidden while a job that has
-// none has not started). Everything polls the JSON API while the job runs and stops when the page
+// none has not started), and its actions when the dashboard serves them (actions.js). Everything polls the JSON API while the job runs and stops when the page
 // is left.
+import { mountActions } from "./actions.js";
 import { loadArtifacts } from "./artifacts.js";
 import { drawCharts } from "./chart.js";
 import { loadEvaluation } from "./eval_view.js";
@@ -190,6 +191,7 @@ class JobPage {
     }
     if (!this.alive) return;
     this.job = doc;
+    this.actions.update(doc);
     this.body("summary").replaceChildren(summary(doc));  // the run time moves on
     const key = JSON.stringify(doc);
     if (key === this.last.job) return;
@@ -307,6 +309,7 @@ class JobPage {
       const j = jobs.find((x) => x.project === project && x.name === name);
       if (j && this.job && j.status !== this.job.status) this.loadJob();
     });
+    this.actions = mountActions(this);
     (async () => {
       await this.loadJob();
       this.every(POLL_JOB_MS, () => this.loadJob());

@@ -11,18 +11,37 @@ KUBECONFIG from `start_apiserver(tmp, namespace)`, the test Kubernetes API serve
 Kubernetes backend; jobs are deleted on exit only on the local backend).
 `screenshot_dir(lanectl)` is where tests write their screenshots (`<build>/dashboard-screenshots`).
 """
+import argparse
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from test_dashboard import read_line  # noqa: E402,F401  (the HTTP test's helpers, tests/dashboard)
 
 
 SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+
+def run_cases(cases):
+    """The main() of a browser test whose cases are {name: fn(lanectl, out)}: `--lanectl PATH
+    [--out DIR] [CASE...]` (default: every case); exit 77 (skipped) without Chromium."""
+    from chromium import require_chromium
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lanectl", required=True)
+    ap.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "dashboard-screenshots"))
+    ap.add_argument("cases", nargs="*", default=list(cases))
+    args = ap.parse_args()
+    require_chromium()
+    os.makedirs(args.out, exist_ok=True)
+    for name in args.cases:
+        started = time.monotonic()
+        cases[name](args.lanectl, args.out)
+        print(f"  ({name}: {time.monotonic() - started:.1f} s)")
 
 
 def start_apiserver(tmp, namespace):

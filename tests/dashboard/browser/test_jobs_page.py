@@ -14,7 +14,6 @@
            it says "polling" and a job submitted from the CLI still shows without a reload
 Screenshots go to --out (ctest: <build>/dashboard-screenshots). Exit 77: skipped (no Chromium).
 """
-import argparse
 import json
 import os
 import shutil
@@ -25,8 +24,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from chromium import Chromium, require_chromium  # noqa: E402
-from fixture import Lane, start_apiserver  # noqa: E402
+from chromium import Chromium  # noqa: E402
+from fixture import Lane, start_apiserver, run_cases  # noqa: E402
 from seed import seed_local_jobs  # noqa: E402
 
 COLUMNS = ["NAME", "STATUS", "AGE", "NODE", "IMAGE", "TYPE", "PROJECT", "USER",
@@ -335,19 +334,5 @@ def case_crowded(lanectl, out):
 CASES = {"live": case_live, "scale": case_scale, "kube": case_kube, "crowded": case_crowded}
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--lanectl", required=True)
-    ap.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "dashboard-screenshots"))
-    ap.add_argument("cases", nargs="*", default=list(CASES))
-    args = ap.parse_args()
-    require_chromium()
-    os.makedirs(args.out, exist_ok=True)
-    for name in args.cases:
-        started = time.monotonic()
-        CASES[name](args.lanectl, args.out)
-        print(f"  ({name}: {time.monotonic() - started:.1f} s)")
-
-
 if __name__ == "__main__":
-    main()
+    run_cases(CASES)
