@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Reads the TensorBoard event files of real `scnn-train train` runs with a decoder independent
-of the C++ writer: its own TFRecord reader and CRC32C (bitwise, not table-driven), the message
+of the C++ writer: its own TFRecord reader and CRC32C (its table built bit by bit here), the message
 classes protoc generated from src/train/tensorboard/tensorboard_event.proto for Debian's
 python3-protobuf, and zlib for the PNG images. Checks: every record's two checksums, the file
 name and its first record (file_version "brain.Event:2"), that the scalars (tag, step, value as
 a float32, wall time) are exactly the numbers of metrics.jsonl, that the curves image decodes as
 a PNG, that a resumed run's file starts with a SessionLog START after the checkpoint's step,
-and that --no-tensorboard writes none. Also reads the run with TensorBoard's EventAccumulator
+and that --no-tensorboard writes none; that `scnn-train predict` writes its first 24 overlays
+(of 25 frames) as images at the checkpoint's step, and none with --no-tensorboard. Also reads the run with TensorBoard's EventAccumulator
 when the tensorboard package is importable (skipped, saying so, otherwise). Exit 0: all hold."""
 import argparse
 import glob
@@ -29,12 +30,23 @@ def check(ok, what):
         print("FAIL " + what)
 
 
+def crc_table():
+    table = []
+    for i in range(256):
+        crc = i
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+        table.append(crc)
+    return table
+
+
+CRC_TABLE = crc_table()
+
+
 def crc32c(data):
     crc = 0xFFFFFFFF
     for byte in data:
-        crc ^= byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+        crc = CRC_TABLE[(crc ^ byte) & 0xFF] ^ (crc >> 8)
     return crc ^ 0xFFFFFFFF
 
 
@@ -171,6 +183,36 @@ def check_resumed(args, work, pb):
           "the resumed run's scalars equal its metrics.jsonl")
 
 
+def check_predict(args, run_dir, pb, trained_steps):
+    frames = os.path.join(args.work_dir, "frames")
+    os.makedirs(frames)
+    source = os.path.join(args.data_dir, "clips", "0601", "1494453503601902751", "20.jpg")
+    for i in range(25):
+        shutil.copy(source, os.path.join(frames, f"{i:02d}.jpg"))
+    out = os.path.join(run_dir, "predictions")
+    predict = [args.scnn_train, "predict", "--checkpoint", os.path.join(run_dir, "checkpoint_latest.pt"),
+               "--input", frames, "--threads", "1"]
+    for extra in (["--out", out], ["--out", out + "-off", "--no-tensorboard"]):
+        run = subprocess.run(predict + extra, capture_output=True, text=True)
+        if run.returncode != 0:
+            sys.exit(f"FAIL {' '.join(predict + extra)} exited {run.returncode}:\n{run.stdout}{run.stderr}")
+    check(not event_files(out + "-off"), "predict --no-tensorboard: no event file")
+    files = event_files(out)
+    check(len(files) == 1, f"predict writes one event file: {files}")
+    events = read_events(files[0], pb)
+    check(events[0].file_version == "brain.Event:2", "predict's first record is file_version brain.Event:2")
+    images = [(e.step, v) for e in events[1:] for v in e.summary.value]
+    names = [f"{i:02d}.png" for i in range(24)]
+    check([v.tag for _, v in images] == ["overlays/" + n for n in names], "the first 24 overlays, in order")
+    for (step, value), name in zip(images, names):
+        png = value.image.encoded_image_string
+        check(step == trained_steps, f"{name}: at the checkpoint's step {trained_steps}: {step}")
+        check(png == open(os.path.join(out, "overlays", name), "rb").read(), f"{name}: the overlay file")
+        check(png_decodes(png), f"{name}: decodes as a PNG")
+    check(os.path.exists(os.path.join(out, "overlays", "24.png")), "all 25 overlays are files")
+    print(f"{files[0]}: {len(images)} overlay images at step {trained_steps}")
+
+
 def check_with_tensorboard(run_dir, expected):
     try:
         from tensorboard.backend.event_processing import event_accumulator
@@ -196,6 +238,7 @@ def main():
     train(args, run_dir)
     expected = check_run(run_dir, pb)
     check_with_tensorboard(run_dir, expected)
+    check_predict(args, run_dir, pb, max(step for _, step in expected))
     check_resumed(args, args.work_dir, pb)
     off_dir = os.path.join(args.work_dir, "off")
     train(args, off_dir, "--no-tensorboard", "--max-steps", "1")
