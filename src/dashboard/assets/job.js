@@ -271,7 +271,8 @@ class JobPage {
     // The run directory also holds scnn-train's TensorBoard event files (docs/training.md).
     const dir = /^[\w\/.,:@%+=-]+$/.test(doc.run_dir) ? doc.run_dir : "'" + doc.run_dir.replace(/'/g, "'\\''") + "'";
     const tensorboard = ui.el("p", { class: "muted small", id: "metrics-tensorboard" },
-      "Run directory " + doc.run_dir + " (as the job sees it) · TensorBoard: ", ui.el("code", { text: "tensorboard --logdir " + dir }));
+      "Run directory ", ui.el("code", { text: doc.run_dir }), " (as the job sees it) · TensorBoard: ",
+      ui.el("code", { text: "tensorboard --logdir " + dir }));
     this.body("charts").replaceChildren(...[stale, charts.length ? ui.el("div", { class: "charts" }, charts) :
       ui.el("p", { class: "muted", text: "metrics.jsonl has no numeric values yet." }), tensorboard].filter(Boolean));
   }
