@@ -62,12 +62,13 @@ PngInfo png_info(std::string_view png) {
   PngInfo info;
   info.width = static_cast<int>(big_endian(png, 16));
   info.height = static_cast<int>(big_endian(png, 20));
-  switch (static_cast<uint8_t>(png[25])) {
+  const int colour_type = static_cast<uint8_t>(png[25]);
+  switch (colour_type) {
     case 0: info.colorspace = 1; break;
     case 4: info.colorspace = 2; break;
     case 2: case 3: info.colorspace = 3; break;
     case 6: info.colorspace = 4; break;
-    default: throw Error(fmt::format("PNG colour type {} is not valid", static_cast<int>(png[25])));
+    default: throw Error(fmt::format("PNG colour type {} is not valid", colour_type));
   }
   return info;
 }
@@ -84,7 +85,12 @@ EventWriter::EventWriter(const fs::path& dir) {
   fd_ = create_event_file(dir, path_);
   Event e = event_at(0, now_seconds());
   e.set_file_version(std::string(kFileVersion));
-  append(e.SerializeAsString());
+  try {
+    append(e.SerializeAsString());
+  } catch (...) {
+    ::close(fd_);  // the destructor does not run for a constructor that throws
+    throw;
+  }
 }
 
 EventWriter::~EventWriter() {
