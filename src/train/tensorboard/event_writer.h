@@ -23,7 +23,7 @@ struct PngInfo {
 PngInfo png_info(std::string_view png);
 
 // The scalars of a metrics.jsonl record: "<kind>/<key>" (train/loss, val/accuracy, ...) for each
-// number but "step" and "time", in the record's key order.
+// number but "step" and "time", in key order (alphabetical, as nlohmann::json keeps them).
 std::vector<std::pair<std::string, double>> record_scalars(const MetricsRecord& record);
 
 class EventWriter {
