@@ -17,3 +17,18 @@ function(lane_library name)
   add_library(${name} STATIC ${srcs})
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/src ${CMAKE_BINARY_DIR}/generated)
 endfunction()
+
+# lane_python_importing(VAR MODULES): the first of python3 and /usr/bin/python3 that imports
+# MODULES ("a, b.c": the first interpreter on PATH may be a private one without Debian's python3-*
+# packages), else python3 (and the test says what is missing), in VAR.
+function(lane_python_importing var module)
+  set(found python3)
+  foreach(candidate python3 /usr/bin/python3)
+    execute_process(COMMAND ${candidate} -c "import ${module}" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+    if(rc EQUAL 0)
+      set(found ${candidate})
+      break()
+    endif()
+  endforeach()
+  set(${var} ${found} PARENT_SCOPE)
+endfunction()

@@ -243,6 +243,7 @@ Reply Api::metrics(const std::string& project, const std::string& name) {
   }
   const std::string path = RunLayout{dir}.metrics().string();
   doc["path"] = path;
+  doc["run_dir"] = dir;  // also holds scnn-train's TensorBoard event files (the job page shows the command)
   auto read = roles_.files.read_file(name, project, path, kMaxMetricsBytes, /*tail=*/true);
   if (!read.ok) {
     doc["reason"] = read.reason;

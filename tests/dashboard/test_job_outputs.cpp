@@ -273,6 +273,7 @@ TEST_CASE("GET /api/jobs/P/N/metrics answers the series of OUTPUT_DIR/metrics.js
   auto d = f.doc("/api/jobs/team-a/train/metrics");
   CHECK(d["available"] == true);
   CHECK(d["path"] == "/mnt/runs/metrics.jsonl");
+  CHECK(d["run_dir"] == "/mnt/runs");
   CHECK(d["truncated"] == false);
   CHECK(d["size"] == text.size());
   CHECK(d["kinds"]["train"]["loss"] == nlohmann::json({0.5}));

@@ -125,7 +125,7 @@ TEST_CASE("metrics.jsonl: what MetricsLog writes, the curves and a MetricsRecord
       {std::string(MetricsRecord::kVal), {{"step", 2}, {"epoch", 1}, {"accuracy", 0.8}, {"fp", 0.25}, {"fn", 0.125}}},
   };
   {
-    train::MetricsLog log(run.metrics(), -1);
+    train::MetricsLog log(run.metrics(), -1, false);
     for (const auto& r : written) log.write(r);
   }
   const auto back = parse_metrics_records(lane::read_file(run.metrics()));
@@ -140,6 +140,6 @@ TEST_CASE("metrics.jsonl: what MetricsLog writes, the curves and a MetricsRecord
   CHECK(curves.fn == std::vector<std::pair<double, double>>{{2, 0.125}});
 
   // A resumed run keeps the records up to its checkpoint's step.
-  { train::MetricsLog resumed(run.metrics(), 1); }
+  { train::MetricsLog resumed(run.metrics(), 1, false); }
   CHECK(parse_metrics_records(lane::read_file(run.metrics())).size() == 1);
 }

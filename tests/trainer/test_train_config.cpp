@@ -225,13 +225,14 @@ TEST_CASE("every setting with a variable: the variable beats the default, the fl
 
 TEST_CASE("switches set their field, and a flag that is no setting is refused", "[trainer][fast]") {
   auto f = with_data();
-  for (const char* flag : {"--nesterov", "--no-augment", "--freeze-bn", "--skip-bad", "--resume"}) f[flag] = "true";
+  for (const char* flag : {"--nesterov", "--no-augment", "--freeze-bn", "--skip-bad", "--resume", "--no-tensorboard"}) f[flag] = "true";
   const auto c = resolve_train_config(f, env_of({}));
   CHECK(c.nesterov);
   CHECK_FALSE(c.augment);
   CHECK(c.freeze_bn);
   CHECK(c.skip_bad);
   CHECK(c.resume);
+  CHECK_FALSE(c.tensorboard);
   f = with_data();
   f["--batchsize"] = "4";
   CHECK_THROWS_WITH(resolve_train_config(f, env_of({})), Catch::Contains("--batchsize"));

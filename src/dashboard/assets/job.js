@@ -270,8 +270,13 @@ class JobPage {
       ui.el("p", { class: "stale-note", id: "metrics-stale",
                    text: "Written before this job started: these are the curves of an earlier run that wrote " + doc.path +
                          " on a volume this job mounts, not this job's own." }) : null;
+    // The run directory also holds scnn-train's TensorBoard event files (docs/training.md).
+    const dir = /^[\w\/.,:@%+=-]+$/.test(doc.run_dir) ? doc.run_dir : "'" + doc.run_dir.replace(/'/g, "'\\''") + "'";
+    const tensorboard = ui.el("p", { class: "muted small", id: "metrics-tensorboard" },
+      "Run directory ", ui.el("code", { text: doc.run_dir }), " (as the job sees it) · TensorBoard: ",
+      ui.el("code", { text: "tensorboard --logdir " + dir }));
     this.body("charts").replaceChildren(...[stale, charts.length ? ui.el("div", { class: "charts" }, charts) :
-      ui.el("p", { class: "muted", text: "metrics.jsonl has no numeric values yet." })].filter(Boolean));
+      ui.el("p", { class: "muted", text: "metrics.jsonl has no numeric values yet." }), tensorboard].filter(Boolean));
   }
 
   async loadOverlays() {

@@ -45,6 +45,8 @@ void add_predict_command(CLI::App& app) {
                   "Post-processing: gap filling and the lane fit fill at most this many missing h_samples between "
                   "two detected points of a lane; longer gaps stay empty (-1 = fill every gap)")
       ->check(CLI::Range(-1, 100));
+  cmd->add_flag_callback("--no-tensorboard", [o] { o->tensorboard = false; },
+                         "Write no TensorBoard event file of the first overlays into --out");
   auto device = std::make_shared<std::optional<std::string>>();
   cmd->add_option("--device", *device,
                   "auto|cpu|cuda|cuda:N; auto: CUDA when built with it and a GPU is visible [env: DEVICE, default: auto]");

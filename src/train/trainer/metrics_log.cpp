@@ -8,7 +8,7 @@
 namespace lane::train {
 namespace fs = std::filesystem;
 
-MetricsLog::MetricsLog(const fs::path& path, int64_t resume_step) {
+MetricsLog::MetricsLog(const fs::path& path, int64_t resume_step, bool tensorboard) {
   if (!path.parent_path().empty()) fs::create_directories(path.parent_path());
   if (resume_step >= 0 && fs::exists(path)) {
     std::istringstream in(read_file(path));
@@ -24,11 +24,19 @@ MetricsLog::MetricsLog(const fs::path& path, int64_t resume_step) {
     out_.open(path, std::ios::trunc);
   }
   if (!out_) throw Error("cannot open metrics file '" + path.string() + "'");
+  if (!tensorboard) return;
+  events_ = std::make_unique<tensorboard::EventWriter>(path.parent_path().empty() ? fs::path(".") : path.parent_path());
+  if (resume_step >= 0) events_->restart(resume_step + 1);
 }
 
 void MetricsLog::write(const MetricsRecord& record) {
   out_ << record.to_line() << "\n";
   out_.flush();
+  if (events_) events_->metrics(record);
+}
+
+void MetricsLog::image(int64_t step, const std::string& tag, const fs::path& png) {
+  if (events_) events_->image(step, tag, read_file(png));
 }
 
 std::vector<std::pair<double, double>> read_series(const fs::path& path, std::string_view kind,

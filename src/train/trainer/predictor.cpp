@@ -4,6 +4,7 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 
@@ -18,6 +19,7 @@
 #include "train/data/tusimple_labels.h"
 #include "train/eval/frame_table.h"
 #include "train/eval/overlay.h"
+#include "train/tensorboard/event_writer.h"
 #include "train/trainer/checkpoint.h"
 #include "train/trainer/device_setup.h"
 #include "train/trainer/inference.h"
@@ -114,7 +116,7 @@ PredictSummary run_predict(const PredictOptions& o) {
   const DeviceChoice device_choice = select_device(o.device, o.device_source);
   const torch::Device device = torch_device(device_choice);
   model::Scnn net(info.model);
-  load_checkpoint(o.checkpoint, net, nullptr);
+  const int64_t trained_steps = load_checkpoint(o.checkpoint, net, nullptr).step;
   net->to(device);
   net->eval();
   torch::NoGradGuard no_grad;
@@ -128,6 +130,8 @@ PredictSummary run_predict(const PredictOptions& o) {
   fs::create_directories(o.out_dir / "overlays");
   PredictSummary summary;
   summary.predictions = o.out_dir / "predictions.json";
+  std::unique_ptr<tensorboard::EventWriter> events;
+  if (o.tensorboard) events = std::make_unique<tensorboard::EventWriter>(o.out_dir);
   const auto truth = load_truth(o.labels);
   std::string lines;
   for (const auto& path : images) {
@@ -151,6 +155,8 @@ PredictSummary run_predict(const PredictOptions& o) {
                             labelled ? std::optional<data::LaneLabel>(label->second) : std::nullopt, ms);
     const fs::path png = o.out_dir / "overlays" / eval::overlay_name(raw_file);
     data::write_png(png, frame);
+    if (events && summary.images < kMaxEventOverlays)
+      events->image(trained_steps, "overlays/" + png.filename().string(), read_file(png));
     if (labelled) ++summary.labelled;
     std::cout << fmt::format("{}: {} lanes, {:.1f} ms\n", raw_file, lanes.size(), ms);
     ++summary.images;

@@ -2,12 +2,18 @@
 // scnn-train predict: run a checkpoint on frames, write TuSimple submission json-lines and
 // overlay PNGs (with ground truth and the metric's per-lane decisions when labels are given),
 // report the time per image: the first image apart (it pays for the device's warm-up), the steady
-// rate over the others. No libtorch in this header.
+// rate over the others. Unless --no-tensorboard, the first kMaxEventOverlays overlays also go to a
+// TensorBoard event file in the output folder (images overlays/<name> at the checkpoint's step).
+// No libtorch in this header.
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
 
 namespace lane::train {
+
+// Overlays in predict's event file: a test set's thousands of frames are not copied into it.
+inline constexpr size_t kMaxEventOverlays = 24;
 
 struct PredictOptions {
   std::filesystem::path checkpoint;
@@ -26,6 +32,7 @@ struct PredictOptions {
   int lane_fit_extend = -1;  // >= 0 overrides PostprocessOptions::lane_fit.extend_rows
   int border_columns = -1;   // >= 0 overrides PostprocessOptions::border_columns
   std::optional<int> max_gap_rows;  // overrides PostprocessOptions::max_gap_rows (-1 = no limit)
+  bool tensorboard = true;          // the overlays' TensorBoard event file (--no-tensorboard: none)
 };
 
 // Network + post-processing time per image. The first image pays for the warm-up (on a GPU the

@@ -51,6 +51,7 @@ struct TrainConfig {
   double exist_weight = 0.1;
 
   int log_every = 10;
+  bool tensorboard = true;          // TensorBoard event files beside metrics.jsonl
   int64_t checkpoint_every = 500;
   int threads = 0;                  // 0: libtorch's default
   uint64_t seed = 1;

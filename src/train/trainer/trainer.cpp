@@ -440,7 +440,7 @@ TrainingResult run_training(const TrainConfig& cfg, const EndOfTraining& end_of_
   const ScnnLoss loss_fn(cfg.model.num_classes, cfg.background_weight, cfg.exist_weight, compute.device);
   data::DeviceLoader batches(*loaders.train, compute.device);
   std::unique_ptr<MetricsLog> metrics;
-  if (lead) metrics = std::make_unique<MetricsLog>(layout.metrics(), cfg.resume ? st.progress.step : -1);
+  if (lead) metrics = std::make_unique<MetricsLog>(layout.metrics(), cfg.resume ? st.progress.step : -1, cfg.tensorboard);
 
   const Run run{cfg, *comm, lead, net, opt, {cfg.model, cfg.crop_top}, settings_record(cfg), layout,
                 metrics.get(), loaders.total_steps, Clock::now(), st.progress.step};
@@ -452,7 +452,10 @@ TrainingResult run_training(const TrainConfig& cfg, const EndOfTraining& end_of_
   wind_up(run, ending, loaders.val.get(), window, st);
 
   const TrainingResult result{layout, st.progress.step, st.last_loss, st.progress.best_accuracy};
-  if (lead) plot_training_curves(layout.curves(), read_curves(layout.metrics()));
+  if (lead) {
+    plot_training_curves(layout.curves(), read_curves(layout.metrics()));
+    metrics->image(st.progress.step, "training_curves", layout.curves());
+  }
   if (st.diverged) throw divergence_error(run, st);  // every rank: the mean loss is the same on all
   if (lead) {
     report(run, ending == Ending::kPreempted, st.progress.step, loaders.train->skipped_images(), amp);

@@ -110,6 +110,8 @@ def case_local(lanectl, shots):
                 got = page.eval(f"{POINTS}({title!r}, {key!r})")
                 check(got == n, f"{title}/{key}: {got} points, wanted {n}")
             check(not page.eval("!!document.querySelector('#metrics-stale')"), "the job's own curves are called an earlier run's")
+            tensorboard = page.eval("[...document.querySelectorAll('#metrics-tensorboard code')].map(c => c.textContent)")
+            check(tensorboard == ["/mnt/runs", "tensorboard --logdir /mnt/runs"], f"the TensorBoard command: {tensorboard}")
             ticks = page.eval("[...document.querySelectorAll('#metrics .chart[data-chart=\"Loss\"] .axes text')].map(t => t.textContent)")
             check(len(ticks) >= 6 and "step" in ticks, f"axis ticks: {ticks}")
 
