@@ -137,10 +137,14 @@ def check_evaluation(page, url, shots):
     check(frames == [r["raw_file"] for r in ev["rows"]], f"rows {frames} vs {[r['raw_file'] for r in ev['rows']]}")
     accs = [r["accuracy"] for r in ev["rows"]]
     check(accs == sorted(accs), f"worst first: {accs}")
-    # Sort by accuracy twice: descending, best first.
-    page.click("#eval-table th button[data-key='accuracy']")
-    page.click("#eval-table th button[data-key='accuracy']")
-    page.wait_for("document.querySelector('#eval-table th[aria-sort=descending] button[data-key=accuracy]')")
+    # Sort by accuracy twice: descending, best first. Each click re-renders the table and the
+    # selected frame's overlay (whose loading may move the header), so the second click waits for
+    # the first one's table and its overlay.
+    settled = "(() => { const i = document.querySelector('#eval-frame img'); return !i || (i.complete && i.naturalWidth > 0); })()"
+    for order in ("ascending", "descending"):
+        page.wait_for(settled, timeout=10)
+        page.click("#eval-table th button[data-key='accuracy']")
+        page.wait_for(f"document.querySelector('#eval-table th[aria-sort={order}] button[data-key=accuracy]')", timeout=10)
     desc = page.eval("[...document.querySelectorAll('#eval-table tbody tr')].map(r => r.dataset.frame)")
     check(desc[0] == sorted(ev["rows"], key=lambda r: -r["accuracy"])[0]["raw_file"], f"descending {desc}")
     # A row's overlay beside the table, decoded, at a readable width.
