@@ -2,7 +2,9 @@
 // the test API server: --label/--annotation on the objects, list -l, and wait --for.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "fake_server.h"
 #include "kube/kube_client.h"
@@ -96,4 +98,112 @@ TEST_CASE("kube cli: cp copies a file of a job's volume out of its chief pod", "
   r = cli.run_shell("cp trainer:/etc/passwd " + out + ".passwd -p vision");
   CHECK(r.code == 1);
   CHECK(r.out.find("it is on none of the job's volumes") != std::string::npos);
+}
+
+namespace {
+
+// The GETs among the server's `requests` for a collection path ending in `/plural`: lists
+// (no watch=1) or watches.
+std::vector<nlohmann::json> collection_gets(const std::vector<nlohmann::json>& requests, const std::string& plural,
+                                            bool watches) {
+  std::vector<nlohmann::json> out;
+  const std::string tail = "/" + plural;
+  for (const auto& r : requests) {
+    const std::string path = r["path"];
+    if (r["method"] != "GET" || path.size() < tail.size() || path.compare(path.size() - tail.size(), tail.size(), tail))
+      continue;
+    if (r["query"].value("watch", "") == (watches ? "1" : "")) out.push_back(r);
+  }
+  return out;
+}
+
+std::vector<nlohmann::json> requests_since(lane::test::FakeApiServer& server, size_t from) {
+  const auto all = server.requests();
+  return std::vector<nlohmann::json>(all.begin() + static_cast<std::ptrdiff_t>(std::min(from, all.size())), all.end());
+}
+
+// Waits (up to 20 s) until the file at `path` holds `part`.
+bool file_gets(const std::filesystem::path& path, const std::string& part) {
+  for (int i = 0; i < 200; ++i) {
+    if (lane::test::slurp(path).find(part) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("kube cli: list -l sends the selector to the API server as labelSelector", "[submit_kube][fast]") {
+  lane::test::FakeApiServer server;
+  Cli cli(server.url());
+  REQUIRE(cli.run_shell("project create vision --gpu-quota 4").code == 0);
+  REQUIRE(cli.run_shell("submit tuned -p vision -i busybox --label team=vision --command -- sleep 60").code == 0);
+  REQUIRE(cli.run_shell("submit plain -p vision -i busybox --label team=infra --command -- sleep 60").code == 0);
+  REQUIRE(cli.run_shell("submit-mpi ranks -p vision -i busybox --processes 2 --label team=nlp --command -- true").code == 0);
+  auto names = [&](const std::string& selector) {
+    const size_t before = server.requests().size();
+    auto listed = cli.run_shell("list -p vision -o json -l '" + selector + "'");
+    INFO(listed.out);
+    const auto doc = nlohmann::json::parse(listed.out);
+    std::string out;
+    for (const auto& item : doc["items"]) out += item["name"].get<std::string>() + " ";
+    const auto sent = requests_since(server, before);
+    for (const char* plural : {"jobs", "mpijobs"}) {
+      const auto lists = collection_gets(sent, plural, false);
+      REQUIRE(lists.size() == 1);
+      CHECK(lists[0]["query"].value("labelSelector", "") != "");
+    }
+    return out;
+  };
+  CHECK(names("team=vision") == "tuned ");
+  CHECK(names("team!=vision") == "plain ranks ");
+  CHECK(names("team in (vision, nlp)") == "ranks tuned ");
+  CHECK(names("team notin (vision,nlp)") == "plain ");
+  CHECK(names("!team") == "");
+  CHECK(names("team,team!=infra") == "ranks tuned ");
+  const size_t before = server.requests().size();
+  REQUIRE(cli.run_shell("list -p vision -l 'team in (vision, nlp)'").code == 0);
+  const auto lists = collection_gets(requests_since(server, before), "jobs", false);
+  REQUIRE(lists.size() == 1);
+  CHECK(lists[0]["query"]["labelSelector"] == "team in (vision,nlp)");
+}
+
+TEST_CASE("kube cli: list -w watches from the list's version instead of listing again", "[submit_kube][fast]") {
+  lane::test::FakeApiServer server;
+  Cli cli(server.url());
+  REQUIRE(cli.run_shell("project create vision --gpu-quota 4").code == 0);
+  REQUIRE(cli.run_shell("submit first -p vision -i busybox --command -- sleep 60").code == 0);
+  const bool relist = GENERATE(false, true);
+  if (relist)  // the first watch of Jobs answers 410 Gone: the watcher lists Jobs again and goes on
+    server.fault({{"method", "GET"}, {"path", "/namespaces/runai-vision/jobs?watch=1"}, {"action", "gone"}, {"count", 1}});
+  cli.set_env("LANECTL_WATCH_SECONDS", "5");
+  const size_t start = server.requests().size();
+  const pid_t pid = cli.start({"list", "-p", "vision", "-w"}, "watch");
+  const auto out_file = cli.home() / ".out" / "watch.out";
+  REQUIRE(file_gets(out_file, "first"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));  // the watches are open
+  const size_t before_submit = server.requests().size();
+  REQUIRE(cli.run_shell("submit second -p vision -i busybox --command -- sleep 60").code == 0);
+  const size_t after_submit = server.requests().size();
+  server.control("/_test/finish", {{"kind", "Job"}, {"namespace", "runai-vision"}, {"name", "first"}, {"exitCode", 0}});
+  const auto r = cli.finish(pid, "watch");
+  INFO(r.out << r.err);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("\nsecond") != std::string::npos);  // made after the watch began
+  CHECK(r.out.find("\nfirst  Succeeded") != std::string::npos);
+  // The watcher's own requests: before the submit and after it (the submit's are left out).
+  const auto all = server.requests();
+  std::vector<nlohmann::json> mine(all.begin() + static_cast<std::ptrdiff_t>(start),
+                                   all.begin() + static_cast<std::ptrdiff_t>(before_submit));
+  mine.insert(mine.end(), all.begin() + static_cast<std::ptrdiff_t>(after_submit), all.end());
+  for (const char* plural : {"jobs", "mpijobs", "pods"}) {
+    INFO(plural);
+    const auto lists = collection_gets(mine, plural, false);
+    CHECK(lists.size() == (relist && std::string(plural) == "jobs" ? 2u : 1u));
+    const auto watches = collection_gets(mine, plural, true);
+    REQUIRE_FALSE(watches.empty());
+    CHECK(watches.size() <= 3u);
+    CHECK(watches[0]["query"].value("resourceVersion", "") != "");
+    CHECK(watches[0]["query"].value("allowWatchBookmarks", "") == "true");
+  }
 }
