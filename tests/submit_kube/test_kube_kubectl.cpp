@@ -2,6 +2,7 @@
 // the test API server: --label/--annotation on the objects, list -l, and wait --for.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <thread>
@@ -98,6 +99,44 @@ TEST_CASE("kube cli: cp copies a file of a job's volume out of its chief pod", "
   r = cli.run_shell("cp trainer:/etc/passwd " + out + ".passwd -p vision");
   CHECK(r.code == 1);
   CHECK(r.out.find("it is on none of the job's volumes") != std::string::npos);
+}
+
+TEST_CASE("kube cli: cp copies a file into a job's volume through tar in its chief pod", "[submit_kube][fast]") {
+  lane::test::FakeApiServer server;
+  Cli cli(server.url());
+  REQUIRE(cli.run_shell("project create vision --gpu-quota 4").code == 0);
+  REQUIRE(cli.run_shell("submit trainer -p vision -i busybox --pvc :1Gi:/mnt --command -- sleep 60").code == 0);
+  const auto job = nlohmann::json::parse(cli.run_shell("describe job trainer -p vision -o json").out);
+  REQUIRE_FALSE(job["pods"].empty());
+  server.control("/_test/files", {{"namespace", "runai-vision"},
+                                  {"pod", job["pods"][0]["name"]},
+                                  {"files", {{"/mnt/runs/metrics.jsonl", "{}"}, {"/etc/passwd", "root"}}},
+                                  {"links", {{"/mnt/runs/link", "/etc/passwd"}, {"/mnt/etc", "/etc"}}}});
+  const std::string local = cli.home().string() + "/config.yaml";
+  std::ofstream(local) << "lr: 0.01\n";
+  auto r = cli.run_shell("cp " + local + " trainer:/mnt/runs/config.yaml -p vision");
+  INFO(r.out);
+  CHECK(r.code == 0);
+  r = cli.run_shell("cp trainer:/mnt/runs/config.yaml " + local + ".back -p vision");
+  CHECK(r.code == 0);
+  CHECK(lane::test::slurp(local + ".back") == "lr: 0.01\n");
+  r = cli.run_shell("cp " + local + " trainer:/mnt/runs -p vision");  // into the directory, as config.yaml
+  CHECK(r.code == 0);
+  r = cli.run_shell("cp " + local + " trainer:/mnt/etc/passwd -p vision");  // a directory link on the way
+  CHECK(r.code == 1);
+  CHECK(r.out.find("links are not followed") != std::string::npos);
+  r = cli.run_shell("cp " + local + " trainer:/mnt/runs/link -p vision");  // the link is replaced, not followed
+  CHECK(r.code == 0);
+  r = cli.run_shell("cp trainer:/mnt/runs/link " + local + ".link -p vision");
+  CHECK(r.code == 0);
+  CHECK(lane::test::slurp(local + ".link") == "lr: 0.01\n");
+  // What went into the pod: tar on stdin into the claim's directory, then one rename; never a write to /etc.
+  std::vector<std::string> commands;
+  for (const auto& q : server.requests())
+    if (std::string(q["path"]).find("/exec") != std::string::npos && q["query"].contains("command"))
+      commands.push_back(q["query"]["command"]);
+  CHECK(std::count(commands.begin(), commands.end(), "tar") == 3);
+  CHECK(std::count(commands.begin(), commands.end(), "mv") == 3);
 }
 
 namespace {

@@ -59,6 +59,10 @@ class KubeJobs : public Jobs, public JobFiles {
                         uint64_t max_bytes, bool tail) override;
   JobDirRead list_dir(const std::string& name, const std::string& project, const std::string& path,
                       size_t max_entries) override;
+  // As kubectl cp: realpath of the directory (no links), a one-file tar stream on stdin to
+  // `tar xmf - -C DIR`, then `mv -f -T` of that temporary file over the name.
+  JobFileWrite write_file(const std::string& name, const std::string& project, const std::string& path,
+                          const std::string& data) override;
 
   // The jobs of namespace `ns` (empty = all namespaces) whose workloads `selector` picks, unsorted.
   std::vector<JobInfo> jobs_in(const std::string& ns, const std::string& selector = "");
