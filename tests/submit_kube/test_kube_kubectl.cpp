@@ -16,6 +16,17 @@ namespace {
 using Cli = lane::test::Lanectl;
 namespace resources = lane::kube::resources;
 
+// Project vision with job trainer (a 1Gi claim at /mnt) running, its pod holding `files` and `links`.
+void start_trainer(lane::test::FakeApiServer& server, const Cli& cli, const nlohmann::json& files,
+                   const nlohmann::json& links) {
+  REQUIRE(cli.run_shell("project create vision --gpu-quota 4").code == 0);
+  REQUIRE(cli.run_shell("submit trainer -p vision -i busybox --pvc :1Gi:/mnt --command -- sleep 60").code == 0);
+  const auto job = nlohmann::json::parse(cli.run_shell("describe job trainer -p vision -o json").out);
+  REQUIRE_FALSE(job["pods"].empty());
+  server.control("/_test/files",
+                 {{"namespace", "runai-vision"}, {"pod", job["pods"][0]["name"]}, {"files", files}, {"links", links}});
+}
+
 }  // namespace
 
 TEST_CASE("kube cli: --label and --annotation reach the workload and its pods and list -l selects", "[submit_kube][fast]") {
@@ -80,14 +91,8 @@ TEST_CASE("kube cli: wait --for=condition=Succeeded|Failed", "[submit_kube][fast
 TEST_CASE("kube cli: cp copies a file of a job's volume out of its chief pod", "[submit_kube][fast]") {
   lane::test::FakeApiServer server;
   Cli cli(server.url());
-  REQUIRE(cli.run_shell("project create vision --gpu-quota 4").code == 0);
-  REQUIRE(cli.run_shell("submit trainer -p vision -i busybox --pvc :1Gi:/mnt --command -- sleep 60").code == 0);
-  const auto job = nlohmann::json::parse(cli.run_shell("describe job trainer -p vision -o json").out);
-  REQUIRE_FALSE(job["pods"].empty());
-  server.control("/_test/files", {{"namespace", "runai-vision"},
-                                  {"pod", job["pods"][0]["name"]},
-                                  {"files", {{"/mnt/runs/metrics.jsonl", "{\"loss\":0.25}\n"}, {"/etc/passwd", "root"}}},
-                                  {"links", {{"/mnt/runs/link", "/etc/passwd"}}}});
+  start_trainer(server, cli, {{"/mnt/runs/metrics.jsonl", "{\"loss\":0.25}\n"}, {"/etc/passwd", "root"}},
+                {{"/mnt/runs/link", "/etc/passwd"}});
   const std::string out = cli.home().string() + "/metrics.jsonl";
   auto r = cli.run_shell("cp trainer:/mnt/runs/metrics.jsonl " + out + " -p vision");
   INFO(r.out);
@@ -104,14 +109,8 @@ TEST_CASE("kube cli: cp copies a file of a job's volume out of its chief pod", "
 TEST_CASE("kube cli: cp copies a file into a job's volume through tar in its chief pod", "[submit_kube][fast]") {
   lane::test::FakeApiServer server;
   Cli cli(server.url());
-  REQUIRE(cli.run_shell("project create vision --gpu-quota 4").code == 0);
-  REQUIRE(cli.run_shell("submit trainer -p vision -i busybox --pvc :1Gi:/mnt --command -- sleep 60").code == 0);
-  const auto job = nlohmann::json::parse(cli.run_shell("describe job trainer -p vision -o json").out);
-  REQUIRE_FALSE(job["pods"].empty());
-  server.control("/_test/files", {{"namespace", "runai-vision"},
-                                  {"pod", job["pods"][0]["name"]},
-                                  {"files", {{"/mnt/runs/metrics.jsonl", "{}"}, {"/etc/passwd", "root"}}},
-                                  {"links", {{"/mnt/runs/link", "/etc/passwd"}, {"/mnt/etc", "/etc"}}}});
+  start_trainer(server, cli, {{"/mnt/runs/metrics.jsonl", "{}"}, {"/etc/passwd", "root"}},
+                {{"/mnt/runs/link", "/etc/passwd"}, {"/mnt/etc", "/etc"}});
   const std::string local = cli.home().string() + "/config.yaml";
   std::ofstream(local) << "lr: 0.01\n";
   auto r = cli.run_shell("cp " + local + " trainer:/mnt/runs/config.yaml -p vision");

@@ -278,7 +278,7 @@ JobFileWrite LocalJobs::write_file(const std::string& name, const std::string& p
   }
   const std::string tmp = "." + leaf.substr(0, 200) + ".lanectl-cp-" + std::to_string(::getpid());
   if (const int err = write_and_rename(dir.get(), tmp, leaf, data)) {
-    w.reason = open_failure(path, err);
+    w.reason = err == EACCES || err == EPERM ? path + " cannot be written (permission denied)" : open_failure(path, err);
     return w;
   }
   w.ok = true;
