@@ -1,7 +1,9 @@
 // lanectl cp JOB:/path LOCAL: copy a file (or a directory's regular files) out of a job's volumes,
 // as kubectl cp does, through the backend's JobFiles role: locally read from the claim or -v
 // directory mounted there with links refused on the whole path (common/beneath.h), on Kubernetes
-// read in the job's chief pod. A path on none of the job's mounts is refused with the reason.
+// read in the job's chief pod. lanectl cp LOCAL JOB:/path copies one file in (JobFiles::write_file:
+// written beside the name, then renamed over it). A path on none of the job's mounts is refused
+// with the reason.
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -54,7 +56,8 @@ uint64_t copy_file(submit::JobFiles& files, const std::string& job, const std::s
   return r.size;
 }
 
-void copy_out(const std::string& job, const std::string& path, const CpOptions& o, CliContext& ctx) {
+// The project of `job`, after checking that the job exists and `path` is clean and on one of its mounts.
+std::string check_job_path(const std::string& job, const std::string& path, const CpOptions& o, CliContext& ctx) {
   if (!submit::is_clean_absolute_path(path))
     throw UsageError("cp " + job + ":" + path + ": give the absolute path in the job's container, e.g. " + job +
                      ":/mnt/output/metrics.jsonl (no '.', '..' or empty parts)");
@@ -65,7 +68,12 @@ void copy_out(const std::string& job, const std::string& path, const CpOptions& 
                 "'. If the job exists in a different project, use -p <project-name>.");
   if (!on_a_mount(info->spec, path))
     throw Error(fmt::format("cannot copy {}:{}: it is on none of the job's volumes (--pvc, -v); cp copies from "
-                            "them only", job, path));
+                            "and to them only", job, path));
+  return project;
+}
+
+void copy_out(const std::string& job, const std::string& path, const CpOptions& o, CliContext& ctx) {
+  const std::string project = check_job_path(job, path, o, ctx);
   auto& files = ctx.job_files();
   const std::string base = path.substr(path.rfind('/') + 1);
   auto dir = files.list_dir(job, project, path, kMaxDirFiles);
@@ -82,12 +90,26 @@ void copy_out(const std::string& job, const std::string& path, const CpOptions& 
                          dir.entries.size(), job, path);
 }
 
+// One local file into the job: to `path`, or into it when it is a directory of the job.
+void copy_in(const std::string& job, std::string path, const CpOptions& o, CliContext& ctx) {
+  const std::string project = check_job_path(job, path, o, ctx);
+  if (!fs::is_regular_file(o.source))
+    throw UsageError("cp '" + o.source + "': copies into a job take one regular file; copy a directory's files "
+                     "one by one, or mount it with -v HOST:CONTAINER at submit");
+  if (fs::file_size(o.source) > kMaxCopyBytes)
+    throw Error(fmt::format("cannot copy {}: it has {} bytes, more than cp copies ({}); put it on a volume with "
+                            "lanectl volume or --pvc instead", o.source, fs::file_size(o.source), kMaxCopyBytes));
+  auto& files = ctx.job_files();
+  if (files.list_dir(job, project, path, 1).ok) path += "/" + fs::path(o.source).filename().string();
+  const auto w = files.write_file(job, project, path, read_file(o.source));
+  if (!w.ok) throw Error(fmt::format("cannot copy to {}:{}: {}", job, path, w.reason));
+}
+
 void run_cp(const CpOptions& o, CliContext& ctx) {
-  const auto from = job_path(o.source);
-  if (job_path(o.dest))
-    throw UsageError("cp copies out of a job: lanectl cp JOB:/path/in/container LOCAL_PATH; to put files into a job, "
-                     "mount a directory with -v HOST:CONTAINER or a volume with --pvc at submit");
-  if (!from) throw UsageError("cp '" + o.source + "': name the job's file as JOB:/path/in/container");
+  const auto from = job_path(o.source), to = job_path(o.dest);
+  if (from && to) throw UsageError("cp copies between a job and this machine: one of SOURCE and DEST is local");
+  if (to) return copy_in(to->first, to->second, o, ctx);
+  if (!from) throw UsageError("cp '" + o.source + "': name the job's file as JOB:/path/in/container (or DEST, to copy in)");
   copy_out(from->first, from->second, o, ctx);
 }
 
@@ -95,9 +117,15 @@ void run_cp(const CpOptions& o, CliContext& ctx) {
 
 void add_cp_command(CLI::App& app, CliContext& ctx) {
   auto o = std::make_shared<CpOptions>();
-  auto* cmd = app.add_subcommand("cp", "Copy a file or a directory's files out of a job's volumes: cp JOB:/path LOCAL");
-  cmd->add_option("SOURCE", o->source, "JOB:/path in the job's container (on one of its --pvc or -v mounts)")->required();
-  cmd->add_option("DEST", o->dest, "Local file or directory")->required();
+  auto* cmd = app.add_subcommand(
+      "cp", "Copy a file or a directory's files out of a job's volumes (cp JOB:/path LOCAL), or a file in (cp LOCAL JOB:/path)");
+  cmd->footer("Examples:\n"
+              "  lanectl cp train-1:/mnt/output/metrics.jsonl .      # out of the job's volume\n"
+              "  lanectl cp config.yaml train-1:/mnt/data            # into a directory of the job's volume\n"
+              "  lanectl cp train-1:/mnt/output runs/train-1         # a directory's regular files");
+  cmd->add_option("SOURCE", o->source, "JOB:/path in the job's container (on one of its --pvc or -v mounts), or a local file")
+      ->required();
+  cmd->add_option("DEST", o->dest, "Local file or directory, or JOB:/path (a file, or a directory to copy into)")->required();
   cmd->add_option("-p,--project", o->project, "Project");
   cmd->callback([o, &ctx] { run_cp(*o, ctx); });
 }

@@ -5,11 +5,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <map>
-#include <thread>
 
 #include "cli/context.h"
 #include "cli/job_table.h"
-#include "cli/label_selector.h"
+#include "submit/core/label_selector.h"
 #include "cli/table.h"
 #include "cli/verbs.h"
 #include "cli/volume_table.h"
@@ -30,14 +29,18 @@ struct ListOptions {
 
 bool is_kind(const std::string& what, const char* kind) { return what == kind || what + "s" == kind; }
 
-// The jobs to show: the project's (or all), those the selector picks, in --sort-by order.
-std::vector<submit::JobInfo> fetch_jobs(const ListOptions& o, const std::optional<std::string>& project,
-                                        const LabelSelector& selector, CliContext& ctx) {
-  std::vector<submit::JobInfo> jobs;
-  for (auto& j : ctx.jobs().list_jobs(project))
-    if (selector.matches(j.spec.labels)) jobs.push_back(std::move(j));
-  if (!o.sort_by.empty()) sort_jobs(jobs, o.sort_by);
-  return jobs;
+// The table of `jobs` (in --sort-by order); each row also goes to `rows` by project/name.
+Table job_table(const ListOptions& o, const std::vector<submit::JobInfo>& jobs,
+                std::map<std::string, std::vector<std::string>>* rows = nullptr) {
+  const bool wide = parse_output_format(o.output) == OutputFormat::kWide;
+  Table table(job_table_header(wide));
+  const int64_t now = now_unix_ms();
+  for (const auto& j : jobs) {
+    auto row = job_table_row(j, wide, now);
+    if (rows) (*rows)[j.spec.project + "/" + j.spec.name] = row;
+    table.add(std::move(row));
+  }
+  return table;
 }
 
 // --watch's end for tests (hidden): LANECTL_WATCH_SECONDS; else until interrupted.
@@ -47,66 +50,66 @@ std::optional<std::chrono::steady_clock::time_point> watch_deadline() {
   return std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(std::atof(env) * 1000));
 }
 
-// After the table: a row, on the table's columns, for each job that appears or changes (AGE
-// aside), and one with STATUS Deleted for each that goes; polled every half second.
-void watch_jobs(const ListOptions& o, const std::optional<std::string>& project, const LabelSelector& selector,
-                const Table& table, std::map<std::string, std::vector<std::string>> shown, CliContext& ctx) {
-  const bool wide = parse_output_format(o.output) == OutputFormat::kWide;
-  const auto widths = table.widths();
-  const auto deadline = watch_deadline();
-  auto key_of = [](const submit::JobInfo& j) { return j.spec.project + "/" + j.spec.name; };
+// The table, then a row, on the table's columns, for each job that appears or changes (AGE
+// aside), and one with STATUS Deleted for each that goes. The backend says when to look again
+// (locally every half second; on Kubernetes when a watch reports a change).
+void watch_jobs(const ListOptions& o, const std::optional<std::string>& project, const submit::LabelSelector& selector,
+                CliContext& ctx) {
+  std::optional<std::vector<size_t>> widths;
+  std::map<std::string, std::vector<std::string>> shown;
   auto without_age = [](std::vector<std::string> row) { return (row[2].clear(), row); };
-  while (!deadline || std::chrono::steady_clock::now() < *deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ctx.jobs().watch_jobs(project, selector, watch_deadline(), [&](std::vector<submit::JobInfo> jobs) {
     std::map<std::string, std::vector<std::string>> now;
-    const int64_t now_ms = now_unix_ms();
-    for (const auto& j : fetch_jobs(o, project, selector, ctx)) {
-      auto row = job_table_row(j, wide, now_ms);
-      auto it = shown.find(key_of(j));
-      if (it == shown.end() || without_age(it->second) != without_age(row)) ctx.out << Table::line(row, widths) << "\n";
-      now[key_of(j)] = std::move(row);
-    }
-    for (auto& [key, row] : shown) {
-      if (now.count(key)) continue;
-      row[1] = "Deleted";
-      ctx.out << Table::line(row, widths) << "\n";
+    if (!o.sort_by.empty()) sort_jobs(jobs, o.sort_by);
+    const Table table = job_table(o, jobs, &now);
+    if (!widths) {
+      table.print(ctx.out);
+      widths = table.widths();
+    } else {
+      for (const auto& j : jobs) {
+        const auto& row = now[j.spec.project + "/" + j.spec.name];
+        auto it = shown.find(j.spec.project + "/" + j.spec.name);
+        if (it == shown.end() || without_age(it->second) != without_age(row)) ctx.out << Table::line(row, *widths) << "\n";
+      }
+      for (auto& [key, row] : shown) {
+        if (now.count(key)) continue;
+        row[1] = "Deleted";
+        ctx.out << Table::line(row, *widths) << "\n";
+      }
     }
     ctx.out.flush();
     shown = std::move(now);
-  }
+    return true;
+  });
 }
 
 void list_jobs(const ListOptions& o, CliContext& ctx) {
   const OutputFormat format = parse_output_format(o.output);
   const bool table_format = format == OutputFormat::kTable || format == OutputFormat::kWide;
   if (o.watch && !table_format) throw UsageError("--watch prints table rows; leave out -o json|yaml (or use -o wide)");
-  const LabelSelector selector(o.selector);
+  const submit::LabelSelector selector(o.selector);
   std::optional<std::string> project;
   if (!o.all) {
     project = ctx.project(o.project);
     if (!ctx.projects().project_exists(*project)) throw submit::unknown_project(*project);
   }
-  const auto jobs = fetch_jobs(o, project, selector, ctx);
+  if (o.watch) {
+    if (project) ctx.out << "Showing jobs for project " << *project << "\n";
+    return watch_jobs(o, project, selector, ctx);
+  }
+  auto jobs = ctx.jobs().select_jobs(project, selector);
+  if (!o.sort_by.empty()) sort_jobs(jobs, o.sort_by);
   if (!table_format) {
     nlohmann::json items = nlohmann::json::array();
     for (const auto& j : jobs) items.push_back(submit::job_to_json(j, false));
     return print_document(ctx.out, list_document(std::move(items)), format);
   }
   if (project) ctx.out << "Showing jobs for project " << *project << "\n";
-  if (jobs.empty() && !o.watch) {
+  if (jobs.empty()) {
     ctx.out << "No jobs found.\n";
     return;
   }
-  Table table(job_table_header(format == OutputFormat::kWide));
-  std::map<std::string, std::vector<std::string>> shown;
-  const int64_t now = now_unix_ms();
-  for (const auto& j : jobs) {
-    auto row = job_table_row(j, format == OutputFormat::kWide, now);
-    if (o.watch) shown[j.spec.project + "/" + j.spec.name] = row;
-    table.add(std::move(row));
-  }
-  table.print(ctx.out);
-  if (o.watch) watch_jobs(o, project, selector, table, std::move(shown), ctx);
+  job_table(o, jobs).print(ctx.out);
 }
 
 void run_list(const ListOptions& o, CliContext& ctx) {

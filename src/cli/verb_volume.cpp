@@ -6,6 +6,7 @@
 //   snapshot create|list|delete, revert, restore   native snapshots of the provider volume
 // `describe` works on the provider volume with --backend <provider> or any provider option.
 #include <iostream>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -17,6 +18,7 @@
 #include "cli/volume_table.h"
 #include "common/error.h"
 #include "common/names.h"
+#include "common/progress.h"
 #include "storage/core/snapshot_lookup.h"
 #include "storage/core/volume_provider.h"
 #include "submit/factory/factory.h"
@@ -98,7 +100,13 @@ void run_describe(const VolumeOptions& o, CliContext& ctx) {
 void run_delete(const VolumeOptions& o, CliContext& ctx) {
   require_dns1123_label(o.volume, "volume name");
   const std::string project = ctx.project(o.project);
-  ctx.storage().delete_volume(o.volume, project);
+  ProgressReporter progress(ctx.err, ProgressReporter::mode_for(ctx.err, o.quiet), "volume delete");
+  auto& storage = ctx.storage();
+  storage.report_progress_to(&progress);
+  const std::unique_ptr<submit::Storage, void (*)(submit::Storage*)> unhook(
+      &storage, [](submit::Storage* s) { s->report_progress_to(nullptr); });
+  storage.delete_volume(o.volume, project);
+  progress.finish();
   ctx.out << fmt::format("Volume {} deleted.\n", o.volume);
 }
 
@@ -180,6 +188,7 @@ void add_backend_volume_commands(CLI::App* cmd, std::shared_ptr<VolumeOptions> o
   auto* del = cmd->add_subcommand("delete", "Delete a volume and its data (refused while a running or pending job uses it)");
   del->add_option("name", o->volume, "Volume (claim) name")->required();
   del->add_option("-p,--project", o->project, "Project");
+  add_quiet_flag(del, o->quiet);
   del->callback([o, &ctx] { run_delete(*o, ctx); });
 }
 

@@ -41,12 +41,29 @@ void remove_dead_staging(const fs::path& dir) {
 // Through descriptors alone (common/beneath.h): the tree may belong to a job that is still
 // writing to it (the old tree of a revert, still mounted in a running job), so a directory
 // swapped for a symlink must never lead a chmod or an unlink outside it.
-void remove_tree(const fs::path& path) {
+namespace {
+
+// The bytes and files of the tree below `dir_fd` (links and other non-directories count as files).
+void measure_tree(int dir_fd, ProgressSink& progress) {
+  uint64_t bytes = 0, files = 0;
+  TreeVisitor v;
+  v.other = [&](int, const char*, const struct stat& st) { bytes += static_cast<uint64_t>(st.st_size), ++files; };
+  try {
+    walk_tree(dir_fd, v);
+  } catch (const Error&) {  // what could not be measured is removed unmeasured
+  }
+  progress.set_total(bytes, files);
+}
+
+}  // namespace
+
+void remove_tree(const fs::path& path, ProgressSink* progress) {
   UniqueFd top(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!top.ok()) {
     ::unlink(path.c_str());  // not a directory (or gone): a file or link is removed, never followed
     return;
   }
+  if (progress) measure_tree(top.get(), *progress);
   TreeVisitor v;
   // Directories made writable top-down (a restored volume keeps read-only ones), so their
   // entries can be unlinked; then everything removed bottom-up.
@@ -56,7 +73,9 @@ void remove_tree(const fs::path& path) {
   v.denied_dir = [](int parent, const char* name) {  // not root: a mode 0000 directory
     return ::fchmodat(parent, name, 0700, AT_SYMLINK_NOFOLLOW) == 0;
   };
-  v.other = [](int parent, const char* name, const struct stat&) { ::unlinkat(parent, name, 0); };
+  v.other = [progress](int parent, const char* name, const struct stat& st) {
+    if (::unlinkat(parent, name, 0) == 0 && progress) progress->advance(static_cast<uint64_t>(st.st_size), 1);
+  };
   v.leave_dir = [](int parent, const char* name) { ::unlinkat(parent, name, AT_REMOVEDIR); };
   // A writer still adding entries can make a pass miss some; a few passes, then give up.
   for (int pass = 0; pass < 3; ++pass) {

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "common/progress.h"
+
 namespace lane {
 
 // True while a process with this id exists (kill(pid, 0) succeeds or is refused with EPERM).
@@ -22,6 +24,7 @@ void remove_dead_staging(const std::filesystem::path& dir);
 // Removes a tree even when it holds read-only directories (a restored volume keeps the
 // snapshot's modes). Through descriptors, never following a link, so a tree a job still writes
 // to cannot lead it elsewhere. Errors are ignored: this is cleanup, the caller has already failed or won.
-void remove_tree(const std::filesystem::path& path);
+// With `progress`: the tree is measured first (its total), then each file removed is reported.
+void remove_tree(const std::filesystem::path& path, ProgressSink* progress = nullptr);
 
 }  // namespace lane

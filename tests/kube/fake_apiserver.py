@@ -1882,6 +1882,32 @@ class FakeContainer:
             return self.finish()
         return self.finish(failure="fake container: no %s" % name)
 
+    def write_command(self, name, args):
+        """tar xmf - -C DIR (a tar stream on stdin; its regular files land in DIR, which is
+        followed like the real tar's chdir), mv -f -T -- SRC DST (a link at DST is replaced, a
+        directory there refused): lanectl cp's writes into the pod's /_test/files."""
+        import io, tarfile
+        files, links = self.fs["files"], self.fs["links"]
+        if name == "tar":
+            data = b"".join(chunk for kind, chunk in self.stdin_chunks() if kind == "data")
+            target = self.resolve(args[args.index("-C") + 1]) if "-C" in args else None
+            if target is None:
+                self.out("tar: cannot change directory\n", self.STDERR)
+                return self.finish(2)
+            with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as archive:
+                for member in archive.getmembers():
+                    if member.isfile():
+                        dest = target.rstrip("/") + "/" + member.name
+                        links.pop(dest, None)
+                        files[dest] = archive.extractfile(member).read().decode(errors="replace")
+            return self.finish()
+        src, dst = args[-2], args[-1]
+        if src not in files or any(f.startswith(dst + "/") for f in files):
+            return self.finish(1)
+        links.pop(dst, None)
+        files[dst] = files.pop(src)
+        return self.finish()
+
     def out(self, text, channel=1):
         self.h.ws_send(2, bytes([channel]) + text.encode())
 
@@ -1966,6 +1992,8 @@ class FakeContainer:
             return self.finish()
         if self.fs is not None and name in ("realpath", "stat", "head", "tail", "find", "printenv"):
             return self.file_command(name, args)
+        if self.fs is not None and name in ("tar", "mv"):
+            return self.write_command(name, args)
         return self.finish(failure='exec: "%s": executable file not found in $PATH: unknown' % name)
 
 

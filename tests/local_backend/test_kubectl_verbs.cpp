@@ -74,8 +74,55 @@ TEST_CASE("local: cp copies a job's files out of its mounts and never follows a 
   CHECK(r.code == 1);
   CHECK(has(r.err, "cannot copy files:/etc/passwd: it is on none of the job's volumes"));
   CHECK(l.run({"cp", "files:/data/../etc/passwd", (out / "p").string()}).code == 2);
-  CHECK(l.run({"cp", (out / "m.jsonl").string(), "files:/data/x"}).code == 2);
+  CHECK(l.run({"cp", "files:/data/runs/notes.txt", "files:/data/x"}).code == 2);
   fs::remove_all(host);
   fs::remove(secret);
   fs::remove_all(out);
+}
+
+TEST_CASE("local: cp copies a file into a job's mount and never writes through a link out", "[local_backend][fast]") {
+  Lanectl l;
+  const std::string base = (l.home().parent_path() / l.home().filename()).string();
+  const fs::path host = base + "-in", ro = base + "-ro", outside = base + "-outside", local = base + "-local.txt";
+  fs::create_directories(host / "runs");
+  fs::create_directories(ro);
+  fs::create_directories(outside);
+  std::ofstream(outside / "secret") << "host secret";
+  fs::create_symlink(outside, host / "out");                     // a directory link out of the volume
+  fs::create_symlink(outside / "secret", host / "runs" / "link");  // a file link out of it
+  std::ofstream(local) << "lr: 0.01\n";
+  REQUIRE(l.run({"submit", "files", "-i", "x", "-v", host.string() + ":/data", "-v", ro.string() + ":/ro:ro",
+                 "--command", "--", "true"}).code == 0);
+
+  auto r = l.run({"cp", local.string(), "files:/data/runs/config.yaml"});
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(slurp_file(host / "runs" / "config.yaml") == "lr: 0.01\n");
+  r = l.run({"cp", "files:/data/runs/config.yaml", base + "-back.yaml"});
+  CHECK(r.code == 0);
+  CHECK(slurp_file(base + "-back.yaml") == "lr: 0.01\n");
+  r = l.run({"cp", local.string(), "files:/data/runs"});  // into a directory: under the file's own name
+  CHECK(r.code == 0);
+  CHECK(slurp_file(host / "runs" / fs::path(local).filename()) == "lr: 0.01\n");
+
+  r = l.run({"cp", local.string(), "files:/data/out/secret"});
+  CHECK(r.code == 1);
+  CHECK(has(r.err, "links are not followed"));
+  r = l.run({"cp", local.string(), "files:/data/runs/link"});  // the link is replaced, its target untouched
+  CHECK(r.code == 0);
+  CHECK(slurp_file(outside / "secret") == "host secret");
+  CHECK_FALSE(fs::is_symlink(host / "runs" / "link"));
+  CHECK(std::distance(fs::directory_iterator(outside), fs::directory_iterator()) == 1);
+  r = l.run({"cp", local.string(), "files:/ro/config.yaml"});
+  CHECK(r.code == 1);
+  CHECK(has(r.err, "read-only"));
+  CHECK_FALSE(fs::exists(ro / "config.yaml"));
+  r = l.run({"cp", local.string(), "files:/etc/passwd"});
+  CHECK(r.code == 1);
+  CHECK(has(r.err, "on none of the job's volumes"));
+  for (const auto& e : fs::directory_iterator(host / "runs"))  // no temporary file is left behind
+    CHECK(e.path().filename().string().find("lanectl-cp") == std::string::npos);
+  for (const fs::path& p : {host, ro, outside}) fs::remove_all(p);
+  fs::remove(local);
+  fs::remove(base + "-back.yaml");
 }

@@ -99,12 +99,19 @@ TEST_CASE("volume list, describe and delete on the local backend, delete refused
   Run del = lanectl(home.path, "volume delete pvc-fill-0");
   INFO(del.out);
   CHECK(del.code == 0);
-  CHECK(del.out == "Volume pvc-fill-0 deleted.\n");
+  // Not a terminal: one summary line of what was removed on stderr, before the result.
+  CHECK(del.out.rfind("volume delete: 293.0 KiB, 1 file", 0) == 0);
+  CHECK(has(del.out, " s ("));
+  CHECK(del.out.substr(del.out.find('\n') + 1) == "Volume pvc-fill-0 deleted.\n");
   CHECK_FALSE(fs::exists(home.path / "volumes" / "pvc-fill-0"));
   CHECK_FALSE(has(lanectl(home.path, "volume list").out, "pvc-fill-0"));
   CHECK(lanectl(home.path, "volume delete pvc-fill-0").code == 1);
   CHECK(lanectl(home.path, "volume delete copy -p other").code == 2);  // another project's claim
   CHECK(fs::exists(home.path / "volumes" / "copy"));
+  Run quiet = lanectl(home.path, "volume delete copy -q");
+  CHECK(quiet.code == 0);
+  CHECK(quiet.out == "Volume copy deleted.\n");  // --quiet: no progress at all
+  CHECK_FALSE(fs::exists(home.path / "volumes" / "copy"));
 
   // A directory the state does not record is not deleted.
   fs::create_directories(home.path / "volumes" / "stray");

@@ -19,6 +19,13 @@ size_t BufferedJobFile::read_at(uint64_t offset, char* buf, size_t n) {
   return count;
 }
 
+JobFileWrite JobFiles::write_file(const std::string& name, const std::string& project, const std::string& path,
+                                  const std::string& data) {
+  (void)project, (void)data;
+  return {false, "this backend cannot write " + name + ":" + path + "; mount a directory with -v or a volume with --pvc "
+                 "at submit instead"};
+}
+
 std::unique_ptr<JobFileReader> JobFiles::open_file(const std::string& name, const std::string& project,
                                                    const std::string& path, std::string& why) {
   auto read = read_file(name, project, path, kMaxBufferedRead + 1, false);

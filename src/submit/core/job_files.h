@@ -40,6 +40,12 @@ struct JobDirRead {
   bool truncated = false;             // more than max_entries files
 };
 
+// The outcome of a write: not ok with a reason (a sentence naming the path and the fix).
+struct JobFileWrite {
+  bool ok = false;
+  std::string reason;
+};
+
 // One file of the job opened for reading in pieces (a download): every read is of the file that
 // was opened, whatever happens to its path afterwards.
 class JobFileReader {
@@ -85,6 +91,12 @@ class JobFiles {
   // with a reason); a backend that can keep the file open (local) reads it in pieces instead.
   virtual std::unique_ptr<JobFileReader> open_file(const std::string& name, const std::string& project,
                                                    const std::string& path, std::string& why);
+  // `lanectl cp LOCAL JOB:/path`: `data` becomes the regular file at `path` (rules as for
+  // read_file; its directory must exist and no link is followed on the way) in one step: written
+  // beside it, then renamed over it. Refused, with the reason, on a read-only mount, and for a
+  // path on none of the job's mounts. By default: not supported (the reason says so).
+  virtual JobFileWrite write_file(const std::string& name, const std::string& project, const std::string& path,
+                                  const std::string& data);
 };
 
 // An absolute path whose components are none of "", "." and ".." (so "/a/b", not "/a//b", "/a/./b",

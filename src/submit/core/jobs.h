@@ -2,7 +2,9 @@
 // The Jobs role: what the job verbs (submit, submit-mpi, list, describe, logs, delete, exec,
 // bash, suspend, resume, attach, top job) ask of a backend. Errors are lane::Error (exit 1) or lane::UsageError (exit 2) whose
 // message names the bad value and the fix.
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -10,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "submit/core/label_selector.h"
 #include "submit/core/workload.h"
 
 namespace lane::submit {
@@ -52,6 +55,16 @@ class Jobs {
   virtual std::string next_job_name(const std::string& project, const std::string& prefix) = 0;
   // Jobs of `project`, or of all projects when `project` is nullopt; sorted by project, name.
   virtual std::vector<JobInfo> list_jobs(const std::optional<std::string>& project) = 0;
+  // list_jobs restricted to the jobs whose --label values `selector` picks. The default filters
+  // list_jobs here; a backend that can select on its server (Kubernetes: labelSelector) does so.
+  virtual std::vector<JobInfo> select_jobs(const std::optional<std::string>& project, const LabelSelector& selector);
+  // `list -w`: calls on_jobs with select_jobs(project, selector) at once, then again after
+  // changes, until on_jobs returns false or `until` passes (nullopt: never). The default lists
+  // every half second (on_jobs sees every listing, changed or not); a backend with change
+  // notifications (Kubernetes: watches) calls it only when something changed.
+  using JobsObserver = std::function<bool(std::vector<JobInfo> jobs)>;
+  virtual void watch_jobs(const std::optional<std::string>& project, const LabelSelector& selector,
+                          std::optional<std::chrono::steady_clock::time_point> until, const JobsObserver& on_jobs);
   virtual std::optional<JobInfo> describe_job(const std::string& name, const std::string& project) = 0;
   // Writes the chief pod's (or opts.pod's) log to `out`; with follow, until the job ends.
   // A job deleted while followed ends it with JobDeleted (submit/core/errors.h).

@@ -3,6 +3,8 @@
 // and lineage verbs and for the snapshot a training job takes when it ends; and which jobs mount
 // which volume (`volume list`, and the refusals of `volume delete` and `restore --in-place`).
 #include <string>
+
+#include "common/progress.h"
 #include <vector>
 
 #include "common/error.h"
@@ -62,8 +64,15 @@ class Storage {
   // project's). Where claims share one namespace (local), every job that mounts one.
   virtual std::vector<VolumeMount> volume_mounts(const std::string& project) = 0;
   // Deletes `project`'s volume `name`, its data included: refuses (VolumeInUse) while an active
-  // job mounts it, and (Error) a volume that does not exist or is another project's.
+  // job mounts it, and (Error) a volume that does not exist or is another project's. The data
+  // is reported to report_progress_to's sink where this machine removes it (local).
   virtual void delete_volume(const std::string& name, const std::string& project) = 0;
+
+  // Where delete_volume reports its progress (nullptr: nowhere); the caller keeps it alive.
+  void report_progress_to(ProgressSink* sink) { progress_ = sink; }
+
+ protected:
+  ProgressSink* progress_ = nullptr;
 };
 
 }  // namespace lane::submit

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
 #include "submit/core/workload_json.h"
 #include "kube/credentials.h"
@@ -148,6 +149,29 @@ JobInfo job_info_from_summaries(const KubeSettings& s, const WorkloadSummary& w,
   }
   if (info.status == JobStatus::kSucceeded || info.status == JobStatus::kFailed) info.gpus_allocated = 0;
   return info;
+}
+
+std::vector<JobInfo> jobs_from_summaries(const KubeSettings& s, const std::vector<const WorkloadSummary*>& workloads,
+                                         const std::vector<const PodSummary*>& pods) {
+  std::unordered_map<std::string, std::vector<const PodSummary*>> by;  // "<namespace>/<job>"
+  by.reserve(pods.size());
+  std::string key;
+  for (const PodSummary* p : pods) {
+    const std::string& job = p->mpi_job_name.empty() ? p->job_name : p->mpi_job_name;
+    if (job.empty()) continue;
+    key.assign(p->ns).append("/").append(job);
+    by[key].push_back(p);
+  }
+  std::vector<JobInfo> out;
+  out.reserve(workloads.size());
+  static const std::vector<const PodSummary*> kNone;
+  for (const WorkloadSummary* w : workloads) {
+    if (w->owned_by_mpijob) continue;
+    key.assign(w->ns).append("/").append(w->name);
+    auto it = by.find(key);
+    out.push_back(job_info_from_summaries(s, *w, it == by.end() ? kNone : it->second));
+  }
+  return out;
 }
 
 JobInfo job_info_from_objects(const KubeSettings& s, const Json& w, const std::vector<const Json*>& pods) {

@@ -26,6 +26,11 @@ double pod_gpus(const nlohmann::json& pod);
 // Pending when any pod is still Pending (runai's GetJobRealStatus rule, mpi-operator#1617).
 JobInfo job_info_from_summaries(const KubeSettings& s, const WorkloadSummary& workload,
                                 const std::vector<const PodSummary*>& pods);
+// Workloads joined with their pods (batch Job pods carry job-name=<job>, Kubeflow pods
+// training.kubeflow.org/job-name=<job>, in the workload's namespace); pods of no workload are
+// ignored, and MPI launcher Jobs (owned by their MPIJob) are not jobs of their own. Unsorted.
+std::vector<JobInfo> jobs_from_summaries(const KubeSettings& s, const std::vector<const WorkloadSummary*>& workloads,
+                                         const std::vector<const PodSummary*>& pods);
 // The same for parsed objects (describe): summarised first, so both follow one set of rules.
 JobInfo job_info_from_objects(const KubeSettings& s, const nlohmann::json& workload,
                               const std::vector<const nlohmann::json*>& pods);

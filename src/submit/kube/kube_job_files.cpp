@@ -2,12 +2,17 @@
 // (kube_jobs.h). Each read is a few short commands of coreutils/findutils in the container:
 // realpath (the path must come back unchanged: no symbolic link on it), stat, head/tail -c,
 // find -printf for a directory.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "common/beneath.h"
 #include "common/error.h"
 #include "submit/kube/job_state.h"
 #include "submit/kube/kube_jobs.h"
@@ -195,6 +200,87 @@ JobDirRead KubeJobs::list_dir(const std::string& name, const std::string& projec
   }
   r.ok = true;
   return r;
+}
+
+namespace {
+
+// A tar stream (ustar) of one regular file `name` (mode 0644) holding `data`, as `tar xf -` reads it.
+std::string tar_of_one_file(const std::string& name, const std::string& data) {
+  std::string header(512, '\0');
+  auto field = [&](size_t at, const std::string& value) { header.replace(at, value.size(), value); };
+  auto octal = [](uint64_t v, size_t width) { return fmt::format("{:0{}o}", v, width - 1); };
+  field(0, name);
+  field(100, octal(0644, 8));
+  field(108, octal(0, 8));
+  field(116, octal(0, 8));
+  field(124, octal(data.size(), 12));
+  field(136, octal(static_cast<uint64_t>(::time(nullptr)), 12));
+  field(148, std::string(8, ' '));
+  header[156] = '0';
+  field(257, std::string("ustar\0", 6));
+  field(263, "00");
+  unsigned sum = 0;
+  for (unsigned char c : header) sum += c;
+  field(148, fmt::format("{:06o}", sum) + std::string("\0 ", 2));
+  std::string out = header + data;
+  out.append((512 - data.size() % 512) % 512, '\0');
+  out.append(1024, '\0');
+  return out;
+}
+
+// `bytes` in an anonymous in-memory file, at offset 0: the stdin of an exec.
+UniqueFd memory_file(const std::string& bytes) {
+  UniqueFd fd(::memfd_create("lanectl-cp", MFD_CLOEXEC));
+  if (!fd.ok()) throw lane::Error(std::string("memfd_create: ") + std::strerror(errno));
+  for (size_t done = 0; done < bytes.size();) {
+    const ssize_t n = ::write(fd.get(), bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw lane::Error(std::string("writing the copy's tar stream: ") + std::strerror(errno));
+    done += static_cast<size_t>(n);
+  }
+  ::lseek(fd.get(), 0, SEEK_SET);
+  return fd;
+}
+
+}  // namespace
+
+JobFileWrite KubeJobs::write_file(const std::string& name, const std::string& project, const std::string& path,
+                                  const std::string& data) {
+  JobFileWrite w;
+  auto pod = pod_for_path(name, project, path, w.reason);
+  if (!pod) return w;
+  const std::string ns = ctx_.ns_of(project);
+  auto job = describe_job(name, project);
+  if (job)  // claims the job made are named at submit (pvc-<job>-<i>); the spec leaves them unnamed
+    for (size_t i = 0; i < job->spec.pvcs.size(); ++i) job->spec.pvcs[i].claim = claim_name(job->spec, i);
+  const auto mount = job ? locate_in_mounts(job->spec, path) : std::nullopt;
+  if (!mount || mount->read_only || mount->relative.empty()) {
+    w.reason = !mount ? path + " is on none of the job's volumes (--pvc, -v)"
+               : mount->read_only ? path + " is on a read-only mount of the job (:ro); copy to a path on a writable one"
+                                  : path + " is the mount itself; name a file in it, e.g. " + path + "/file";
+    return w;
+  }
+  const std::string dir = path.substr(0, path.rfind('/')), leaf = path.substr(path.rfind('/') + 1);
+  const std::string tmp = "." + leaf.substr(0, 80) + ".lanectl-cp";
+  auto run = [&](const std::vector<std::string>& argv, std::string& out) { return exec_capture(ns, *pod, argv, 4096, out); };
+  try {
+    if (w.reason = check_no_link(run, dir); !w.reason.empty()) return w;
+    // As kubectl cp: a tar stream on stdin to tar in the container, then a rename over the name
+    // (mv -T: a directory there is refused, a link there is replaced, not followed).
+    UniqueFd in = memory_file(tar_of_one_file(tmp, data));
+    lane::kube::PodExecRequest request{ns, *pod, "", {"tar", "xmf", "-", "-C", dir}, true};
+    lane::kube::PodExecIo io{in.get(), [](std::string_view) {}, [](std::string_view) {}};
+    std::string out;
+    if (ctx_.client->exec(request, io) != 0 || run({"mv", "-f", "-T", "--", dir + "/" + tmp, path}, out) != 0) {
+      w.reason = path + " cannot be written in pod " + *pod;
+      return w;
+    }
+  } catch (const std::exception& e) {
+    w.reason = fmt::format("writing {} in pod {} failed: {}", path, *pod, e.what());
+    return w;
+  }
+  w.ok = true;
+  return w;
 }
 
 }  // namespace lane::submit::kube

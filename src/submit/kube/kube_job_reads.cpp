@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <set>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -17,29 +16,14 @@ namespace {
 using lane::kube::ListOptions;
 namespace res = lane::kube::resources;
 
-using PodsByJob = std::unordered_map<std::string, std::vector<const PodSummary*>>;
-
-// Pods grouped by the workload that owns them: batch Job pods carry job-name=<job>,
-// MPI pods training.kubeflow.org/job-name=<job>. Hashed by "<namespace>/<job>".
-PodsByJob pods_by_job(const std::vector<PodSummary>& pods) {
-  PodsByJob by;
-  by.reserve(pods.size());
-  std::string key;
-  for (const auto& p : pods) {
-    const std::string& job = p.mpi_job_name.empty() ? p.job_name : p.mpi_job_name;
-    if (job.empty()) continue;
-    key.assign(p.ns).append("/").append(job);
-    by[key].push_back(&p);
-  }
-  return by;
-}
-
-// All pages of a workload collection, as summaries (no JSON trees: list reads few fields).
+// All pages of a workload collection that `selector` picks, as summaries (no JSON trees: list
+// reads few fields).
 void list_workloads(lane::kube::KubeClient& client, const lane::kube::Resource& r, const std::string& ns,
-                    std::vector<WorkloadSummary>& out) {
+                    const std::string& selector, std::vector<WorkloadSummary>& out) {
+  ListOptions o;
+  o.label_selector = selector;
   client.list_pages(
-      r, ns, ListOptions{},
-      [&](const std::string& body) { return parse_workload_page(body, r.kind, out); }, [&] { out.clear(); });
+      r, ns, o, [&](const std::string& body) { return parse_workload_page(body, r.kind, out); }, [&] { out.clear(); });
 }
 
 // All pages of the pods matching `selector`, appended to `out` as summaries.
@@ -54,9 +38,10 @@ void list_pods(lane::kube::KubeClient& client, const std::string& ns, const std:
 }
 
 // PyTorchJobs, where the cluster has the training operator's CRD (404 without it: none).
-void list_pytorchjobs(lane::kube::KubeClient& client, const std::string& ns, std::vector<WorkloadSummary>& out) {
+void list_pytorchjobs(lane::kube::KubeClient& client, const std::string& ns, const std::string& selector,
+                      std::vector<WorkloadSummary>& out) {
   try {
-    list_workloads(client, res::kPyTorchJob, ns, out);
+    list_workloads(client, res::kPyTorchJob, ns, selector, out);
   } catch (const lane::kube::ApiError& e) {
     if (!e.not_found()) throw;
     out.clear();
@@ -65,54 +50,55 @@ void list_pytorchjobs(lane::kube::KubeClient& client, const std::string& ns, std
 
 }  // namespace
 
-std::vector<JobInfo> KubeJobs::jobs_in(const std::string& ns) {
+std::vector<JobInfo> KubeJobs::jobs_in(const std::string& ns, const std::string& selector) {
   // The lists (MPIJobs, PyTorchJobs, Jobs, Pods) parsed into summaries and joined in memory.
   std::vector<WorkloadSummary> mpijobs, pytorchjobs, jobs;
   std::vector<PodSummary> pods;
-  list_workloads(*ctx_.client, res::kMpiJob, ns, mpijobs);
-  list_pytorchjobs(*ctx_.client, ns, pytorchjobs);
-  list_workloads(*ctx_.client, res::kJob, ns, jobs);
-  // Only workload pods (the ones pods_by_job can place), as two disjoint server-side selections:
-  // Kubeflow pods (MPI and PyTorch), then Job pods without that label; other pods never travel.
+  list_workloads(*ctx_.client, res::kMpiJob, ns, selector, mpijobs);
+  list_pytorchjobs(*ctx_.client, ns, selector, pytorchjobs);
+  list_workloads(*ctx_.client, res::kJob, ns, selector, jobs);
+  // Only workload pods (the ones jobs_from_summaries can place), as two disjoint server-side
+  // selections: Kubeflow pods (MPI and PyTorch), then Job pods without that label.
   list_pods(*ctx_.client, ns, kMpiJobNameLabel, pods);
   list_pods(*ctx_.client, ns, fmt::format("job-name,!{}", kMpiJobNameLabel), pods);
-  auto by = pods_by_job(pods);
-  std::vector<JobInfo> out;
-  out.reserve(mpijobs.size() + pytorchjobs.size() + jobs.size());
-  static const std::vector<const PodSummary*> kNone;
-  std::string key;
-  auto add = [&](const WorkloadSummary& w) {
-    key.assign(w.ns).append("/").append(w.name);
-    auto it = by.find(key);
-    out.push_back(job_info_from_summaries(ctx_.settings, w, it == by.end() ? kNone : it->second));
-  };
-  for (const auto& m : mpijobs) add(m);
-  for (const auto& p : pytorchjobs) add(p);
-  // MPI launcher Jobs are created by the operator and owned by the MPIJob: not jobs of their own.
-  for (const auto& j : jobs) {
-    if (!j.owned_by_mpijob) add(j);
-  }
+  std::vector<const WorkloadSummary*> workloads;
+  for (const auto* list : {&mpijobs, &pytorchjobs, &jobs})
+    for (const auto& w : *list) workloads.push_back(&w);
+  std::vector<const PodSummary*> pod_ptrs;
+  for (const auto& p : pods) pod_ptrs.push_back(&p);
+  return jobs_from_summaries(ctx_.settings, workloads, pod_ptrs);
+}
+
+std::set<std::string> KubeJobs::project_namespaces() {
+  ListOptions o;
+  o.label_selector = ctx_.settings.project_label;
+  std::set<std::string> out;
+  for (const auto& n : ctx_.client->list(res::kNamespace, "", o).items) out.insert(text(n["metadata"], "name"));
   return out;
 }
 
-std::vector<JobInfo> KubeJobs::list_jobs(const std::optional<std::string>& project) {
-  std::vector<JobInfo> out;
-  if (project) {
-    out = jobs_in(ctx_.ns_of(*project));
-  } else {
-    // All projects: the namespaces labelled as projects, listed cluster-wide in one go.
-    ListOptions o;
-    o.label_selector = ctx_.settings.project_label;
-    std::set<std::string> project_ns;
-    for (const auto& n : ctx_.client->list(res::kNamespace, "", o).items) project_ns.insert(text(n["metadata"], "name"));
-    for (auto& j : jobs_in("")) {
-      if (project_ns.count(ctx_.ns_of(j.spec.project))) out.push_back(std::move(j));
-    }
+void KubeJobs::finish_list(const std::optional<std::string>& project, const std::set<std::string>& project_ns,
+                           std::vector<JobInfo>& jobs, bool fill_urls) {
+  if (!project) {
+    jobs.erase(std::remove_if(jobs.begin(), jobs.end(),
+                              [&](const JobInfo& j) { return !project_ns.count(ctx_.ns_of(j.spec.project)); }),
+               jobs.end());
   }
-  fill_service_urls(project ? ctx_.ns_of(*project) : "", out);
-  std::sort(out.begin(), out.end(), [](const JobInfo& a, const JobInfo& b) {
+  if (fill_urls) fill_service_urls(project ? ctx_.ns_of(*project) : "", jobs);
+  std::sort(jobs.begin(), jobs.end(), [](const JobInfo& a, const JobInfo& b) {
     return a.spec.project != b.spec.project ? a.spec.project < b.spec.project : a.spec.name < b.spec.name;
   });
+}
+
+std::vector<JobInfo> KubeJobs::list_jobs(const std::optional<std::string>& project) {
+  return select_jobs(project, LabelSelector(""));
+}
+
+std::vector<JobInfo> KubeJobs::select_jobs(const std::optional<std::string>& project, const LabelSelector& selector) {
+  // All projects: the namespaces labelled as projects, their jobs listed cluster-wide in one go.
+  const auto project_ns = project ? std::set<std::string>{} : project_namespaces();
+  auto out = jobs_in(project ? ctx_.ns_of(*project) : "", selector.text());
+  finish_list(project, project_ns, out);
   return out;
 }
 

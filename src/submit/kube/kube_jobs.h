@@ -5,6 +5,7 @@
 // I/O) and kube_job_suspend.cpp (suspend, resume). It is also the JobFiles role
 // (kube_job_files.cpp): a job's files read in its chief pod while it runs.
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,13 @@ class KubeJobs : public Jobs, public JobFiles {
   JobInfo submit(const JobSpec& spec) override;
   std::string next_job_name(const std::string& project, const std::string& prefix) override;
   std::vector<JobInfo> list_jobs(const std::optional<std::string>& project) override;
+  // The selector goes to the API server as the workloads' labelSelector.
+  std::vector<JobInfo> select_jobs(const std::optional<std::string>& project, const LabelSelector& selector) override;
+  // List, then watch Jobs, MPIJobs, PyTorchJobs and pods from the list's resourceVersion
+  // (bookmarks on; a 410 Gone lists that resource again), one thread per watch; on_jobs runs
+  // on this thread after each batch of events (kube_job_watch.cpp).
+  void watch_jobs(const std::optional<std::string>& project, const LabelSelector& selector,
+                  std::optional<std::chrono::steady_clock::time_point> until, const JobsObserver& on_jobs) override;
   std::optional<JobInfo> describe_job(const std::string& name, const std::string& project) override;
   void stream_logs(const std::string& name, const std::string& project, const LogOptions& opts,
                    std::ostream& out) override;
@@ -51,9 +59,13 @@ class KubeJobs : public Jobs, public JobFiles {
                         uint64_t max_bytes, bool tail) override;
   JobDirRead list_dir(const std::string& name, const std::string& project, const std::string& path,
                       size_t max_entries) override;
+  // As kubectl cp: realpath of the directory (no links), a one-file tar stream on stdin to
+  // `tar xmf - -C DIR`, then `mv -f -T` of that temporary file over the name.
+  JobFileWrite write_file(const std::string& name, const std::string& project, const std::string& path,
+                          const std::string& data) override;
 
-  // The jobs of namespace `ns` (empty = all namespaces), unsorted.
-  std::vector<JobInfo> jobs_in(const std::string& ns);
+  // The jobs of namespace `ns` (empty = all namespaces) whose workloads `selector` picks, unsorted.
+  std::vector<JobInfo> jobs_in(const std::string& ns, const std::string& selector = "");
 
  private:
   // The workload (Job or MPIJob) named `name` in `ns`, or nullopt.
@@ -64,6 +76,12 @@ class KubeJobs : public Jobs, public JobFiles {
   // Throws UsageError for a claim the job mounts that does not exist (--pvc NAME:PATH) or is being
   // deleted (also one an earlier run left), before anything is created.
   void check_claims(const std::string& ns, const JobSpec& spec, const std::vector<nlohmann::json>& objects);
+  // The namespaces labelled as projects.
+  std::set<std::string> project_namespaces();
+  // A listing's last steps: without a project, only jobs of `project_ns`; service URLs (when
+  // `fill_urls`); sorted by project, name.
+  void finish_list(const std::optional<std::string>& project, const std::set<std::string>& project_ns,
+                   std::vector<JobInfo>& jobs, bool fill_urls = true);
   std::string chief_pod(const std::string& ns, const nlohmann::json& workload);
   // Deletes the object `job` of `r` in `ns` when it carries the job's label (a Service or Ingress).
   void remove_if_job_owns(const lane::kube::Resource& r, const std::string& ns, const std::string& job);

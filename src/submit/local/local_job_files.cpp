@@ -26,6 +26,7 @@ int64_t mtime_ms(const struct stat& st) {
 struct HostLocation {
   std::string root;      // the claim's directory or the -v host directory
   std::string relative;  // "" = the root itself
+  bool read_only = false;
   std::string why;       // when root is empty
 };
 
@@ -48,6 +49,7 @@ std::string open_failure(const std::string& path, int err) {
     case EACCES:
     case EPERM: return path + " cannot be read by the dashboard (permission denied)";
     case EISDIR: return path + " is a directory";
+    case EROFS: return path + " is on a read-only file system";
     default: return path + ": " + std::strerror(err);
   }
 }
@@ -98,6 +100,7 @@ HostLocation locate(LocalState& st, const std::optional<JobInfo>& job, const std
     loc.root = mount->source;
   }
   loc.relative = mount->relative;
+  loc.read_only = mount->read_only;
   return loc;
 }
 
@@ -217,6 +220,69 @@ JobDirRead LocalJobs::list_dir(const std::string& name, const std::string& proje
   }
   r.ok = true;
   return r;
+}
+
+namespace {
+
+// `data` into a new file `tmp` in the open directory `dir_fd` (owned like the directory), then
+// renamed to `leaf`; errno of the failing step, 0 on success. The temporary file never outlives a failure.
+int write_and_rename(int dir_fd, const std::string& tmp, const std::string& leaf, const std::string& data) {
+  struct stat dir_st {};
+  if (::fstat(dir_fd, &dir_st) != 0) return errno;
+  UniqueFd fd(::openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  if (!fd.ok()) return errno;
+  int err = 0;
+  for (size_t done = 0; !err && done < data.size();) {
+    const ssize_t n = ::write(fd.get(), data.data() + done, data.size() - done);
+    if (n < 0 && errno != EINTR) err = errno;
+    if (n > 0) done += static_cast<size_t>(n);
+  }
+  if (!err && ::geteuid() == 0 && ::fchown(fd.get(), dir_st.st_uid, dir_st.st_gid) != 0) err = errno;
+  if (!err && ::fsync(fd.get()) != 0) err = errno;
+  if (!err && ::renameat(dir_fd, tmp.c_str(), dir_fd, leaf.c_str()) != 0) err = errno;
+  if (err) ::unlinkat(dir_fd, tmp.c_str(), 0);
+  else ::fsync(dir_fd);
+  return err;
+}
+
+}  // namespace
+
+JobFileWrite LocalJobs::write_file(const std::string& name, const std::string& project, const std::string& path,
+                                   const std::string& data) {
+  JobFileWrite w;
+  const HostLocation loc = locate(st_, describe_job(name, project), path);
+  if (loc.root.empty()) {
+    w.reason = loc.why;
+    return w;
+  }
+  if (loc.read_only) {
+    w.reason = path + " is on a read-only mount of the job (:ro); copy to a path on a writable one";
+    return w;
+  }
+  if (loc.relative.empty()) {
+    w.reason = path + " is the mount itself; name a file in it, e.g. " + path + "/file";
+    return w;
+  }
+  const size_t slash = loc.relative.rfind('/');
+  const std::string parent = slash == std::string::npos ? "" : loc.relative.substr(0, slash);
+  const std::string leaf = loc.relative.substr(slash + 1);
+  UniqueFd dir(open_below(loc.root, parent, true));
+  if (!dir.ok()) {
+    w.reason = open_failure(path.substr(0, path.rfind('/')), errno);
+    return w;
+  }
+  struct stat existing {};
+  if (::fstatat(dir.get(), leaf.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(existing.st_mode)) {
+    w.reason = open_failure(path, EISDIR);
+    return w;
+  }
+  const std::string tmp = "." + leaf.substr(0, 200) + ".lanectl-cp-" + std::to_string(::getpid());
+  if (const int err = write_and_rename(dir.get(), tmp, leaf, data)) {
+    w.reason = err == EACCES || err == EPERM ? path + " cannot be written (permission denied)" : open_failure(path, err);
+    return w;
+  }
+  w.ok = true;
+  return w;
 }
 
 }  // namespace lane::submit::local

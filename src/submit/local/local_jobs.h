@@ -50,6 +50,11 @@ class LocalJobs : public Jobs, public JobFiles {
   // Keeps the file's descriptor: a download reads it in pieces, never the whole file at once.
   std::unique_ptr<JobFileReader> open_file(const std::string& name, const std::string& project,
                                            const std::string& path, std::string& why) override;
+  // Written beneath the mount's directory through descriptors (common/beneath.h): a temporary
+  // file in the directory opened without following links, then renameat over the name (a link
+  // there is replaced, never followed); owned like the directory when lanectl runs as root.
+  JobFileWrite write_file(const std::string& name, const std::string& project, const std::string& path,
+                          const std::string& data) override;
 
  private:
   void validate(const JobSpec& spec);

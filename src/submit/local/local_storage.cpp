@@ -69,7 +69,7 @@ void LocalStorage::delete_volume(const std::string& name, const std::string& pro
     st_.volumes.remove_row(name);
     tx.commit();
   }
-  st_.volumes.remove_data(name);
+  st_.volumes.remove_data(name, progress_);
 }
 
 }  // namespace lane::submit::local

@@ -176,7 +176,7 @@ void LocalVolumes::remove_row(const std::string& name) {
   db_.prepare("DELETE FROM volumes WHERE name = ?1").bind(1, name).run();
 }
 
-void LocalVolumes::remove_data(const std::string& name) {
+void LocalVolumes::remove_data(const std::string& name, ProgressSink* progress) {
   require_dns1123_label(name, "volume name");  // a name, never a path
   if (find(name)) throw Error("volume '" + name + "' is still recorded; its directory is not removed");
   const fs::path dir = paths_.volumes_dir() / name;
@@ -185,7 +185,7 @@ void LocalVolumes::remove_data(const std::string& name) {
     // Out of the claims' namespace first (one rename), so that a crash leaves staging debris only.
     fs::create_directories(staging_dir(), ec);
     const fs::path doomed = staging_dir() / fmt::format("{}-delete-{}", ::getpid(), name);
-    remove_tree(::rename(dir.c_str(), doomed.c_str()) == 0 ? doomed : dir);
+    remove_tree(::rename(dir.c_str(), doomed.c_str()) == 0 ? doomed : dir, progress);
   }
   fs::remove(ClaimMarker::path(staging_dir(), name), ec);
 }

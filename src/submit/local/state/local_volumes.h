@@ -39,7 +39,7 @@ class LocalVolumes : public storage::local::DirectoryVolumes {
   // the caller's write transaction; after its commit, the claim's directory (only when the state
   // no longer records the claim, and never through a symbolic link).
   void remove_row(const std::string& name);
-  void remove_data(const std::string& name);
+  void remove_data(const std::string& name, ProgressSink* progress = nullptr);
 
   // The same as create() but inside the caller's write transaction (used by submit).
   storage::VolumeInfo create_in_transaction(const std::string& name, const std::string& size,

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace lane::cli {
+namespace lane::submit {
 
 class LabelSelector {
  public:
@@ -14,6 +14,8 @@ class LabelSelector {
   explicit LabelSelector(const std::string& text);
   bool matches(const std::map<std::string, std::string>& labels) const;
   bool empty() const { return requirements_.empty(); }
+  // The selector as the API server's labelSelector parameter takes it ("" when empty).
+  std::string text() const;
 
  private:
   enum class Op { kEquals, kNotEquals, kExists, kNotExists, kIn, kNotIn };
@@ -26,4 +28,4 @@ class LabelSelector {
   std::vector<Requirement> requirements_;
 };
 
-}  // namespace lane::cli
+}  // namespace lane::submit

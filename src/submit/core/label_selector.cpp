@@ -1,10 +1,10 @@
-#include "cli/label_selector.h"
+#include "submit/core/label_selector.h"
 
 #include <algorithm>
 
 #include "common/error.h"
 
-namespace lane::cli {
+namespace lane::submit {
 
 namespace {
 
@@ -90,4 +90,24 @@ bool LabelSelector::matches(const std::map<std::string, std::string>& labels) co
   });
 }
 
-}  // namespace lane::cli
+std::string LabelSelector::text() const {
+  std::string out;
+  for (const auto& r : requirements_) {
+    if (!out.empty()) out += ',';
+    switch (r.op) {
+      case Op::kExists: out += r.key; break;
+      case Op::kNotExists: out += "!" + r.key; break;
+      case Op::kEquals: out += r.key + "=" + r.values[0]; break;
+      case Op::kNotEquals: out += r.key + "!=" + r.values[0]; break;
+      case Op::kIn:
+      case Op::kNotIn: {
+        out += r.key + (r.op == Op::kIn ? " in (" : " notin (");
+        for (size_t i = 0; i < r.values.size(); ++i) out += (i ? "," : "") + r.values[i];
+        out += ')';
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace lane::submit

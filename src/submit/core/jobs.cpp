@@ -1,0 +1,23 @@
+#include "submit/core/jobs.h"
+
+#include <thread>
+
+namespace lane::submit {
+
+std::vector<JobInfo> Jobs::select_jobs(const std::optional<std::string>& project, const LabelSelector& selector) {
+  std::vector<JobInfo> out;
+  for (auto& j : list_jobs(project))
+    if (selector.matches(j.spec.labels)) out.push_back(std::move(j));
+  return out;
+}
+
+void Jobs::watch_jobs(const std::optional<std::string>& project, const LabelSelector& selector,
+                      std::optional<std::chrono::steady_clock::time_point> until, const JobsObserver& on_jobs) {
+  if (!on_jobs(select_jobs(project, selector))) return;
+  while (!until || std::chrono::steady_clock::now() < *until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    if (!on_jobs(select_jobs(project, selector))) return;
+  }
+}
+
+}  // namespace lane::submit
