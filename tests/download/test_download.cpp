@@ -227,7 +227,9 @@ TEST_CASE("an archive with a path escaping the folder is refused", "[download][f
 TEST_CASE("download verb: bad options are usage errors", "[download][fast]") {
   auto parse = [](std::vector<std::string> args) {
     CLI::App app;
-    lane::train::add_verbs(app, {.download = lane::train::run_download_verb});
+    lane::train::Verbs verbs;
+    verbs.download = lane::train::run_download_verb;
+    lane::train::add_verbs(app, verbs);
     args.insert(args.begin(), "download");
     std::reverse(args.begin(), args.end());
     app.parse(args);
