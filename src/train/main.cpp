@@ -1,11 +1,16 @@
 // scnn-train-core: the trainer the scnn-train front (front.cpp) hands a valid command to; it
 // parses the same command tree and runs the verb (single process or under mpirun).
+#include <sys/prctl.h>
+
 #include "train/commands/verbs.h"
 #include "train/trainer/after_training.h"
 #include "train/trainer/predictor.h"
 #include "train/trainer/trainer.h"
 
 int main(int argc, char** argv) {
+  // The front execs this binary in its own process: keep that process's name (ps, pkill -x, the
+  // ranks mpirun and the tests look for), as the pid and argv are kept.
+  prctl(PR_SET_NAME, "scnn-train");
   using namespace lane::train;
   Verbs verbs;
   verbs.train = [](const TrainConfig& config) { run_training(config, after_training); };

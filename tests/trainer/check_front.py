@@ -10,7 +10,10 @@
    stderr and exits with the same code as CORE run with FRONT's argv[0] (the in-process path),
    and the dynamic loader of FRONT's process never opened a libtorch or libc10 (LD_DEBUG=files);
    that of CORE does, for the same command.
-3. A copy of FRONT alone in an empty folder still answers --help and argument errors, and a
+3. A valid command runs in the front's process as CORE, under the name scnn-train: `eval` with a
+   FIFO as --pred blocks in CORE reading it, and its /proc entry then shows CORE's executable
+   and the comm `scnn-train` (ps, pkill -x and the MPI tests look for that name).
+4. A copy of FRONT alone in an empty folder still answers --help and argument errors, and a
    valid command there fails with the error naming the missing scnn-train-core (exit 1).
 Exit 0 when all hold; 1 with one line per failure.
 """
@@ -21,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 TORCH = re.compile(r"lib(torch|c10)[\w.-]*\.so")
 CASES = [
@@ -56,6 +60,27 @@ def run(binary, args, argv0, debug_dir):
     return r.returncode, r.stdout, r.stderr, opened
 
 
+def exec_keeps_process(front, core, tmp):
+    """Failures of check 3: the process of a valid command, once it runs CORE."""
+    fifo, gt = os.path.join(tmp, "pred.fifo"), os.path.join(tmp, "gt.json")
+    os.mkfifo(fifo)
+    open(gt, "w").close()
+    p = subprocess.Popen([front, "eval", "--pred", fifo, "--gt", gt], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    seen = None  # (executable, name) last seen; CORE names itself once its main starts
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and p.poll() is None:
+            seen = (os.path.realpath(f"/proc/{p.pid}/exe"), open(f"/proc/{p.pid}/comm").read().strip())
+            if seen == (os.path.realpath(core), "scnn-train"):
+                return []
+            time.sleep(0.05)
+        return [f"scnn-train eval: its process never ran {core} as scnn-train (last seen: {seen}, exit {p.poll()})"]
+    finally:
+        p.kill()
+        p.communicate()
+
+
 def main():
     front, core = (os.path.abspath(p) for p in sys.argv[1:3])
     failures = []
@@ -75,6 +100,7 @@ def main():
                 failures.append(f"{shown}: the front's process loaded {sorted(opened)}")
             if not core_opened:
                 failures.append(f"{shown}: LD_DEBUG shows no libtorch in the core either: the load check cannot fail")
+        failures += exec_keeps_process(front, core, tmp)
         alone = os.path.join(tmp, "alone")
         os.mkdir(alone)
         copy = shutil.copy(front, os.path.join(alone, "scnn-train"))
