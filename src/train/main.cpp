@@ -1,83 +1,26 @@
-// scnn-train: SCNN lane detection on TuSimple, single process or under mpirun.
-#include <iostream>
-#include <memory>
-#include <string>
-#include <utility>
+// scnn-train-core: the trainer the scnn-train front (front.cpp) hands a valid command to; it
+// parses the same command tree and runs the verb (single process or under mpirun).
+#include <sys/prctl.h>
 
-#include <CLI/CLI.hpp>
-
-#include "common/error.h"
-#include "lane/version.h"
-#include "train/commands.h"
-
-namespace {
-
-// One help style for every verb: `--flag TYPE [REQUIRED]` (the value's real type: INT, FLOAT,
-// TEXT, FILE, ...), then the description, a range as "(0 to 100)" and a default as
-// "[default: X]", the style the trainer's settings use (train_settings.h).
-class HelpFormatter : public CLI::Formatter {
- public:
-  // A flag (no value) has no type name.
-  std::string make_option_opts(const CLI::Option* opt) const override {
-    if (opt->get_type_size() == 0 || opt->get_type_name().empty()) return "";
-    std::string out = " " + split_type(opt).first;
-    if (opt->get_expected_max() == CLI::detail::expected_max_vector_size) out += " ...";
-    if (opt->get_required()) out += " REQUIRED";
-    return out;
-  }
-  std::string make_option_desc(const CLI::Option* opt) const override {
-    std::string desc = opt->get_description();
-    if (opt->get_type_size() == 0) return desc;
-    if (const std::string range = split_type(opt).second; !range.empty()) desc += " (" + range + ")";
-    if (!opt->get_default_str().empty()) desc += " [default: " + opt->get_default_str() + "]";
-    return desc;
-  }
-
- private:
-  // CLI11's "INT:INT in [0 - 100]" or "TEXT:FILE" → the type ("INT", "FILE") and the range ("0 to 100").
-  static std::pair<std::string, std::string> split_type(const CLI::Option* opt) {
-    std::string full = opt->get_type_name(), type = full.substr(0, full.find(':')), range;
-    for (size_t at = full.find(':'); at != std::string::npos;) {
-      const size_t next = full.find(':', at + 1);
-      const std::string part = full.substr(at + 1, next == std::string::npos ? next : next - at - 1);
-      if (const size_t in = part.find(" in ["); in != std::string::npos) {
-        range = part.substr(in + 5, part.size() - in - 6);
-        if (const size_t dash = range.find(" - "); dash != std::string::npos) range.replace(dash, 3, " to ");
-      } else if (!part.empty()) {
-        type = part;  // FILE, DIR, PATH(existing)
-      }
-      at = next;
-    }
-    return {type, range};
-  }
-};
-
-}  // namespace
+#include "train/commands/verbs.h"
+#include "train/trainer/after_training.h"
+#include "train/trainer/predictor.h"
+#include "train/trainer/trainer.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"scnn-train: train and evaluate the SCNN lane-detection network on TuSimple"};
-  app.formatter(std::make_shared<HelpFormatter>());
-  app.set_version_flag("--version", std::string("scnn-train ") + lane::kVersion + " (" + lane::kGitRevision + ")");
-  app.require_subcommand(1);
-  lane::train::add_train_command(app);
-  lane::train::add_predict_command(app);
-  lane::train::add_export_command(app);
-  lane::train::add_eval_command(app);
-  lane::train::add_synth_command(app);
-  lane::train::add_inspect_command(app);
+  // The front execs this binary in its own process: keep that process's name (ps, pkill -x, the
+  // ranks mpirun and the tests look for), as the pid and argv are kept.
+  prctl(PR_SET_NAME, "scnn-train");
+  using namespace lane::train;
+  Verbs verbs;
+  verbs.train = [](const TrainConfig& config) { run_training(config, after_training); };
+  verbs.predict = [](const PredictOptions& options) { run_predict(options); };
+  verbs.export_model = run_export_verb;
+  verbs.eval = run_eval_verb;
+  verbs.synth = run_synth_verb;
+  verbs.inspect = run_inspect_verb;
 #ifdef LANE_WITH_DOWNLOAD
-  lane::train::add_download_command(app);  // not in the trainer-only build (no libcurl)
+  verbs.download = run_download_verb;  // not in the trainer-only build (no libcurl)
 #endif
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : static_cast<int>(lane::ExitCode::kUsage);
-  } catch (const lane::Error& e) {
-    std::cerr << "scnn-train: error: " << e.what() << "\n";
-    return static_cast<int>(e.code());
-  } catch (const std::exception& e) {
-    std::cerr << "scnn-train: error: " << e.what() << "\n";
-    return static_cast<int>(lane::ExitCode::kFailure);
-  }
-  return 0;
+  return run_scnn_train(argc, argv, verbs);
 }

@@ -7,7 +7,7 @@
 
 #include "common/error.h"
 #include "data_test_util.h"
-#include "train/commands.h"
+#include "train/commands/verbs.h"
 #include "train/data/image_codec.h"
 #include "train/data/lane_masks.h"
 #include "train/data/synth.h"
@@ -111,14 +111,18 @@ TEST_CASE("the synth and inspect verbs write a set and label overlays", "[data_l
   const auto data = dir.path() / "set", overlays = dir.path() / "overlays";
   {
     CLI::App app;
-    train::add_synth_command(app);
+    train::Verbs verbs;
+    verbs.synth = train::run_synth_verb;
+    train::add_verbs(app, verbs);
     app.parse(fmt::format("synth --out {} --frames 4 --seed 2 --val-fraction 0.25", data.string()));
   }
   CHECK(data::load_label_file(data / "label_data_train.json").labels.size() == 3);
   CHECK(data::load_label_file(data / "label_data_val.json").labels.size() == 1);
   {
     CLI::App app;
-    train::add_inspect_command(app);
+    train::Verbs verbs;
+    verbs.inspect = train::run_inspect_verb;
+    train::add_verbs(app, verbs);
     app.parse(fmt::format("inspect --data {} --overlays {} --count 2", data.string(), overlays.string()));
   }
   const cv::Mat overlay = data::read_image(overlays / "overlay_001.png");
@@ -126,6 +130,8 @@ TEST_CASE("the synth and inspect verbs write a set and label overlays", "[data_l
   CHECK(overlay.rows == 720);
   CHECK_FALSE(std::filesystem::exists(overlays / "overlay_002.png"));
   CLI::App app;
-  train::add_inspect_command(app);
+  train::Verbs verbs;
+  verbs.inspect = train::run_inspect_verb;
+  train::add_verbs(app, verbs);
   CHECK_THROWS_AS(app.parse(fmt::format("inspect --data {}", (dir.path() / "missing").string())), UsageError);
 }

@@ -14,7 +14,7 @@
 #include "common/error.h"
 #include "common/sha256.h"
 #include "http_test_server.h"
-#include "train/commands.h"
+#include "train/commands/verbs.h"
 #include "train/data/image_codec.h"
 #include "train/download/download.h"
 #include "train/data/tusimple_labels.h"
@@ -227,7 +227,9 @@ TEST_CASE("an archive with a path escaping the folder is refused", "[download][f
 TEST_CASE("download verb: bad options are usage errors", "[download][fast]") {
   auto parse = [](std::vector<std::string> args) {
     CLI::App app;
-    lane::train::add_download_command(app);
+    lane::train::Verbs verbs;
+    verbs.download = lane::train::run_download_verb;
+    lane::train::add_verbs(app, verbs);
     args.insert(args.begin(), "download");
     std::reverse(args.begin(), args.end());
     app.parse(args);

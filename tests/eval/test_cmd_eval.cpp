@@ -13,7 +13,7 @@
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "test_paths.h"
-#include "train/commands.h"
+#include "train/commands/verbs.h"
 
 namespace fs = std::filesystem;
 
@@ -22,7 +22,9 @@ namespace {
 // Runs `scnn-train eval ARGS...` and returns what it printed on stdout.
 std::string run_eval(std::vector<std::string> args) {
   CLI::App app;
-  lane::train::add_eval_command(app);
+  lane::train::Verbs verbs;
+  verbs.eval = lane::train::run_eval_verb;
+  lane::train::add_verbs(app, verbs);
   args.insert(args.begin(), "eval");
   std::reverse(args.begin(), args.end());  // CLI11 parses a reversed vector
   std::ostringstream captured;

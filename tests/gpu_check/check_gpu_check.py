@@ -7,7 +7,7 @@
    passed or failed (python3 may lack torch here) with a reason when it failed; bundle failed
    naming the missing file; the phases not selected skipped with that reason; the log written;
    exit status 1 (a phase failed). An unknown phase and an unknown option exit 2.
-2. A stand-in CUDA build (shell scripts for scnn-train, test_gpu and bench_train_step; a stub
+2. A stand-in CUDA build (shell scripts for scnn-train, scnn-train-core, test_gpu and bench_train_step; a stub
    `torch` module for python3) made into a bundle with `--bundle`, then run with
    `--phases ctest-gpu,e2e,bench-cpp --budget-scale 2`: the bundle's CTestTestfile skips by
    LANE_TEST_SKIPPED and not by an exit status, so a case that fails with exit 4 is Failed and
@@ -111,6 +111,7 @@ def stand_in_build(root, repo):
     write(os.path.join(torch_dir, "TorchConfigVersion.cmake"), 'set(PACKAGE_VERSION "0.0.0+stub")\n')
     write(os.path.join(build, "CMakeCache.txt"), "Torch_DIR:PATH=%s\nCMAKE_HOME_DIRECTORY:INTERNAL=%s\n" % (torch_dir, repo))
     write(os.path.join(build, "bin", "scnn-train"), SCNN_TRAIN, True)
+    write(os.path.join(build, "bin", "scnn-train-core"), SCNN_TRAIN, True)  # the trainer the front execs
     write(os.path.join(build, "tests", "test_gpu"), TEST_GPU, True)
     write(os.path.join(build, "bench", "bench_train_step"), BENCH, True)
     write(os.path.join(root, "pystub", "torch", "__init__.py"), TORCH_STUB)

@@ -11,7 +11,7 @@
 #include "train/trainer/checkpoint.h"
 #include "train/trainer/device_setup.h"
 #include "train/trainer/predictor.h"
-#include "train/trainer/train_settings.h"
+#include "train/config/train_settings.h"
 #include "trainer_test_util.h"
 
 using namespace lane;

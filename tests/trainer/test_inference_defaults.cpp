@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "train/model/scnn_config.h"
+#include "train/config/scnn_config.h"
 #include "train/trainer/inference.h"
 
 TEST_CASE("validation and predict post-processing resamples lanes on the robust lane fit", "[trainer][fast]") {

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "train/trainer/checkpoint.h"
-#include "train/trainer/train_settings.h"
+#include "train/config/train_settings.h"
 #include "train/trainer/trainer.h"
 #include "trainer_test_util.h"
 

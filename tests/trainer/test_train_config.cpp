@@ -7,7 +7,7 @@
 
 #include "common/error.h"
 #include "train/trainer/lr_schedule.h"
-#include "train/trainer/train_settings.h"
+#include "train/config/train_settings.h"
 #include "trainer_test_util.h"
 
 using lane::train::resolve_train_config;

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "test_paths.h"
-#include "train/trainer/train_config.h"
+#include "train/config/train_config.h"
 
 namespace lane::test {
 

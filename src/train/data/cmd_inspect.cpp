@@ -8,7 +8,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "common/error.h"
-#include "train/commands.h"
+#include "train/commands/verbs.h"
 #include "train/data/frame_transform.h"
 #include "train/data/image_codec.h"
 #include "train/data/lane_masks.h"
@@ -16,15 +16,6 @@
 
 namespace lane::train {
 namespace {
-
-struct InspectOptions {
-  std::filesystem::path data;
-  std::vector<std::string> labels;
-  std::filesystem::path overlays;
-  int count = 5;
-  int lane_slots = 6;
-  bool skip_bad = false;
-};
 
 // Default label files: every label_data*.json directly under the data folder.
 std::vector<std::string> default_label_files(const std::filesystem::path& dir) {
@@ -69,7 +60,9 @@ cv::Mat overlay(const cv::Mat& frame, const data::LaneLabel& original, int lane_
   return out;
 }
 
-void run_inspect(const InspectOptions& o) {
+}  // namespace
+
+void run_inspect_verb(const InspectOptions& o) {
   if (!std::filesystem::is_directory(o.data))
     throw UsageError(fmt::format("--data '{}' is not a folder; pass the root holding clips/ and label_data_*.json",
                                  o.data.string()));
@@ -130,20 +123,6 @@ void run_inspect(const InspectOptions& o) {
       std::cout << "  overlay: " << out.string() << "\n";
     }
   }
-}
-
-}  // namespace
-
-void add_inspect_command(CLI::App& app) {
-  auto o = std::make_shared<InspectOptions>();
-  auto* cmd = app.add_subcommand("inspect", "Load a TuSimple set, print statistics and write label overlays");
-  cmd->add_option("--data", o->data, "Data root holding clips/ and label_data_*.json")->required();
-  cmd->add_option("--labels", o->labels, "Label files relative to --data [default: every label_data*.json]");
-  cmd->add_option("--overlays", o->overlays, "Folder for overlay PNGs of the first --count samples");
-  cmd->add_option("--count", o->count, "Samples to show and overlay")->capture_default_str();
-  cmd->add_option("--lane-slots", o->lane_slots, "Segmentation slots: 6 or 4")->capture_default_str();
-  cmd->add_flag("--skip-bad", o->skip_bad, "Skip malformed label lines instead of failing");
-  cmd->callback([o] { run_inspect(*o); });
 }
 
 }  // namespace lane::train

@@ -9,18 +9,9 @@
 #include <opencv2/core.hpp>
 
 #include "train/data/tusimple_labels.h"
+#include "train/commands/verb_options.h"
 
 namespace lane::data {
-
-struct SynthOptions {
-  std::filesystem::path out;   // created if missing
-  int frames = 200;
-  uint64_t seed = 0;
-  double val_fraction = 0.2;   // share of frames in the val split
-  double test_fraction = 0.0;  // share of frames in the test split
-  int jpeg_quality = 90;
-  int threads = 0;             // 0: one per core
-};
 
 struct SynthFrame {
   cv::Mat image;     // 720x1280 BGR

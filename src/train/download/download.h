@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "train/commands/verb_options.h"
+
 namespace lane::data {
 
-// Where TuSimple publishes the benchmark (the links of tusimple-benchmark issue #3).
-inline constexpr const char* kTusimpleBaseUrl = "https://s3.us-east-2.amazonaws.com/benchmark-frontend";
 inline constexpr const char* kCompleteMarker = ".tusimple-complete";
 
 // Archive names the command knows, with their path below the base URL.
@@ -26,18 +26,6 @@ std::vector<std::string> default_archives();
 
 // sha256sum-style file ("<64 hex>  <name>" per line; '#' comments): name -> lower-case hex.
 std::map<std::string, std::string> load_checksums(const std::filesystem::path& path);
-
-struct DownloadOptions {
-  std::filesystem::path out;
-  std::string base_url = kTusimpleBaseUrl;
-  std::vector<std::string> archives;  // empty: default_archives()
-  std::filesystem::path checksums;    // optional sha256sum file
-  int retries = 3;
-  int retry_delay_ms = 2000;
-  bool progress = true;
-  bool remove_archives = false;       // delete OUT/archives/* once the set is complete
-  int lane_slots = 6;
-};
 
 struct DownloadReport {
   std::vector<std::string> fetched, reused;  // archives downloaded now / found complete

@@ -10,7 +10,7 @@
 #include <torch/torch.h>
 
 #include "train/model/message_passing.h"
-#include "train/model/scnn_config.h"
+#include "train/config/scnn_config.h"
 
 namespace lane::model {
 

@@ -9,7 +9,7 @@
 
 #include "train/device/device_select.h"
 #include "train/model/scnn.h"
-#include "train/trainer/train_config.h"
+#include "train/config/train_config.h"
 
 namespace lane::train {
 

@@ -7,7 +7,7 @@
 #include "train/dist/communicator.h"
 #include "train/model/scnn.h"
 #include "train/trainer/memory_estimate.h"
-#include "train/trainer/train_config.h"
+#include "train/config/train_config.h"
 
 namespace lane::train {
 

@@ -4,12 +4,9 @@
 // network on a fixed input. No libtorch in this header.
 #include <filesystem>
 
-namespace lane::train {
+#include "train/commands/verb_options.h"
 
-struct ExportOptions {
-  std::filesystem::path checkpoint;
-  std::filesystem::path out;  // e.g. scnn_lane.torchscript.pt
-};
+namespace lane::train {
 
 struct ExportSummary {
   double max_abs_diff_seg = 0, max_abs_diff_exist = 0;  // reloaded TorchScript vs checkpoint network

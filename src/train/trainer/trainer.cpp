@@ -31,7 +31,7 @@
 #include "train/trainer/mixed_precision.h"
 #include "train/trainer/metrics_log.h"
 #include "train/trainer/scnn_loss.h"
-#include "train/trainer/train_settings.h"
+#include "train/config/train_settings.h"
 #include "train/trainer/train_step.h"
 
 namespace lane::train {

@@ -4,7 +4,7 @@
 #include <functional>
 
 #include "common/run_outputs.h"
-#include "train/trainer/train_config.h"
+#include "train/config/train_config.h"
 
 namespace lane::train {
 

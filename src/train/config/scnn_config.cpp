@@ -1,4 +1,4 @@
-#include "train/model/scnn_config.h"
+#include "train/config/scnn_config.h"
 
 #include <algorithm>
 #include <cmath>

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "train/trainer/train_config.h"
+#include "train/config/train_config.h"
 
 namespace lane::train {
 

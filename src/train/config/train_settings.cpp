@@ -1,4 +1,4 @@
-#include "train/trainer/train_settings.h"
+#include "train/config/train_settings.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -10,7 +10,7 @@
 
 #include "common/error.h"
 #include "common/quantity.h"
-#include "train/model/scnn_config.h"
+#include "train/config/scnn_config.h"
 
 namespace lane::train {
 namespace fs = std::filesystem;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "train/model/scnn_config.h"
+#include "train/config/scnn_config.h"
 
 namespace lane::train {
 

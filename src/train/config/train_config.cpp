@@ -1,4 +1,4 @@
-#include "train/trainer/train_config.h"
+#include "train/config/train_config.h"
 
 #include <cctype>
 #include <cerrno>
