@@ -251,5 +251,5 @@ CASES = {"projects": case_projects, "gpus": case_gpus, "metrics": case_metrics, 
 
 if __name__ == "__main__":
     # test_dashboard's runner (arguments, a fresh environment per case, the summary) over these cases.
-    test_dashboard.CASES, test_dashboard.Env = CASES, ClusterEnv
-    test_dashboard.main()
+    test_dashboard.Env = ClusterEnv
+    test_dashboard.run_cases(CASES)
