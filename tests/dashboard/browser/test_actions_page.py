@@ -63,7 +63,13 @@ def dialog_title(page):
     return page.wait_for("document.querySelector('dialog.action-dialog[open] h3')?.textContent")
 
 
+def no_dialog(page):
+    """Waits until the last dialog is gone: while it closes, a click would land on it."""
+    page.wait_for("!document.querySelector('dialog.action-dialog')", timeout=10)
+
+
 def confirm(page, action, job):
+    no_dialog(page)
     page.wait_for(f"!document.querySelector('#job-actions button[data-action={action}]').disabled", timeout=10)
     page.click(f"#job-actions button[data-action={action}]")
     title = dialog_title(page)
@@ -113,6 +119,7 @@ def case_actions(lanectl, out):
         wait_status(lane, "act-a", "Running")
 
         # Resubmit: a GPU value the CLI refuses gets the CLI's message in the dialog, which stays open.
+        no_dialog(page)
         page.wait_for("!document.querySelector('#job-actions button[data-action=resubmit]').disabled")
         page.click("#job-actions button[data-action=resubmit]")
         check(dialog_title(page) == "Resubmit job default/act-a?", "the resubmit dialog's title")
