@@ -295,13 +295,27 @@ pid_t job_namespace_process(pid_t sandbox_pid) {
     const std::string ns = pid > 0 ? ns_of(std::to_string(pid)) : "";
     return !ns.empty() && ns != host;
   };
-  // bubblewrap's child appears, and enters its namespaces, a moment after the job is recorded
-  // running: wait for it (up to 5 s) rather than hand back a process of the host's namespaces.
-  for (int attempt = 0; attempt < 250; ++attempt) {
-    if (in_job(sandbox_pid)) return sandbox_pid;
-    std::ifstream children(fmt::format("/proc/{}/task/{}/children", sandbox_pid, sandbox_pid));
+  auto first_child = [](pid_t pid) {
+    std::ifstream children(fmt::format("/proc/{}/task/{}/children", pid, pid));
     pid_t first = 0;
-    if (children >> first && in_job(first)) return first;
+    return children >> first ? first : 0;
+  };
+  // The job's PID 1 (the sandbox process itself, or bubblewrap's child) is in the new mount
+  // namespace from its first instruction but builds the root there before it forks the command.
+  // Only once the command exists is the root finished: joining earlier sees a half-built root
+  // (no /tmp yet). Wait for it (up to 5 s) rather than hand back a process of the host's
+  // namespaces or of a root under construction. The namespaces handed back are PID 1's, never
+  // the command's: a job's own process may move itself into namespaces it made.
+  for (int attempt = 0; attempt < 250; ++attempt) {
+    pid_t init = in_job(sandbox_pid) ? sandbox_pid : 0;
+    if (init == 0) {
+      pid_t child = first_child(sandbox_pid);
+      if (in_job(child)) init = child;
+    }
+    if (init > 0) {
+      pid_t command = first_child(init);
+      if (in_job(command)) return init;
+    }
     if (kill(sandbox_pid, 0) != 0) break;
     usleep(20'000);
   }

@@ -42,8 +42,9 @@ SandboxedJob start_sandboxed(const LaunchPlan& plan, int out_fd, const sigset_t&
 int sandboxed_wait_status(SandboxedJob& job, int init_status);
 
 // The process whose namespaces are the job's, given the pid start_sandboxed returned: that
-// process itself (unshare), or bubblewrap's child (bwrap), once it is in them; throws when no
-// such process appears (never a process of the host's namespaces).
+// process itself (unshare), or bubblewrap's child (bwrap), once it has finished the job's root
+// and started the command; throws when no such process appears (never a process of the host's
+// namespaces, never one whose root is still being built).
 pid_t job_namespace_process(pid_t sandbox_pid);
 
 // For `lanectl exec`, in a process that has joined the job's mount and PID namespaces: forks the
