@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <thread>
 
 #include "support/lanectl_runner.h"
@@ -325,4 +326,39 @@ TEST_CASE("lanectl exec runs inside the job's namespaces as the job's user with 
     CHECK(r.out.find("cannot access '/root'") != std::string::npos);
     REQUIRE(l.run({"delete", job}).code == 0);
   }
+}
+
+TEST_CASE("exec on a job whose processes just ended, or that has ended, says so", "[local_backend][fast]") {
+  if (geteuid() != 0) {
+    LANE_SKIP_CASE("exec into a job needs root");
+  }
+  Lanectl l;
+  REQUIRE(l.run({"submit", "ends", "-i", "x", "--command", "--", "/bin/sleep", "30"}).code == 0);
+  REQUIRE(l.wait_status("ends", {"Running"}).value("status", "") == "Running");
+  REQUIRE(wait_until([&] { return job_integer(l, "ends", "child_pgid") > 0; }, 5));
+  const auto sup = static_cast<pid_t>(job_integer(l, "ends", "sup_pid"));
+  const auto pgid = static_cast<pid_t>(job_integer(l, "ends", "child_pgid"));
+  REQUIRE(sup > 0);
+  // The supervisor is held still, so the state still says Running after the job's processes die.
+  REQUIRE(kill(sup, SIGSTOP) == 0);
+  REQUIRE(kill(-pgid, SIGKILL) == 0);
+  // It stays a zombie until the supervisor reaps it.
+  auto dead = [&] {
+    std::ifstream in("/proc/" + std::to_string(pgid) + "/stat");
+    std::string stat;
+    std::getline(in, stat);
+    const auto close = stat.rfind(')');
+    return close == std::string::npos || stat.compare(close + 2, 1, "Z") == 0;
+  };
+  CHECK(wait_until(dead, 5));
+  auto r = l.run({"exec", "ends", "--", "/bin/true"});
+  kill(sup, SIGCONT);
+  INFO(r.out << r.err);
+  CHECK(r.code != 0);
+  CHECK(r.err.find("job 'ends' has just ended; exec needs a running job") != std::string::npos);
+  CHECK(r.err.find("is Running, not running") == std::string::npos);
+  REQUIRE(l.wait_status("ends", {"Failed", "Succeeded"}).value("status", "") == "Failed");
+  r = l.run({"exec", "ends", "--", "/bin/true"});
+  CHECK(r.code != 0);
+  CHECK(r.err.find("job 'ends' is Failed, not running; exec needs a running job") != std::string::npos);
 }

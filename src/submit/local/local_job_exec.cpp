@@ -28,8 +28,13 @@ int LocalJobs::exec(const std::string& name, const std::string& project, const s
   if (argv.empty()) throw UsageError("exec needs a command: lanectl exec JOB -- CMD ARGS...");
   auto row = load_job_row(st_.db, project, name, true);
   if (!row) throw Error("job '" + name + "' does not exist in project '" + project + "'");
-  if (row->status != JobStatus::kRunning || !process_alive(row->child_pgid, row->child_start))
+  if (row->status != JobStatus::kRunning)
     throw Error("job '" + name + "' is " + to_string(row->status) + ", not running; exec needs a running job");
+  // Recorded Running, but its processes are not there: just started (no pid yet) or just ended.
+  if (row->child_pgid <= 0)
+    throw Error("job '" + name + "' is starting and has no process yet; try again in a moment");
+  if (!process_alive(row->child_pgid, row->child_start))
+    throw Error("job '" + name + "' has just ended; exec needs a running job");
   JobSpec spec = spec_from_json(json::parse(row->spec_json));
   // The job's environment and user, as its own processes have them (no LANECTL_HOME).
   LaunchPlan plan =
