@@ -328,7 +328,7 @@ TEST_CASE("lanectl exec runs inside the job's namespaces as the job's user with 
   }
 }
 
-TEST_CASE("exec on a job whose processes just ended, or that has ended, says so", "[local_backend][fast]") {
+TEST_CASE("exec on a job whose processes just ended, or that has ended, says so", "[local_backend][slow]") {
   if (geteuid() != 0) {
     LANE_SKIP_CASE("exec into a job needs root");
   }

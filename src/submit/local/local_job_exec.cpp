@@ -47,7 +47,7 @@ int LocalJobs::exec(const std::string& name, const std::string& project, const s
   }
   plan.uid = user.uid;
   plan.gid = user.gid;
-  pid_t target = job_namespace_process(row->child_pgid);
+  const JobNamespaces ns = open_job_namespaces(row->child_pgid, row->child_start);
   // The job's cgroups too: its limits count the command, and a snapshot freezes it with the job.
   const std::vector<std::string> groups = existing_job_cgroups(job_cgroup_name(row->sup_pid, row->id));
   std::vector<std::string> procs;
@@ -58,11 +58,10 @@ int LocalJobs::exec(const std::string& name, const std::string& project, const s
       err << fmt::format("lanectl: cannot join the job's cgroups: {}\n", std::strerror(errno)) << std::flush;
       _exit(126);
     }
-    for (const char* ns : {"net", "pid", "mnt"}) {
-      std::string path = fmt::format("/proc/{}/ns/{}", target, ns);
-      int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd < 0 || setns(fd, 0) != 0) {
-        err << fmt::format("lanectl: cannot enter the job's namespaces ({}): {}\n", path, std::strerror(errno))
+    const std::pair<const char*, int> joins[] = {{"net", ns.net.get()}, {"pid", ns.pid.get()}, {"mnt", ns.mnt.get()}};
+    for (const auto& [name, fd] : joins) {
+      if (setns(fd, 0) != 0) {
+        err << fmt::format("lanectl: cannot enter the job's {} namespace: {}\n", name, std::strerror(errno))
             << std::flush;
         _exit(126);
       }

@@ -28,6 +28,7 @@
 
 #include "common/error.h"
 #include "submit/local/runtime/job_view.h"
+#include "submit/local/runtime/process_identity.h"
 #include "submit/local/runtime/sandbox_root.h"
 
 namespace lane::submit::local {
@@ -285,38 +286,69 @@ SandboxedJob start_sandboxed(const LaunchPlan& plan, int out_fd, const sigset_t&
   return SandboxedJob{pid, status_pipe[0]};
 }
 
-pid_t job_namespace_process(pid_t sandbox_pid) {
-  auto ns_of = [](const std::string& pid) {
-    std::error_code ec;
-    return std::filesystem::read_symlink("/proc/" + pid + "/ns/mnt", ec).string();
-  };
-  const std::string host = ns_of("self");
+namespace {
+
+std::string mnt_namespace_of(const std::string& pid) {
+  std::error_code ec;
+  return std::filesystem::read_symlink("/proc/" + pid + "/ns/mnt", ec).string();
+}
+
+pid_t first_child_of(pid_t pid) {
+  std::ifstream children(fmt::format("/proc/{}/task/{}/children", pid, pid));
+  pid_t first = 0;
+  return children >> first ? first : 0;
+}
+
+pid_t parent_of(pid_t pid) {
+  std::ifstream in(fmt::format("/proc/{}/stat", pid));
+  std::string stat;
+  std::getline(in, stat);
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(stat.substr(close + 2));
+  std::string state;
+  pid_t parent = 0;
+  fields >> state >> parent;  // fields 3 and 4
+  return parent;
+}
+
+}  // namespace
+
+JobNamespaces open_job_namespaces(pid_t sandbox_pid, long long sandbox_start) {
+  const std::string host = mnt_namespace_of("self");
   auto in_job = [&](pid_t pid) {
-    const std::string ns = pid > 0 ? ns_of(std::to_string(pid)) : "";
+    const std::string ns = pid > 0 ? mnt_namespace_of(std::to_string(pid)) : "";
     return !ns.empty() && ns != host;
-  };
-  auto first_child = [](pid_t pid) {
-    std::ifstream children(fmt::format("/proc/{}/task/{}/children", pid, pid));
-    pid_t first = 0;
-    return children >> first ? first : 0;
   };
   // The job's PID 1 (the sandbox process itself, or bubblewrap's child) is in the new mount
   // namespace from its first instruction but builds the root there before it forks the command.
   // Only once the command exists is the root finished: joining earlier sees a half-built root
-  // (no /tmp yet). Wait for it (up to 5 s) rather than hand back a process of the host's
-  // namespaces or of a root under construction. The namespaces handed back are PID 1's, never
-  // the command's: a job's own process may move itself into namespaces it made.
+  // (no /tmp yet). Wait for it (up to 5 s). The namespaces are PID 1's, never the command's: a
+  // job's own process may move itself into namespaces it made.
   for (int attempt = 0; attempt < 250; ++attempt) {
-    pid_t init = in_job(sandbox_pid) ? sandbox_pid : 0;
-    if (init == 0) {
-      pid_t child = first_child(sandbox_pid);
+    if (!process_alive(sandbox_pid, sandbox_start)) break;
+    pid_t init = 0;
+    long long init_start = 0;
+    if (in_job(sandbox_pid)) {
+      init = sandbox_pid;
+      init_start = sandbox_start;
+    } else if (pid_t child = first_child_of(sandbox_pid); child > 0) {
+      init_start = process_start_time(child);
       if (in_job(child)) init = child;
     }
-    if (init > 0) {
-      pid_t command = first_child(init);
-      if (in_job(command)) return init;
+    if (init > 0 && in_job(first_child_of(init))) {
+      JobNamespaces ns;
+      auto open_ns = [&](const char* name) {
+        return UniqueFd(open(fmt::format("/proc/{}/ns/{}", init, name).c_str(), O_RDONLY | O_CLOEXEC));
+      };
+      ns.net = open_ns("net");
+      ns.pid = open_ns("pid");
+      ns.mnt = open_ns("mnt");
+      // Still the same process (pids are reused): the sandbox's, or its child started before.
+      const bool same = process_alive(sandbox_pid, sandbox_start) && process_alive(init, init_start) &&
+                        (init == sandbox_pid || parent_of(init) == sandbox_pid);
+      if (same && ns.net.ok() && ns.pid.ok() && ns.mnt.ok()) return ns;
     }
-    if (kill(sandbox_pid, 0) != 0) break;
     usleep(20'000);
   }
   throw Error(fmt::format("the namespaces of the job's sandbox (process {}) are not ready or gone; try again", sandbox_pid));

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "common/beneath.h"
 #include "submit/local/runtime/job_launch.h"
 
 namespace lane::submit::local {
@@ -41,11 +42,15 @@ SandboxedJob start_sandboxed(const LaunchPlan& plan, int out_fd, const sigset_t&
 // The command's wait status: what init reported on status_fd (closed here), else `init_status`.
 int sandboxed_wait_status(SandboxedJob& job, int init_status);
 
-// The process whose namespaces are the job's, given the pid start_sandboxed returned: that
-// process itself (unshare), or bubblewrap's child (bwrap), once it has finished the job's root
-// and started the command; throws when no such process appears (never a process of the host's
-// namespaces, never one whose root is still being built).
-pid_t job_namespace_process(pid_t sandbox_pid);
+// The job's network, PID and mount namespaces, opened from its PID 1 (the process
+// start_sandboxed returned, identified by its pid and start time, or bubblewrap's child of it)
+// once that has finished the job's root and started the command. Throws when no such process
+// appears: never a process of the host's namespaces, never one whose root is still being built,
+// never a process that took a reused pid.
+struct JobNamespaces {
+  UniqueFd net, pid, mnt;
+};
+JobNamespaces open_job_namespaces(pid_t sandbox_pid, long long sandbox_start);
 
 // For `lanectl exec`, in a process that has joined the job's mount and PID namespaces: forks the
 // command into the PID namespace with the plan's environment, working directory and user, waits
