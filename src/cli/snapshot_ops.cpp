@@ -22,13 +22,6 @@ void add_quiet_flag(CLI::App* cmd, bool& quiet) {
   cmd->add_flag("-q,--quiet", quiet, "No progress on stderr (by default a progress line on a terminal, else a summary)");
 }
 
-StoreProgress::StoreProgress(storage::SnapshotStore& store, const std::string& label, bool quiet, CliContext& ctx)
-    : store_(store), reporter_(ctx.err, ProgressReporter::mode_for(ctx.err, quiet), label) {
-  store_.report_progress_to(&reporter_);
-}
-
-StoreProgress::~StoreProgress() { store_.report_progress_to(nullptr); }
-
 Reverted revert_volume(const SnapshotTarget& t, bool yes, const RevertTexts& texts, CliContext& ctx) {
   SelectedStorage selected(t.storage);
   auto& store = selected.open(t.pvc, t.project, ctx);

@@ -31,20 +31,26 @@ inline constexpr const char* kSnapshotRefHelp = "Snapshot: its name, a unique pr
 // The --quiet flag of a verb that reports progress.
 void add_quiet_flag(CLI::App* cmd, bool& quiet);
 
-// Progress of one operation on `store`, on the error stream (common/progress.h: a line redrawn on a
-// terminal, one summary line elsewhere, nothing when quiet), for as long as it lives.
-class StoreProgress {
+// Progress of one operation on `role` (a snapshot store, or the Storage role for a volume
+// delete: whatever reports to report_progress_to), on the error stream (common/progress.h: a line
+// redrawn on a terminal, one summary line elsewhere, nothing when quiet), for as long as it lives.
+template <class Role>
+class OperationProgress {
  public:
-  StoreProgress(storage::SnapshotStore& store, const std::string& label, bool quiet, CliContext& ctx);
-  ~StoreProgress();
-  StoreProgress(const StoreProgress&) = delete;
-  StoreProgress& operator=(const StoreProgress&) = delete;
+  OperationProgress(Role& role, const std::string& label, bool quiet, CliContext& ctx)
+      : role_(role), reporter_(ctx.err, ProgressReporter::mode_for(ctx.err, quiet), label) {
+    role_.report_progress_to(&reporter_);
+  }
+  ~OperationProgress() { role_.report_progress_to(nullptr); }
+  OperationProgress(const OperationProgress&) = delete;
+  OperationProgress& operator=(const OperationProgress&) = delete;
   void finish() { reporter_.finish(); }  // after the operation succeeded
 
  private:
-  storage::SnapshotStore& store_;
+  Role& role_;
   ProgressReporter reporter_;
 };
+using StoreProgress = OperationProgress<storage::SnapshotStore>;
 
 struct Reverted {
   std::string snapshot;         // the full name of the snapshot reverted to

@@ -96,9 +96,9 @@ void copy_in(const std::string& job, std::string path, const CpOptions& o, CliCo
   if (!fs::is_regular_file(o.source))
     throw UsageError("cp '" + o.source + "': copies into a job take one regular file; copy a directory's files "
                      "one by one, or mount it with -v HOST:CONTAINER at submit");
-  if (fs::file_size(o.source) > kMaxCopyBytes)
+  if (const auto size = fs::file_size(o.source); size > kMaxCopyBytes)
     throw Error(fmt::format("cannot copy {}: it has {} bytes, more than cp copies ({}); put it on a volume with "
-                            "lanectl volume or --pvc instead", o.source, fs::file_size(o.source), kMaxCopyBytes));
+                            "lanectl volume or --pvc instead", o.source, size, kMaxCopyBytes));
   auto& files = ctx.job_files();
   if (files.list_dir(job, project, path, 1).ok) path += "/" + fs::path(o.source).filename().string();
   const auto w = files.write_file(job, project, path, read_file(o.source));

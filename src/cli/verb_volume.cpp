@@ -18,7 +18,6 @@
 #include "cli/volume_table.h"
 #include "common/error.h"
 #include "common/names.h"
-#include "common/progress.h"
 #include "storage/core/snapshot_lookup.h"
 #include "storage/core/volume_provider.h"
 #include "submit/factory/factory.h"
@@ -100,12 +99,8 @@ void run_describe(const VolumeOptions& o, CliContext& ctx) {
 void run_delete(const VolumeOptions& o, CliContext& ctx) {
   require_dns1123_label(o.volume, "volume name");
   const std::string project = ctx.project(o.project);
-  ProgressReporter progress(ctx.err, ProgressReporter::mode_for(ctx.err, o.quiet), "volume delete");
-  auto& storage = ctx.storage();
-  storage.report_progress_to(&progress);
-  const std::unique_ptr<submit::Storage, void (*)(submit::Storage*)> unhook(
-      &storage, [](submit::Storage* s) { s->report_progress_to(nullptr); });
-  storage.delete_volume(o.volume, project);
+  OperationProgress<submit::Storage> progress(ctx.storage(), "volume delete", o.quiet, ctx);
+  ctx.storage().delete_volume(o.volume, project);
   progress.finish();
   ctx.out << fmt::format("Volume {} deleted.\n", o.volume);
 }

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <thread>
 
+#include "submit/local/runtime/process_identity.h"
 #include "support/lanectl_runner.h"
 #include "local_backend/state_db_util.h"
 #include "support/skip_case.h"
@@ -342,15 +342,8 @@ TEST_CASE("exec on a job whose processes just ended, or that has ended, says so"
   // The supervisor is held still, so the state still says Running after the job's processes die.
   REQUIRE(kill(sup, SIGSTOP) == 0);
   REQUIRE(kill(-pgid, SIGKILL) == 0);
-  // It stays a zombie until the supervisor reaps it.
-  auto dead = [&] {
-    std::ifstream in("/proc/" + std::to_string(pgid) + "/stat");
-    std::string stat;
-    std::getline(in, stat);
-    const auto close = stat.rfind(')');
-    return close == std::string::npos || stat.compare(close + 2, 1, "Z") == 0;
-  };
-  CHECK(wait_until(dead, 5));
+  // It stays a zombie until the supervisor reaps it (process_start_time is 0 for a zombie too).
+  CHECK(wait_until([&] { return lane::submit::local::process_start_time(pgid) == 0; }, 5));
   auto r = l.run({"exec", "ends", "--", "/bin/true"});
   kill(sup, SIGCONT);
   INFO(r.out << r.err);

@@ -27,6 +27,16 @@ void start_trainer(lane::test::FakeApiServer& server, const Cli& cli, const nloh
                  {{"namespace", "runai-vision"}, {"pod", job["pods"][0]["name"]}, {"files", files}, {"links", links}});
 }
 
+// The names of the jobs `list -p vision -l SELECTOR` prints, each followed by a space.
+std::string listed_names(const Cli& cli, const std::string& selector) {
+  auto listed = cli.run_shell("list -p vision -o json -l '" + selector + "'");
+  INFO(listed.out);
+  const auto doc = nlohmann::json::parse(listed.out);
+  std::string out;
+  for (const auto& item : doc["items"]) out += item["name"].get<std::string>() + " ";
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("kube cli: --label and --annotation reach the workload and its pods and list -l selects", "[submit_kube][fast]") {
@@ -53,18 +63,10 @@ TEST_CASE("kube cli: --label and --annotation reach the workload and its pods an
   CHECK(mpi["metadata"]["labels"]["team"] == "nlp");
   CHECK(mpi["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["metadata"]["labels"]["team"] == "nlp");
 
-  auto names = [&](const std::string& selector) {
-    auto listed = cli.run_shell("list -p vision -o json -l '" + selector + "'");
-    INFO(listed.out);
-    const auto doc = nlohmann::json::parse(listed.out);
-    std::string out;
-    for (const auto& item : doc["items"]) out += item["name"].get<std::string>() + " ";
-    return out;
-  };
-  CHECK(names("team=vision") == "tuned ");
-  CHECK(names("team") == "ranks tuned ");
-  CHECK(names("!team") == "plain ");
-  CHECK(names("team notin (vision)") == "plain ranks ");
+  CHECK(listed_names(cli, "team=vision") == "tuned ");
+  CHECK(listed_names(cli, "team") == "ranks tuned ");
+  CHECK(listed_names(cli, "!team") == "plain ");
+  CHECK(listed_names(cli, "team notin (vision)") == "plain ranks ");
   r = cli.run_shell("describe job tuned -p vision");
   CHECK(r.out.find("example.com/stage=tune, team=vision") != std::string::npos);
 }
@@ -180,11 +182,7 @@ TEST_CASE("kube cli: list -l sends the selector to the API server as labelSelect
   REQUIRE(cli.run_shell("submit-mpi ranks -p vision -i busybox --processes 2 --label team=nlp --command -- true").code == 0);
   auto names = [&](const std::string& selector) {
     const size_t before = server.requests().size();
-    auto listed = cli.run_shell("list -p vision -o json -l '" + selector + "'");
-    INFO(listed.out);
-    const auto doc = nlohmann::json::parse(listed.out);
-    std::string out;
-    for (const auto& item : doc["items"]) out += item["name"].get<std::string>() + " ";
+    const std::string out = listed_names(cli, selector);
     const auto sent = requests_since(server, before);
     for (const char* plural : {"jobs", "mpijobs"}) {
       const auto lists = collection_gets(sent, plural, false);

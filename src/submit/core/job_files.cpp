@@ -84,6 +84,12 @@ std::optional<MountedPath> locate_in_mounts(const JobSpec& spec, const std::stri
   return best;
 }
 
+std::string write_refusal(const std::string& path, const MountedPath& mount) {
+  if (mount.read_only) return path + " is on a read-only mount of the job (:ro); copy to a path on a writable one";
+  if (mount.relative.empty()) return path + " is the mount itself; name a file in it, e.g. " + path + "/file";
+  return "";
+}
+
 std::optional<std::string> env_value(const JobSpec& spec, std::string_view name) {
   std::optional<std::string> value;
   for (const auto& e : spec.env)

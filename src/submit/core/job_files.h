@@ -117,6 +117,9 @@ struct MountedPath {
   bool read_only = false;
 };
 std::optional<MountedPath> locate_in_mounts(const JobSpec& spec, const std::string& container_path);
+// Why JobFiles::write_file refuses `path`, found at `mount`: a read-only mount, or the mount
+// point itself; "" when the path can be written.
+std::string write_refusal(const std::string& path, const MountedPath& mount);
 
 // The value of the job's -e NAME (the last one given), else nullopt.
 std::optional<std::string> env_value(const JobSpec& spec, std::string_view name);

@@ -3,11 +3,10 @@
 // and lineage verbs and for the snapshot a training job takes when it ends; and which jobs mount
 // which volume (`volume list`, and the refusals of `volume delete` and `restore --in-place`).
 #include <string>
-
-#include "common/progress.h"
 #include <vector>
 
 #include "common/error.h"
+#include "common/progress.h"
 #include "submit/core/workload.h"
 
 namespace lane::storage {

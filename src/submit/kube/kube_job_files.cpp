@@ -254,12 +254,8 @@ JobFileWrite KubeJobs::write_file(const std::string& name, const std::string& pr
   if (job)  // claims the job made are named at submit (pvc-<job>-<i>); the spec leaves them unnamed
     for (size_t i = 0; i < job->spec.pvcs.size(); ++i) job->spec.pvcs[i].claim = claim_name(job->spec, i);
   const auto mount = job ? locate_in_mounts(job->spec, path) : std::nullopt;
-  if (!mount || mount->read_only || mount->relative.empty()) {
-    w.reason = !mount ? path + " is on none of the job's volumes (--pvc, -v)"
-               : mount->read_only ? path + " is on a read-only mount of the job (:ro); copy to a path on a writable one"
-                                  : path + " is the mount itself; name a file in it, e.g. " + path + "/file";
-    return w;
-  }
+  w.reason = !mount ? path + " is on none of the job's volumes (--pvc, -v)" : write_refusal(path, *mount);
+  if (!w.reason.empty()) return w;
   const std::string dir = path.substr(0, path.rfind('/')), leaf = path.substr(path.rfind('/') + 1);
   const std::string tmp = "." + leaf.substr(0, 80) + ".lanectl-cp";
   auto run = [&](const std::vector<std::string>& argv, std::string& out) { return exec_capture(ns, *pod, argv, 4096, out); };

@@ -43,12 +43,17 @@ void keep(std::map<std::string, Summary>& into, Summary s) {
   into[std::move(key)] = std::move(s);
 }
 
+// Only pods of a workload are kept (those jobs_from_summaries can place).
+void keep_pod(std::map<std::string, PodSummary>& into, PodSummary p) {
+  if (!p.job_name.empty() || !p.mpi_job_name.empty()) keep(into, std::move(p));
+}
+
 // An ADDED, MODIFIED or DELETED event applied to the cache (caller holds the lock).
 void apply(Watched& w, const std::string& type, const Json& obj) {
   if (w.is_pods()) {
     PodSummary p = summarize_pod(obj);
     if (type == "DELETED") w.pods.erase(p.ns + "/" + p.name);
-    else if (!p.job_name.empty() || !p.mpi_job_name.empty()) keep(w.pods, std::move(p));
+    else keep_pod(w.pods, std::move(p));
     return;
   }
   WorkloadSummary s = summarize_workload(obj);
@@ -73,8 +78,7 @@ void relist(lane::kube::KubeClient& client, const std::string& ns, Watched& w, s
   w.workloads.clear();
   w.pods.clear();
   for (auto& s : workloads) keep(w.workloads, std::move(s));
-  for (auto& p : pods)
-    if (!p.job_name.empty() || !p.mpi_job_name.empty()) keep(w.pods, std::move(p));
+  for (auto& p : pods) keep_pod(w.pods, std::move(p));
   w.resource_version = rv;
 }
 

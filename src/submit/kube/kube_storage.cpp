@@ -27,7 +27,7 @@ std::unique_ptr<storage::SnapshotStore> KubeStorage::make_snapshot_store(const s
   o.ns = ns;
   o.snapshot_class = ctx_.settings.snapshot_class;
   o.restore_access_mode = ctx_.settings.pvc_access_mode;
-  if (progress_) o.progress = [out = progress_](const std::string& line) { *out << line << "\n"; };
+  if (wait_lines_) o.progress = [out = wait_lines_](const std::string& line) { *out << line << "\n"; };
   return std::make_unique<storage::kube::CsiSnapshotStore>(ctx_.client, o);
 }
 

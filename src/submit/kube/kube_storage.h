@@ -16,7 +16,7 @@ namespace lane::submit::kube {
 class KubeStorage : public Storage {
  public:
   // `progress`: where the snapshot stores report waiting for a snapshot; nullptr = nowhere.
-  KubeStorage(const KubeContext& context, std::ostream* progress) : ctx_(context), progress_(progress) {}
+  KubeStorage(const KubeContext& context, std::ostream* progress) : ctx_(context), wait_lines_(progress) {}
 
   storage::Volumes& volumes() override;
   storage::SnapshotStore& snapshots() override;
@@ -31,7 +31,7 @@ class KubeStorage : public Storage {
   std::unique_ptr<storage::SnapshotStore> make_snapshot_store(const std::string& ns);
 
   const KubeContext& ctx_;
-  std::ostream* progress_;
+  std::ostream* wait_lines_;  // not Storage::progress_ (a volume delete's progress, unused here)
   std::unique_ptr<storage::Volumes> volumes_;
   std::unique_ptr<storage::SnapshotStore> snapshots_;
   std::map<std::string, std::unique_ptr<storage::SnapshotStore>> project_snapshots_;  // by namespace

@@ -25,8 +25,7 @@ int64_t mtime_ms(const struct stat& st) {
 // Where a path of the job lies on this machine: the mount's directory and the path below it.
 struct HostLocation {
   std::string root;      // the claim's directory or the -v host directory
-  std::string relative;  // "" = the root itself
-  bool read_only = false;
+  MountedPath mount;     // where the path is among the job's mounts; mount.relative "" = the root itself
   std::string why;       // when root is empty
 };
 
@@ -99,8 +98,7 @@ HostLocation locate(LocalState& st, const std::optional<JobInfo>& job, const std
   } else {
     loc.root = mount->source;
   }
-  loc.relative = mount->relative;
-  loc.read_only = mount->read_only;
+  loc.mount = *mount;
   return loc;
 }
 
@@ -112,7 +110,7 @@ int open_job_path(LocalState& st, const std::optional<JobInfo>& job, const std::
     why = loc.why;
     return -1;
   }
-  int fd = open_below(loc.root, loc.relative, want_dir);
+  int fd = open_below(loc.root, loc.mount.relative, want_dir);
   if (fd < 0) why = open_failure(path, errno);
   return fd;
 }
@@ -255,17 +253,11 @@ JobFileWrite LocalJobs::write_file(const std::string& name, const std::string& p
     w.reason = loc.why;
     return w;
   }
-  if (loc.read_only) {
-    w.reason = path + " is on a read-only mount of the job (:ro); copy to a path on a writable one";
-    return w;
-  }
-  if (loc.relative.empty()) {
-    w.reason = path + " is the mount itself; name a file in it, e.g. " + path + "/file";
-    return w;
-  }
-  const size_t slash = loc.relative.rfind('/');
-  const std::string parent = slash == std::string::npos ? "" : loc.relative.substr(0, slash);
-  const std::string leaf = loc.relative.substr(slash + 1);
+  if (w.reason = write_refusal(path, loc.mount); !w.reason.empty()) return w;
+  const std::string& relative = loc.mount.relative;
+  const size_t slash = relative.rfind('/');
+  const std::string parent = slash == std::string::npos ? "" : relative.substr(0, slash);
+  const std::string leaf = relative.substr(slash + 1);
   UniqueFd dir(open_below(loc.root, parent, true));
   if (!dir.ok()) {
     w.reason = open_failure(path.substr(0, path.rfind('/')), errno);

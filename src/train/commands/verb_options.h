@@ -1,7 +1,8 @@
 #pragma once
 // What each scnn-train verb takes, with its defaults: the verbs' flags bind to these fields
-// (verbs.cpp) and the sub-areas run on them. Declared here, apart from the code that runs them,
-// so that the front (front.cpp), which links no libtorch, parses and checks the same options.
+// (training_verbs.cpp, data_verbs.cpp) and the sub-areas run on them. Declared here, apart from
+// the code that runs them, so that the front (front.cpp), which links no libtorch, parses and
+// checks the same options.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>

@@ -13,20 +13,34 @@
 
 namespace lane::submit::local {
 
-long long process_start_time(pid_t pid) {
-  if (pid <= 0) return 0;
+namespace {
+
+// The fields of /proc/<pid>/stat from field 3 (the state) on; empty when there is no such process.
+std::vector<std::string> stat_fields(pid_t pid) {
+  if (pid <= 0) return {};
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string content;
-  if (!in || !std::getline(in, content)) return 0;
+  if (!in || !std::getline(in, content)) return {};
   // The command name (field 2) may contain spaces and parentheses: parse after the last ')'.
   auto close = content.rfind(')');
-  if (close == std::string::npos) return 0;
+  if (close == std::string::npos) return {};
   std::istringstream rest(content.substr(close + 2));
-  std::string field;
-  rest >> field;  // field 3: state
-  if (field == "Z" || field == "X") return 0;
-  for (int i = 4; i <= 22; ++i) rest >> field;
-  return std::atoll(field.c_str());
+  std::vector<std::string> fields;
+  for (std::string field; rest >> field;) fields.push_back(field);
+  return fields;
+}
+
+}  // namespace
+
+long long process_start_time(pid_t pid) {
+  const auto fields = stat_fields(pid);
+  if (fields.size() < 20 || fields[0] == "Z" || fields[0] == "X") return 0;
+  return std::atoll(fields[19].c_str());  // field 22
+}
+
+pid_t process_parent(pid_t pid) {
+  const auto fields = stat_fields(pid);
+  return fields.size() < 2 ? 0 : static_cast<pid_t>(std::atol(fields[1].c_str()));  // field 4
 }
 
 bool process_alive(pid_t pid, long long start_time) {

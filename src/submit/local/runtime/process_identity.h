@@ -11,6 +11,9 @@ namespace lane::submit::local {
 // 0 when the process does not exist (or is a zombie being reaped).
 long long process_start_time(pid_t pid);
 
+// The parent of `pid` (field 4 of its stat); 0 when the process does not exist.
+pid_t process_parent(pid_t pid);
+
 // True when `pid` exists and started at `start_time`.
 bool process_alive(pid_t pid, long long start_time);
 

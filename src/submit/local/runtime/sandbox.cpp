@@ -299,19 +299,6 @@ pid_t first_child_of(pid_t pid) {
   return children >> first ? first : 0;
 }
 
-pid_t parent_of(pid_t pid) {
-  std::ifstream in(fmt::format("/proc/{}/stat", pid));
-  std::string stat;
-  std::getline(in, stat);
-  const auto close = stat.rfind(')');
-  if (close == std::string::npos) return 0;
-  std::istringstream fields(stat.substr(close + 2));
-  std::string state;
-  pid_t parent = 0;
-  fields >> state >> parent;  // fields 3 and 4
-  return parent;
-}
-
 }  // namespace
 
 JobNamespaces open_job_namespaces(pid_t sandbox_pid, long long sandbox_start) {
@@ -346,7 +333,7 @@ JobNamespaces open_job_namespaces(pid_t sandbox_pid, long long sandbox_start) {
       ns.mnt = open_ns("mnt");
       // Still the same process (pids are reused): the sandbox's, or its child started before.
       const bool same = process_alive(sandbox_pid, sandbox_start) && process_alive(init, init_start) &&
-                        (init == sandbox_pid || parent_of(init) == sandbox_pid);
+                        (init == sandbox_pid || process_parent(init) == sandbox_pid);
       if (same && ns.net.ok() && ns.pid.ok() && ns.mnt.ok()) return ns;
     }
     usleep(20'000);
