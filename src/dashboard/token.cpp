@@ -46,17 +46,23 @@ std::string trim(const std::string& s) {
 
 }  // namespace
 
-std::string cookie_value(const std::string& cookie, const std::string& name) {
+std::vector<std::string> cookie_values(const std::string& cookie, const std::string& name) {
+  std::vector<std::string> values;
   size_t pos = 0;
   while (pos <= cookie.size()) {
     size_t end = cookie.find(';', pos);
     std::string pair = trim(cookie.substr(pos, end == std::string::npos ? std::string::npos : end - pos));
     auto eq = pair.find('=');
-    if (eq != std::string::npos && pair.substr(0, eq) == name) return pair.substr(eq + 1);
+    if (eq != std::string::npos && pair.substr(0, eq) == name) values.push_back(pair.substr(eq + 1));
     if (end == std::string::npos) break;
     pos = end + 1;
   }
-  return "";
+  return values;
+}
+
+std::string cookie_value(const std::string& cookie, const std::string& name) {
+  auto values = cookie_values(cookie, name);
+  return values.empty() ? "" : values.front();
 }
 
 bool request_has_token(const std::string& expected, const std::string& authorization, const std::string& cookie) {
@@ -64,7 +70,10 @@ bool request_has_token(const std::string& expected, const std::string& authoriza
   const std::string bearer = "Bearer ";
   if (authorization.compare(0, bearer.size(), bearer) == 0 && tokens_equal(expected, trim(authorization.substr(bearer.size()))))
     return true;
-  return tokens_equal(expected, cookie_value(cookie, kTokenCookie));
+  // Every cookie of that name: a browser may send a stale one (another path or domain) first.
+  bool ok = false;
+  for (const auto& value : cookie_values(cookie, kTokenCookie)) ok = tokens_equal(expected, value) || ok;
+  return ok;
 }
 
 }  // namespace lane::dashboard

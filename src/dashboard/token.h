@@ -2,6 +2,7 @@
 // The dashboard's access token: generated from the kernel's CSPRNG, compared in constant time,
 // taken from `Authorization: Bearer T` or the `lanectl_dashboard_token` cookie. Never logged.
 #include <string>
+#include <vector>
 
 namespace lane::dashboard {
 
@@ -17,7 +18,9 @@ bool tokens_equal(const std::string& expected, const std::string& given);
 // header. An empty `expected` never matches.
 bool request_has_token(const std::string& expected, const std::string& authorization, const std::string& cookie);
 
-// The value of the cookie `name` in a Cookie header ("a=1; name=V; b=2" → "V"); "" when absent.
+// The values of the cookies `name` in a Cookie header ("a=1; name=V; b=2" → {"V"}), in order.
+std::vector<std::string> cookie_values(const std::string& cookie, const std::string& name);
+// The first of them; "" when there is none.
 std::string cookie_value(const std::string& cookie, const std::string& name);
 
 }  // namespace lane::dashboard

@@ -57,6 +57,9 @@ TEST_CASE("the token matches by Bearer header or cookie and exactly", "[dashboar
   CHECK_FALSE(request_has_token("tok", "Bearer tok2", "other_token=tok"));
   CHECK_FALSE(request_has_token("tok", "", "xlanectl_dashboard_token=tok"));
   CHECK_FALSE(request_has_token("", "Bearer ", "lanectl_dashboard_token="));
+  // A stale cookie of the same name sent first does not hide the valid one.
+  CHECK(request_has_token("tok", "", "lanectl_dashboard_token=old; lanectl_dashboard_token=tok"));
+  CHECK_FALSE(request_has_token("tok", "", "lanectl_dashboard_token=old; lanectl_dashboard_token=older"));
 }
 
 TEST_CASE("a cookie's value is found by its exact name", "[dashboard][fast]") {
