@@ -27,8 +27,9 @@ struct Writer {
   JobStatus status = JobStatus::kPending;
   bool supervised = false;  // its supervisor runs (the job has or will have processes)
   std::string freezer;
-  bool grouped = false;  // any of its cgroups exists (its supervisor makes them before the job starts
-                         // and removes them once its processes are gone, before the state says so)
+  bool has_processes = false;  // any of its cgroups holds a process (its supervisor makes them all,
+                               // freezer last, before the first process joins, and removes them
+                               // once the last has left, before the state says so)
 };
 
 std::vector<Writer> writers_of(Database& db, const std::string& volume, const std::string& root) {
@@ -42,8 +43,11 @@ std::vector<Writer> writers_of(Database& db, const std::string& volume, const st
     if (!writes) continue;
     const bool supervised = row.sup_pid > 0 && process_alive(row.sup_pid, row.sup_start);
     const std::string group = job_cgroup_name(row.sup_pid, row.id);
+    // Processes before the freezer: a group that holds one has a freezer beside it until they are gone.
+    const auto groups = supervised ? existing_job_cgroups(group, root) : std::vector<std::string>{};
+    const bool has_processes = std::any_of(groups.begin(), groups.end(), cgroup_populated);
     out.push_back({row.id, row.project + "/" + row.name, row.status, supervised,
-                   supervised ? job_freezer(group, root) : "", supervised && !existing_job_cgroups(group, root).empty()});
+                   supervised ? job_freezer(group, root) : "", has_processes});
   }
   // Locks are taken in one order (job id) by every snapshot: two of them never wait on each other.
   std::sort(out.begin(), out.end(), [](const Writer& a, const Writer& b) { return a.id < b.id; });
@@ -83,10 +87,11 @@ class WriterFreeze : public storage::local::CaptureHold {
   std::vector<std::string> frozen_jobs_, unfrozen_;
 };
 
-// A root lanectl on a host with a freezer: a supervised job none of whose groups exists has no
-// processes now (they have not started, or have ended and the state is not updated yet).
+// A root lanectl on a host with a freezer: a supervised job none of whose groups holds a process
+// has no processes now (they have not started, or have ended and the state is not updated yet).
+// Its groups may exist without a freezer yet: on cgroup v1 its supervisor makes them one by one.
 bool between_processes(const Writer& w, const std::string& cgroup_root) {
-  return w.freezer.empty() && !w.grouped && geteuid() == 0 && freezer_unavailable(cgroup_root).empty();
+  return w.freezer.empty() && !w.has_processes && geteuid() == 0 && freezer_unavailable(cgroup_root).empty();
 }
 
 void WriterFreeze::freeze_all() {
