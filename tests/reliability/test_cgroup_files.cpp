@@ -1,6 +1,9 @@
 // The cgroup code on a fake cgroup root (a plain directory): which files the job's group and the
 // freezer write under cgroup v2 and under v1, so that the v2 path is covered on a v1 host (and
 // the reverse). The kernel creates a group's files at mkdir; here the test makes them first.
+// One case, as root, freezes a real group of this host's kernel.
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -112,4 +115,54 @@ TEST_CASE("a thaw that fails is reported with the command that thaws the group",
   const auto failed = frozen.thaw();
   REQUIRE(failed.size() == 1);
   CHECK_THAT(failed[0], Catch::Contains("cannot thaw the cgroup") && Catch::Contains("echo THAWED >"));
+}
+
+TEST_CASE("a real group whose process vforks all the time is frozen every time", "[reliability][slow]") {
+  if (geteuid() != 0) LANE_SKIP_CASE("making a cgroup needs root");
+  const fs::path base("/sys/fs/cgroup");
+  const bool v2 = fs::exists(base / "cgroup.controllers");
+  if (!v2 && !fs::exists(base / "freezer/cgroup.procs")) LANE_SKIP_CASE("this host has neither cgroup v2 nor the v1 freezer");
+  const fs::path group = (v2 ? base : base / "freezer") / ("lanectl-test-vfork-" + std::to_string(getpid()));
+  REQUIRE(fs::create_directory(group));
+  int joined[2];
+  REQUIRE(pipe(joined) == 0);
+  // A shell running external commands in a loop does this: vfork, exec, wait. On cgroup v1 a
+  // freeze that catches the child between vfork and exec never completes by itself.
+  const pid_t looper = fork();
+  if (looper == 0) {
+    close(joined[0]);
+    std::ofstream(group / "cgroup.procs") << "0" << std::flush;
+    (void)!write(joined[1], "x", 1);
+    for (;;) {
+      const pid_t child = vfork();
+      if (child == 0) {
+        execl("/bin/true", "true", static_cast<char*>(nullptr));
+        _exit(127);
+      }
+      waitpid(child, nullptr, 0);
+    }
+  }
+  REQUIRE(looper > 0);
+  close(joined[1]);
+  char c;
+  REQUIRE(read(joined[0], &c, 1) == 1);
+  close(joined[0]);
+  REQUIRE(in_freezer(group.string(), looper));
+  int frozen_times = 0;
+  for (int i = 0; i < 200; ++i) {
+    {
+      FrozenCgroups frozen;  // the timeout snapshots use (5 s)
+      try {
+        frozen.freeze(group.string());
+        frozen_times += cgroup_frozen(group.string());
+      } catch (const lane::Error& e) {
+        UNSCOPED_INFO(e.what());
+      }
+    }
+    usleep(2'000);  // thawed: the loop goes on
+  }
+  kill(looper, SIGKILL);
+  waitpid(looper, nullptr, 0);
+  for (int i = 0; i < 100 && ::rmdir(group.c_str()) != 0; ++i) usleep(20'000);
+  CHECK(frozen_times == 200);
 }

@@ -100,20 +100,37 @@ bool thaw_abandoned(const std::string& freezer, const std::string& lock_file) {
 }
 
 void FrozenCgroups::freeze(const std::string& dir) {
+  // On cgroup v1 a group can stay FREEZING for good: a vfork child frozen before its exec holds
+  // its parent in a wait that the freezer never counts as frozen. Thawed for a moment, the child
+  // goes on to its exec, and a new freeze catches both: retried every kRefreezeAfter.
+  constexpr auto kRefreezeAfter = std::chrono::milliseconds(100);
+  constexpr auto kThawedFor = std::chrono::milliseconds(10);
   const Control c = control_of(dir);
-  if (!write_text(c.file, c.freeze))
-    throw Error(fmt::format("cannot freeze the cgroup {}: writing {} to {}: {}", dir, c.freeze, c.file,
-                            std::strerror(errno)));
+  auto write_failure = [&](int error) {
+    return fmt::format("cannot freeze the cgroup {}: writing {} to {}: {}", dir, c.freeze, c.file, std::strerror(error));
+  };
+  auto give_up = [&](const std::string& why) {
+    write_text(c.file, c.thaw);
+    frozen_.pop_back();
+    throw Error(why);
+  };
+  if (!write_text(c.file, c.freeze)) throw Error(write_failure(errno));
   frozen_.push_back(dir);
   const auto until = std::chrono::steady_clock::now() + timeout_;
+  auto refreeze_at = std::chrono::steady_clock::now() + kRefreezeAfter;
   while (!cgroup_frozen(dir)) {
-    if (std::chrono::steady_clock::now() >= until) {
-      write_text(c.file, c.thaw);
-      frozen_.pop_back();
-      throw Error(fmt::format("the cgroup {} did not freeze within {} ms (a process in uninterruptible I/O?)", dir,
-                              timeout_.count()));
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= until)
+      give_up(fmt::format("the cgroup {} did not freeze within {} ms (a process in uninterruptible I/O?)", dir,
+                          timeout_.count()));
+    if (now < refreeze_at) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      continue;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    write_text(c.file, c.thaw);
+    std::this_thread::sleep_for(kThawedFor);
+    if (!write_text(c.file, c.freeze)) give_up(write_failure(errno));
+    refreeze_at = std::chrono::steady_clock::now() + kRefreezeAfter;
   }
 }
 
