@@ -117,52 +117,70 @@ TEST_CASE("a thaw that fails is reported with the command that thaws the group",
   CHECK_THAT(failed[0], Catch::Contains("cannot thaw the cgroup") && Catch::Contains("echo THAWED >"));
 }
 
+namespace {
+
+// A group of this host holding one process that vforks and execs /bin/true in a loop, as a shell
+// running external commands does. The process is killed and reaped, and the group removed, however
+// the case ends: a failed REQUIRE must not leave it looping.
+struct VforkLoop {
+  explicit VforkLoop(fs::path dir) : group(std::move(dir)) {
+    REQUIRE(fs::create_directory(group));
+    int joined[2];
+    REQUIRE(pipe(joined) == 0);
+    looper = fork();
+    if (looper == 0) {
+      close(joined[0]);
+      std::ofstream(group / "cgroup.procs") << "0" << std::flush;
+      (void)!write(joined[1], "x", 1);
+      for (;;) {
+        const pid_t child = vfork();
+        if (child == 0) {
+          execl("/bin/true", "true", static_cast<char*>(nullptr));
+          _exit(127);
+        }
+        waitpid(child, nullptr, 0);
+      }
+    }
+    close(joined[1]);
+    char c;
+    const bool started = looper > 0 && read(joined[0], &c, 1) == 1;
+    close(joined[0]);
+    REQUIRE(started);
+  }
+  ~VforkLoop() {
+    if (looper > 0) {
+      kill(looper, SIGKILL);
+      waitpid(looper, nullptr, 0);
+    }
+    for (int i = 0; i < 100 && ::rmdir(group.c_str()) != 0; ++i) usleep(20'000);
+  }
+  fs::path group;
+  pid_t looper = -1;
+};
+
+}  // namespace
+
 TEST_CASE("a real group whose process vforks all the time is frozen every time", "[reliability][slow]") {
   if (geteuid() != 0) LANE_SKIP_CASE("making a cgroup needs root");
   const fs::path base("/sys/fs/cgroup");
   const bool v2 = fs::exists(base / "cgroup.controllers");
   if (!v2 && !fs::exists(base / "freezer/cgroup.procs")) LANE_SKIP_CASE("this host has neither cgroup v2 nor the v1 freezer");
-  const fs::path group = (v2 ? base : base / "freezer") / ("lanectl-test-vfork-" + std::to_string(getpid()));
-  REQUIRE(fs::create_directory(group));
-  int joined[2];
-  REQUIRE(pipe(joined) == 0);
-  // A shell running external commands in a loop does this: vfork, exec, wait. On cgroup v1 a
-  // freeze that catches the child between vfork and exec never completes by itself.
-  const pid_t looper = fork();
-  if (looper == 0) {
-    close(joined[0]);
-    std::ofstream(group / "cgroup.procs") << "0" << std::flush;
-    (void)!write(joined[1], "x", 1);
-    for (;;) {
-      const pid_t child = vfork();
-      if (child == 0) {
-        execl("/bin/true", "true", static_cast<char*>(nullptr));
-        _exit(127);
-      }
-      waitpid(child, nullptr, 0);
-    }
-  }
-  REQUIRE(looper > 0);
-  close(joined[1]);
-  char c;
-  REQUIRE(read(joined[0], &c, 1) == 1);
-  close(joined[0]);
-  REQUIRE(in_freezer(group.string(), looper));
+  // On cgroup v1 a freeze that catches the child between vfork and exec never completes by itself.
+  VforkLoop loop((v2 ? base : base / "freezer") / ("lanectl-test-vfork-" + std::to_string(getpid())));
+  const std::string group = loop.group.string();
+  REQUIRE(in_freezer(group, loop.looper));
   int frozen_times = 0;
   for (int i = 0; i < 200; ++i) {
     {
       FrozenCgroups frozen;  // the timeout snapshots use (5 s)
       try {
-        frozen.freeze(group.string());
-        frozen_times += cgroup_frozen(group.string());
+        frozen.freeze(group);
+        frozen_times += cgroup_frozen(group);
       } catch (const lane::Error& e) {
         UNSCOPED_INFO(e.what());
       }
     }
     usleep(2'000);  // thawed: the loop goes on
   }
-  kill(looper, SIGKILL);
-  waitpid(looper, nullptr, 0);
-  for (int i = 0; i < 100 && ::rmdir(group.c_str()) != 0; ++i) usleep(20'000);
   CHECK(frozen_times == 200);
 }
