@@ -38,7 +38,11 @@ TEST_CASE("50 concurrent submits: exactly 50 unique jobs, none lost", "[local_ba
   CHECK(names.size() == 50);
   for (int i = 1; i <= 25; ++i) CHECK(names.count("auto-" + std::to_string(i)) == 1);
   // Every job runs to completion exactly once.
-  for (const auto& n : names) CHECK(l.wait_status(n, {"Succeeded", "Failed"}).value("status", "") == "Succeeded");
+  for (const auto& n : names) {
+    const auto doc = l.wait_status(n, {"Succeeded", "Failed"});
+    INFO(n << ": " << doc.value("statusReason", "") << " " << doc.value("events", nlohmann::json::array()).dump());
+    CHECK(doc.value("status", "") == "Succeeded");
+  }
 }
 
 TEST_CASE("a supervisor killed with SIGKILL is detected and its job marked Failed", "[local_backend][fast]") {

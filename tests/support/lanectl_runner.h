@@ -143,6 +143,9 @@ class Lanectl {
     std::filesystem::create_directories(home_ / ".out");
     const std::string out = (home_ / ".out" / (tag + ".out")).string();
     const std::string err = (home_ / ".out" / (tag + ".err")).string();
+    // What the test has printed but not yet written (Catch2's "Filters: ..." line, stdout being a
+    // pipe under ctest) would otherwise be written once more by every child's freopen.
+    std::fflush(nullptr);
     pid_t pid = fork();
     if (pid == 0) {
       freopen(out.c_str(), "w", stdout);

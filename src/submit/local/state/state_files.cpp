@@ -86,15 +86,27 @@ void protect_state_files(const Paths& p) {
 // Refused before SQLite opens (and writes) it: a state file that does not start as SQLite's
 // does, or one that is empty, with no WAL, under a home that holds data (check_state_schema
 // decides the cases with a WAL once SQLite has read it).
+// True when state.db has no byte and its WAL none either: nothing was ever committed to it, or
+// it was emptied.
+bool state_file_empty(const Paths& p) {
+  std::error_code ec;
+  if (fs::file_size(p.db(), ec) != 0 && !ec) return false;
+  const auto wal = fs::file_size(p.db().string() + "-wal", ec);
+  return ec || wal == 0;
+}
+
 void check_header(const Paths& p) {
   std::ifstream in(p.db(), std::ios::binary);
   char header[16] = {};
   in.read(header, sizeof header);
   if (in.gcount() == 0) {
-    std::error_code ec;
-    const auto wal = fs::file_size(p.db().string() + "-wal", ec);
-    const std::string contents = ec || wal == 0 ? home_contents(p) : "";
-    if (!contents.empty()) refuse(p, "is empty (0 bytes) while LANECTL_HOME holds " + contents);
+    if (!state_file_empty(p)) return;
+    const std::string contents = home_contents(p);
+    // A new home's first commands race: another one may have committed the schema and started
+    // a job (its directory under jobs/) while this one looked. Committed data is in the WAL, or
+    // in state.db once checkpointed, so a state still empty after the look had none before it.
+    if (!contents.empty() && state_file_empty(p))
+      refuse(p, "is empty (0 bytes) while LANECTL_HOME holds " + contents);
     return;
   }
   if (in.gcount() < 16 || std::memcmp(header, "SQLite format 3", 16) != 0)
@@ -117,18 +129,25 @@ Paths open_home(const fs::path& home) {
 }
 
 void check_state_schema(Database& db, const Paths& p) {
-  const int64_t version = single_integer(db, "PRAGMA user_version");
-  if (version == kStateSchemaVersion) return;  // created or migrated by this version already
-  if (version > kStateSchemaVersion)
-    throw Error(fmt::format("the local state database {} has schema version {}; this lanectl knows version {}: "
-                            "run the newer lanectl that wrote it",
-                            p.db().string(), version, kStateSchemaVersion));
+  auto check_version = [&] {
+    const int64_t version = single_integer(db, "PRAGMA user_version");
+    if (version > kStateSchemaVersion)
+      throw Error(fmt::format("the local state database {} has schema version {}; this lanectl knows version {}: "
+                              "run the newer lanectl that wrote it",
+                              p.db().string(), version, kStateSchemaVersion));
+    return version == kStateSchemaVersion;  // created or migrated by this version already
+  };
+  if (check_version()) return;
+  // Decided and done under the write lock: a new home's first commands start at once, and one
+  // that read "no tables" before another committed the schema and started a job would take that
+  // job's directory for data the state lost. Under the lock no other process commits meanwhile.
+  WriteTransaction tx(db);
+  if (check_version()) return;
   if (single_integer(db, "SELECT count(*) FROM sqlite_master") == 0) {
     const std::string contents = home_contents(p);
     if (!contents.empty()) refuse(p, "is empty (no tables) while LANECTL_HOME holds " + contents);
   }
-  ensure_schema(db);
-  WriteTransaction tx(db);
+  ensure_schema_in_transaction(db);
   db.exec(fmt::format("PRAGMA user_version = {}", kStateSchemaVersion));
   tx.commit();
 }

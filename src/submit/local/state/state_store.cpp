@@ -19,7 +19,17 @@ std::vector<std::string> Paths::claim_dirs(const JobSpec& spec) const {
   return dirs;
 }
 
-void ensure_schema(Database& db) {
+namespace {
+
+bool has_column(Database& db, const std::string& table, const std::string& column) {
+  auto st = db.prepare("SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2");
+  st.bind(1, table).bind(2, column);
+  return st.step();
+}
+
+}  // namespace
+
+void ensure_schema_in_transaction(Database& db) {
   db.exec(R"sql(
     CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
     CREATE TABLE IF NOT EXISTS projects(
@@ -51,35 +61,19 @@ void ensure_schema(Database& db) {
       project TEXT NOT NULL DEFAULT '');
     CREATE TABLE IF NOT EXISTS project_uids(project TEXT PRIMARY KEY, uid INTEGER NOT NULL UNIQUE);
   )sql");
-  migrate_volume_projects(db);
-  migrate_job_columns(db);
+  // Earlier versions kept no project per claim: volumes.project stays empty until
+  // LocalVolumes::owner resolves it from the claim's origin.
+  if (!has_column(db, "volumes", "project")) db.exec("ALTER TABLE volumes ADD COLUMN project TEXT NOT NULL DEFAULT ''");
+  // Earlier versions had no jobs.preemptible and jobs.ttl_seconds (NULL: the default by type, no TTL).
+  if (!has_column(db, "jobs", "ttl_seconds")) {
+    db.exec("ALTER TABLE jobs ADD COLUMN preemptible INTEGER");
+    db.exec("ALTER TABLE jobs ADD COLUMN ttl_seconds INTEGER");
+  }
 }
 
-namespace {
-
-bool has_column(Database& db, const std::string& table, const std::string& column) {
-  auto st = db.prepare("SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2");
-  st.bind(1, table).bind(2, column);
-  return st.step();
-}
-
-}  // namespace
-
-void migrate_volume_projects(Database& db) {
-  if (has_column(db, "volumes", "project")) return;
+void ensure_schema(Database& db) {
   WriteTransaction tx(db);
-  if (has_column(db, "volumes", "project")) return;  // another process migrated meanwhile
-  db.exec("ALTER TABLE volumes ADD COLUMN project TEXT NOT NULL DEFAULT ''");
-  // The claims' projects are resolved from their origins on first use (LocalVolumes::owner).
-  tx.commit();
-}
-
-void migrate_job_columns(Database& db) {
-  if (has_column(db, "jobs", "ttl_seconds")) return;
-  WriteTransaction tx(db);
-  if (has_column(db, "jobs", "ttl_seconds")) return;  // another process migrated meanwhile
-  db.exec("ALTER TABLE jobs ADD COLUMN preemptible INTEGER");
-  db.exec("ALTER TABLE jobs ADD COLUMN ttl_seconds INTEGER");
+  ensure_schema_in_transaction(db);
   tx.commit();
 }
 

@@ -51,17 +51,12 @@ struct JobRow {
   std::optional<int64_t> ttl_seconds;  // --ttl-after-finish: deleted this long after it finished
 };
 
-// Creates the schema when missing (idempotent, safe under concurrency), and migrates a state
-// database written by an earlier version (see migrate_volume_projects).
+// Creates the schema when missing and migrates a state database written by an earlier version
+// (volumes.project; jobs.preemptible and jobs.ttl_seconds), in one write transaction: idempotent,
+// safe under concurrency.
 void ensure_schema(Database& db);
-
-// Earlier versions kept no project per claim: adds volumes.project, empty until
-// LocalVolumes::owner resolves it. Idempotent; takes the write lock only when needed.
-void migrate_volume_projects(Database& db);
-
-// Earlier versions had no jobs.preemptible and jobs.ttl_seconds columns: adds them (NULL: the
-// default by type, and no TTL). Idempotent; takes the write lock only when needed.
-void migrate_job_columns(Database& db);
+// The same inside the caller's write transaction (WriteTransaction).
+void ensure_schema_in_transaction(Database& db);
 
 // The row's columns that follow from the spec (preemptible, ttl_seconds), for an INSERT.
 std::optional<bool> preemptible_column(const JobSpec& spec);
