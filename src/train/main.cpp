@@ -4,6 +4,7 @@
 
 #include "train/commands/verbs.h"
 #include "train/trainer/after_training.h"
+#include "train/trainer/device_setup.h"
 #include "train/trainer/predictor.h"
 #include "train/trainer/trainer.h"
 
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
   // ranks mpirun and the tests look for), as the pid and argv are kept.
   prctl(PR_SET_NAME, "scnn-train");
   using namespace lane::train;
+  cap_onednn_isa();  // before any oneDNN kernel runs
   Verbs verbs;
   verbs.train = [](const TrainConfig& config) { run_training(config, after_training); };
   verbs.predict = [](const PredictOptions& options) { run_predict(options); };

@@ -159,3 +159,14 @@ TEST_CASE("native bf16 is read from the cpuinfo flags lines", "[device][fast]") 
   CHECK_FALSE(cpu_flags_have_bf16("model name\t: avx512_bf16 lookalike\nflags\t\t: fpu\n"));
   CHECK_FALSE(cpu_flags_have_bf16(""));
 }
+
+TEST_CASE("oneDNN before 3.0 is capped at AVX512_CORE_BF16 on a CPU with AMX, unless the user chose", "[device][fast]") {
+  CHECK(cpu_flags_have("flags\t\t: fpu amx_tile amx_bf16 amx_int8\n", "amx_bf16"));
+  CHECK_FALSE(cpu_flags_have("flags\t\t: fpu avx512_bf16\n", "amx_bf16"));
+  CHECK_FALSE(cpu_flags_have("flags\t\t: fpu amx_bf16x\n", "amx_bf16"));
+  CHECK(onednn_isa_cap(2, true, false) == std::optional<std::string>("AVX512_CORE_BF16"));
+  CHECK_FALSE(onednn_isa_cap(3, true, false));  // oneDNN 3.x: its AMX kernels are left alone
+  CHECK_FALSE(onednn_isa_cap(2, false, false));  // no AMX: nothing to cap
+  CHECK_FALSE(onednn_isa_cap(2, true, true));    // ONEDNN_MAX_CPU_ISA or DNNL_MAX_CPU_ISA set by hand
+  CHECK_FALSE(onednn_isa_cap(0, true, false));   // the oneDNN version is not known
+}

@@ -137,16 +137,26 @@ std::string MathMode::describe() const {
   return "strict fp32: TF32 off";
 }
 
-bool cpu_flags_have_bf16(const std::string& cpuinfo) {
+bool cpu_flags_have(const std::string& cpuinfo, const std::string& flag) {
+  const std::string word = " " + flag + " ";
   size_t pos = 0;
   while ((pos = cpuinfo.find("flags", pos)) != std::string::npos) {
     const size_t end = cpuinfo.find('\n', pos);
     const std::string line = " " + cpuinfo.substr(pos, end == std::string::npos ? std::string::npos : end - pos) + " ";
-    if (line.find(" avx512_bf16 ") != std::string::npos || line.find(" amx_bf16 ") != std::string::npos) return true;
+    if (line.find(word) != std::string::npos) return true;
     if (end == std::string::npos) break;
     pos = end;
   }
   return false;
+}
+
+bool cpu_flags_have_bf16(const std::string& cpuinfo) {
+  return cpu_flags_have(cpuinfo, "avx512_bf16") || cpu_flags_have(cpuinfo, "amx_bf16");
+}
+
+std::optional<std::string> onednn_isa_cap(int onednn_major, bool cpu_has_amx_bf16, bool user_set_isa) {
+  if (onednn_major <= 0 || onednn_major >= 3 || !cpu_has_amx_bf16 || user_set_isa) return std::nullopt;
+  return "AVX512_CORE_BF16";
 }
 
 }  // namespace lane::train

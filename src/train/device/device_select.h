@@ -58,7 +58,16 @@ struct MathMode {
 };
 MathMode float32_math(const DeviceChoice& device, Precision precision);
 
+// Whether the "flags" of a /proc/cpuinfo text include `flag`.
+bool cpu_flags_have(const std::string& cpuinfo, const std::string& flag);
 // Whether the "flags" of a /proc/cpuinfo text include avx512_bf16 or amx_bf16.
 bool cpu_flags_have_bf16(const std::string& cpuinfo);
+
+// The ISA oneDNN's CPU kernels are capped at (its ONEDNN_MAX_CPU_ISA), or nullopt for none.
+// oneDNN before 3.0 (Debian's libtorch 1.13 links 2.6.3) turns SCNN's bf16 training to NaN at its
+// second step with its AMX kernels; its AVX512-BF16 kernels train (docs/dev/training.md, "bf16 on
+// AMX"). So: AVX512_CORE_BF16 when oneDNN is older than 3.0 (onednn_major 0: unknown, no cap),
+// the CPU has amx_bf16, and the user set neither ONEDNN_MAX_CPU_ISA nor DNNL_MAX_CPU_ISA.
+std::optional<std::string> onednn_isa_cap(int onednn_major, bool cpu_has_amx_bf16, bool user_set_isa);
 
 }  // namespace lane::train

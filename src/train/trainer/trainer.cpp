@@ -205,6 +205,8 @@ void announce(const Run& run, const Compute& compute, const data::TusimpleLoader
       compute.choice.describe(), precision_name(compute.precision), memory_format_name(compute.memory_format),
       compute.choice.kind == DeviceKind::kCuda ? fmt::format(" ({})", compute.math.describe()) : "",
       cfg.resume ? fmt::format(", resuming at step {}", run.first_step) : "");
+  if (compute.choice.kind == DeviceKind::kCpu && !onednn_isa_note().empty())
+    std::cout << "scnn-train: note: " << onednn_isa_note() << "\n";
   std::cout << "scnn-train: settings " << settings_line(cfg) << "\n";
   // Flushed: through a pipe (a job's log) these lines would otherwise wait for the first log line.
   std::cout << fmt::format("scnn-train: step {} of {} under way (a progress line every {} steps)", run.first_step + 1,
