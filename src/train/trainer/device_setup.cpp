@@ -41,14 +41,14 @@ DeviceEnvironment probe_device_environment(const EnvLookup& env) {
   return e;
 }
 
-bool cpu_has_native_bf16() {
+namespace {
+
+std::string read_cpuinfo() {
   std::ifstream in("/proc/cpuinfo");
   std::stringstream text;
   text << in.rdbuf();
-  return cpu_flags_have_bf16(text.str());
+  return text.str();
 }
-
-namespace {
 
 std::string& isa_note() {
   static std::string note;
@@ -57,24 +57,23 @@ std::string& isa_note() {
 
 }  // namespace
 
-std::string cap_onednn_isa() {
+bool cpu_has_native_bf16() { return cpu_flags_have_bf16(read_cpuinfo()); }
+
+void cap_onednn_isa() {
   struct OnednnVersion {  // the leading fields of oneDNN's dnnl_version_t
     int major, minor, patch;
   };
   using VersionFn = const OnednnVersion* (*)();
   const auto version = reinterpret_cast<VersionFn>(dlsym(RTLD_DEFAULT, "dnnl_version"));
   const OnednnVersion* v = version ? version() : nullptr;
-  std::ifstream in("/proc/cpuinfo");
-  std::stringstream text;
-  text << in.rdbuf();
   const bool user_set = std::getenv("ONEDNN_MAX_CPU_ISA") || std::getenv("DNNL_MAX_CPU_ISA");
-  const auto cap = onednn_isa_cap(v ? v->major : 0, cpu_flags_have(text.str(), "amx_bf16"), user_set);
-  if (!cap) return isa_note() = "";
+  const auto cap = onednn_isa_cap(v ? v->major : 0, cpu_flags_have(read_cpuinfo(), "amx_bf16"), user_set);
+  if (!cap) return;
   setenv("ONEDNN_MAX_CPU_ISA", cap->c_str(), 1);
-  return isa_note() = fmt::format(
-             "oneDNN {}.{}.{} on a CPU with AMX: its CPU kernels are capped at {} (its AMX bf16 kernels turn "
-             "training to NaN); ONEDNN_MAX_CPU_ISA set by hand overrides",
-             v->major, v->minor, v->patch, *cap);
+  isa_note() = fmt::format(
+      "oneDNN {}.{}.{} on a CPU with AMX: its CPU kernels are capped at {} (its AMX bf16 kernels turn training to "
+      "NaN); ONEDNN_MAX_CPU_ISA set by hand overrides",
+      v->major, v->minor, v->patch, *cap);
 }
 
 const std::string& onednn_isa_note() { return isa_note(); }

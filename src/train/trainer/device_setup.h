@@ -27,9 +27,9 @@ bool cpu_has_native_bf16();
 // Run first in scnn-train-core's main, before libtorch runs a oneDNN kernel: caps oneDNN's CPU
 // kernels as onednn_isa_cap decides (setenv ONEDNN_MAX_CPU_ISA), from the oneDNN this process
 // links (its dnnl_version; unknown, so no cap, where libtorch does not export it) and
-// /proc/cpuinfo. Returns the note for the run's first lines; "" when nothing was capped.
-std::string cap_onednn_isa();
-// What cap_onednn_isa returned ("" before it ran).
+// /proc/cpuinfo.
+void cap_onednn_isa();
+// The note for the run's first lines when cap_onednn_isa capped oneDNN; "" otherwise.
 const std::string& onednn_isa_note();
 
 // Whether CUDA device `index` computes in bf16 (compute capability 8.0 or newer). false on a

@@ -83,9 +83,6 @@ void protect_state_files(const Paths& p) {
                              fmt::join(tightened, ", "), p.home.string());
 }
 
-// Refused before SQLite opens (and writes) it: a state file that does not start as SQLite's
-// does, or one that is empty, with no WAL, under a home that holds data (check_state_schema
-// decides the cases with a WAL once SQLite has read it).
 // True when state.db has no byte and its WAL none either: nothing was ever committed to it, or
 // it was emptied.
 bool state_file_empty(const Paths& p) {
@@ -95,6 +92,9 @@ bool state_file_empty(const Paths& p) {
   return ec || wal == 0;
 }
 
+// Refused before SQLite opens (and writes) it: a state file that does not start as SQLite's
+// does, or one that is empty, with no WAL, under a home that holds data (check_state_schema
+// decides the cases with a WAL once SQLite has read it).
 void check_header(const Paths& p) {
   std::ifstream in(p.db(), std::ios::binary);
   char header[16] = {};
