@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/help_listing.h"
 #include "common/error.h"
 
 namespace lane::cli {
@@ -17,14 +18,9 @@ struct Level {
   const CLI::App* app;
 };
 
-bool listed(const CLI::App* sub) { return !sub->get_group().empty(); }
-
 std::vector<const CLI::App*> children(const CLI::App& app) {
   return app.get_subcommands([](const CLI::App* sub) { return listed(sub); });
 }
-
-// An option --help lists (a hidden one, e.g. submit-mpi's refused --interactive, is left out).
-bool listed(const CLI::Option* opt) { return !opt->get_group().empty(); }
 
 std::vector<std::string> flags(const CLI::App& app) {
   std::vector<std::string> out;

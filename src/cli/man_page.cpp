@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/help_listing.h"
 #include "lane/version.h"
 
 namespace lane::cli {
@@ -28,8 +29,6 @@ std::string roff(const std::string& text) {
   }
   return out;
 }
-
-bool listed(const CLI::Option* opt) { return !opt->get_group().empty(); }
 
 std::string option_spelling(const CLI::Option* opt) {
   std::string names;
@@ -56,7 +55,7 @@ void write_command(std::ostream& out, const CLI::App& app, const std::string& pa
   write_options(out, app);
   if (!app.get_footer().empty()) out << ".PP\n.nf\n" << roff(app.get_footer()) << "\n.fi\n";
   for (const CLI::App* sub : app.get_subcommands({}))
-    if (!sub->get_group().empty()) write_command(out, *sub, path + " " + sub->get_name());
+    if (listed(sub)) write_command(out, *sub, path + " " + sub->get_name());
 }
 
 constexpr const char* kTail =
@@ -85,7 +84,7 @@ std::string man_page(const CLI::App& root) {
   write_options(out, root);
   out << ".SH COMMANDS\n";
   for (const CLI::App* sub : root.get_subcommands({}))
-    if (!sub->get_group().empty()) write_command(out, *sub, name + " " + sub->get_name());
+    if (listed(sub)) write_command(out, *sub, name + " " + sub->get_name());
   out << kTail;
   return out.str();
 }

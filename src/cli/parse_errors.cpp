@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "cli/help_listing.h"
+
 namespace lane::cli {
 
 size_t edit_distance(std::string_view a, std::string_view b) {
@@ -130,7 +132,7 @@ std::optional<std::string> command_problem(const CLI::App& root, const std::vect
   if (at->get_require_subcommand_min() == 0) return std::nullopt;
   std::vector<std::string> names;
   for (const CLI::App* sub : subcommands_of(at))
-    if (!sub->get_group().empty()) names.push_back(sub->get_name());  // not the hidden (deprecated) ones
+    if (listed(sub)) names.push_back(sub->get_name());  // not the hidden (deprecated) ones
   return fmt::format("`{}` needs a command: {}; {}", command_path(at), fmt::join(names, ", "), see_help(at));
 }
 

@@ -124,7 +124,7 @@ TEST_CASE("anf cli: wrong secret, bad config file and bad input fail cleanly wit
 
 namespace {
 
-int count_requests(const nlohmann::json& state, const std::string& method, const std::string& path_end) {
+int count_requests_ending(const nlohmann::json& state, const std::string& method, const std::string& path_end) {
   int n = 0;
   for (const auto& r : state["requests"]) {
     const std::string path = r["path"];
@@ -174,7 +174,7 @@ TEST_CASE("anf cli: snapshot and restore verbs with --backend anf", "[anf][slow]
   CHECK(no.code == 2);
   CHECK(no.err.find("DELETES the snapshots newer than s1: s2") != std::string::npos);
   CHECK(no.err.find("--yes") != std::string::npos);
-  CHECK(count_requests(arm.state(), "POST", "/volume1/revert") == 0);
+  CHECK(count_requests_ending(arm.state(), "POST", "/volume1/revert") == 0);
   CHECK(has(arm.state()["snapshots"], snap2));
 
   auto yes = env.run("restore s1 --in-place --backend anf --pvc data -p team --yes");
@@ -182,7 +182,7 @@ TEST_CASE("anf cli: snapshot and restore verbs with --backend anf", "[anf][slow]
   CHECK(yes.code == 0);
   CHECK(yes.out.find("Volume data reverted to snapshot s1. Newer snapshots deleted: s2") != std::string::npos);
   auto after = arm.state();
-  CHECK(count_requests(after, "POST", "/volume1/revert") == 1);
+  CHECK(count_requests_ending(after, "POST", "/volume1/revert") == 1);
   CHECK_FALSE(has(after["snapshots"], snap2));
   CHECK(has(after["snapshots"], snap1));
 
@@ -235,11 +235,11 @@ TEST_CASE("anf cli: after set-service-level, --pvc finds the moved volume by nam
   const auto moves = nlohmann::json::parse(lane::read_file(env.dir.path / "home" / "anf-volume-moves.json"));
   const std::string moved = std::string(lane::test::kVolume1).replace(std::string(lane::test::kVolume1).find("pool1"), 5, "pool-ultra");
   CHECK(moves[lane::test::kVolume1] == moved);
-  const int lists = count_requests(arm.state(), "GET", "/capacityPools");
+  const int lists = count_requests_ending(arm.state(), "GET", "/capacityPools");
   auto c = env.run("snapshot create --pvc data -p team --backend anf --name after-move");
   INFO(c.err);
   CHECK(c.code == 0);
-  CHECK(count_requests(arm.state(), "GET", "/capacityPools") == lists);  // the remembered id: no search
+  CHECK(count_requests_ending(arm.state(), "GET", "/capacityPools") == lists);  // the remembered id: no search
 }
 
 TEST_CASE("anf cli: no file of the CLI names a storage provider, the provider declares its options", "[anf][fast]") {

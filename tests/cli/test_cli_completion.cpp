@@ -8,13 +8,14 @@
 
 #include "support/lanectl_runner.h"
 #include "support/skip_case.h"
+#include "support/text_has.h"
 #include "test_paths.h"
 
 using lane::test::Lanectl;
 
 namespace {
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using lane::test::has;
 
 struct Shell {
   int code = -1;

@@ -12,16 +12,13 @@
 
 #include "fake_backend.h"
 #include "support/lanectl_runner.h"
+#include "support/text_has.h"
 #include "test_paths.h"
 
 using lane::test::Lanectl;
 using lane::test::RunResult;
 
-namespace {
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-}  // namespace
+using lane::test::has;
 
 TEST_CASE("v2 --new-pvc claimname creates the claim under its name, once", "[cli][fast]") {
   Lanectl l;

@@ -5,6 +5,7 @@
 
 #include "fake_backend.h"
 #include "submit/core/workload_json.h"
+#include "support/text_has.h"
 
 using lane::test::FakeBackend;
 using lane::test::run_in_process;
@@ -13,7 +14,7 @@ namespace {
 
 using Args = std::vector<std::string>;
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using lane::test::has;
 
 // The spec `args` submit (job j2 unless the args name none), without its command line.
 nlohmann::json submitted_spec(Args args) {

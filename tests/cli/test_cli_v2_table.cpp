@@ -13,6 +13,7 @@
 
 #include "fake_backend.h"
 #include "support/lanectl_runner.h"
+#include "support/text_has.h"
 #include "test_paths.h"
 
 using lane::test::Lanectl;
@@ -20,7 +21,7 @@ using lane::test::RunResult;
 
 namespace {
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using lane::test::has;
 
 std::vector<std::string> words(const std::string& text) {
   std::istringstream in(text);

@@ -6,12 +6,13 @@
 
 #include "support/lanectl_runner.h"
 #include "lane/version.h"
+#include "support/text_has.h"
 
 using lane::test::Lanectl;
 
 namespace {
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using lane::test::has;
 
 // Runs `script` in bash; stdout and stderr together.
 std::string bash(const std::string& script, const std::filesystem::path& dir) {

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <string>
 
+#include <opencv2/core.hpp>
+
 #include "train/data/synth.h"
 
 namespace lane::test {
@@ -29,6 +31,11 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// Whether two images have the same size, type and pixels.
+inline bool identical(const cv::Mat& a, const cv::Mat& b) {
+  return a.size() == b.size() && a.type() == b.type() && cv::norm(a, b, cv::NORM_INF) == 0;
+}
 
 // A synthetic TuSimple set (all frames in label_data_train.json) in a fresh folder.
 inline void make_synth_set(const std::filesystem::path& dir, int frames, uint64_t seed) {

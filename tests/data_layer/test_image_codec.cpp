@@ -24,10 +24,6 @@ cv::Mat noise(int rows, int cols, int type, uint64_t seed) {
   return m;
 }
 
-bool identical(const cv::Mat& a, const cv::Mat& b) {
-  return a.size() == b.size() && a.type() == b.type() && cv::norm(a, b, cv::NORM_INF) == 0;
-}
-
 std::vector<uint8_t> bytes_of(const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); }
 
 // The message of the lane::Error that decoding `bytes` throws ("" when it decodes).
@@ -45,16 +41,16 @@ std::string decode_error(const std::vector<uint8_t>& bytes, const std::string& n
 TEST_CASE("PNG round trips are lossless for BGR and grey images", "[data_layer][fast]") {
   test::TempDir dir("codec-png");
   const cv::Mat bgr = noise(37, 53, CV_8UC3, 1), grey = noise(41, 29, CV_8UC1, 2);
-  CHECK(identical(data::decode_image(data::encode_png(bgr), "bgr.png"), bgr));
-  CHECK(identical(data::decode_image(data::encode_png(grey), "grey.png", {data::ImageColor::kGray}), grey));
+  CHECK(test::identical(data::decode_image(data::encode_png(bgr), "bgr.png"), bgr));
+  CHECK(test::identical(data::decode_image(data::encode_png(grey), "grey.png", {data::ImageColor::kGray}), grey));
   data::write_png(dir.path() / "bgr.png", bgr);
   data::write_png(dir.path() / "grey.png", grey);
-  CHECK(identical(data::read_image(dir.path() / "bgr.png"), bgr));
-  CHECK(identical(data::read_image(dir.path() / "grey.png", {data::ImageColor::kGray}), grey));
+  CHECK(test::identical(data::read_image(dir.path() / "bgr.png"), bgr));
+  CHECK(test::identical(data::read_image(dir.path() / "grey.png", {data::ImageColor::kGray}), grey));
   // Colour requests of a grey PNG replicate the channel, as cv::imread does.
   cv::Mat replicated;
   cv::cvtColor(grey, replicated, cv::COLOR_GRAY2BGR);
-  CHECK(identical(data::read_image(dir.path() / "grey.png"), replicated));
+  CHECK(test::identical(data::read_image(dir.path() / "grey.png"), replicated));
   // Channel order: a pure red BGR pixel stays red.
   cv::Mat red(1, 1, CV_8UC3, cv::Scalar(0, 0, 255));
   CHECK(data::decode_image(data::encode_png(red), "red.png").at<cv::Vec3b>(0, 0) == cv::Vec3b(0, 0, 255));

@@ -25,10 +25,6 @@ std::vector<std::filesystem::path> real_frames() {
   return out;
 }
 
-bool identical(const cv::Mat& a, const cv::Mat& b) {
-  return a.size() == b.size() && a.type() == b.type() && cv::norm(a, b, cv::NORM_INF) == 0;
-}
-
 }  // namespace
 
 TEST_CASE("TurboJPEG decodes the frames exactly as cv::imdecode, at every scale, colour and grey", "[data_layer][fast]") {
@@ -43,9 +39,9 @@ TEST_CASE("TurboJPEG decodes the frames exactly as cv::imdecode, at every scale,
     const std::vector<uint8_t> bytes(s.begin(), s.end());
     for (int k = 0; k < 4; ++k) {
       INFO(fmt::format("{} at 1/{}", f.string(), 1 << k));
-      CHECK(identical(data::decode_image(bytes, f.string(), {data::ImageColor::kBgr, 1 << k}),
+      CHECK(test::identical(data::decode_image(bytes, f.string(), {data::ImageColor::kBgr, 1 << k}),
                       cv::imdecode(bytes, colour[k])));
-      CHECK(identical(data::decode_image(bytes, f.string(), {data::ImageColor::kGray, 1 << k}),
+      CHECK(test::identical(data::decode_image(bytes, f.string(), {data::ImageColor::kGray, 1 << k}),
                       cv::imdecode(bytes, grey[k])));
     }
   }
@@ -63,7 +59,7 @@ TEST_CASE("encoded JPEG and PNG files are byte for byte what cv::imencode writes
     CHECK(data::encode_jpeg(*m, 90) == jpeg);
     CHECK(data::encode_png(*m) == png);
     // And PNGs written by OpenCV decode to the same pixels, in both colour modes.
-    CHECK(identical(data::decode_image(png, "cv.png"), cv::imdecode(png, cv::IMREAD_COLOR)));
-    CHECK(identical(data::decode_image(png, "cv.png", {data::ImageColor::kGray}), cv::imdecode(png, cv::IMREAD_GRAYSCALE)));
+    CHECK(test::identical(data::decode_image(png, "cv.png"), cv::imdecode(png, cv::IMREAD_COLOR)));
+    CHECK(test::identical(data::decode_image(png, "cv.png", {data::ImageColor::kGray}), cv::imdecode(png, cv::IMREAD_GRAYSCALE)));
   }
 }

@@ -14,13 +14,13 @@ namespace {
 
 std::string nested(int levels) { return std::string(levels, '[') + "1" + std::string(levels, ']'); }
 
-const std::string kGood = R"({"lanes": [[-2, 10]], "h_samples": [160, 170], "raw_file": "clips/a/1/20.jpg"})";
+const std::string kGoodLine = R"({"lanes": [[-2, 10]], "h_samples": [160, 170], "raw_file": "clips/a/1/20.jpg"})";
 
 // Loads a file whose line 2 is `bad`; returns the error text (fails when there is none).
 std::string error_of_line2(const std::string& bad) {
   test::TempDir dir("label-limits");
   const auto path = dir.path() / "label.json";
-  test::spit(path, kGood + "\n" + bad + "\n");
+  test::spit(path, kGoodLine + "\n" + bad + "\n");
   try {
     data::load_label_file(path);
   } catch (const UsageError& e) {

@@ -1,10 +1,8 @@
 // The libtorch loader: batch shapes and types, targets, sharding, resume, preprocess_frame.
 #include <set>
 
-// libtorch first: its glog headers define CHECK, which Catch must own in this file.
-#include "train/data/tensors/loader.h"
-#undef CHECK
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
+
 #include <opencv2/imgproc.hpp>
 
 #include "common/error.h"
@@ -12,6 +10,7 @@
 #include "test_paths.h"
 #include "train/data/image_codec.h"
 #include "train/data/lane_masks.h"
+#include "train/data/tensors/loader.h"
 
 using namespace lane;
 

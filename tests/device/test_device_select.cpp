@@ -169,4 +169,11 @@ TEST_CASE("oneDNN before 3.0 is capped at AVX512_CORE_BF16 on a CPU with AMX, un
   CHECK_FALSE(onednn_isa_cap(2, false, false));  // no AMX: nothing to cap
   CHECK_FALSE(onednn_isa_cap(2, true, true));    // ONEDNN_MAX_CPU_ISA or DNNL_MAX_CPU_ISA set by hand
   CHECK_FALSE(onednn_isa_cap(0, true, false));   // the oneDNN version is not known
+  // oneDNN reads an empty ONEDNN_MAX_CPU_ISA as unset: so does the cap.
+  CHECK_FALSE(onednn_isa_set_by_user(nullptr, nullptr));
+  CHECK_FALSE(onednn_isa_set_by_user("", nullptr));
+  CHECK_FALSE(onednn_isa_set_by_user("", ""));
+  CHECK(onednn_isa_set_by_user("AVX2", nullptr));
+  CHECK(onednn_isa_set_by_user("", "AVX512_CORE"));
+  CHECK(onednn_isa_set_by_user(nullptr, "AVX512_CORE"));
 }

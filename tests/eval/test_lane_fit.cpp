@@ -13,12 +13,6 @@ using lane::eval::LaneFitOptions;
 
 namespace {
 
-std::vector<int> rows() {
-  std::vector<int> ys;
-  for (int y = 160; y <= 710; y += 10) ys.push_back(y);
-  return ys;
-}
-
 // A curved lane in perspective: converging towards the top, bending right.
 double true_x(int y) {
   const double t = (y - 160) / 550.0;
@@ -34,7 +28,7 @@ struct Decoded {
   std::vector<int> gt;
 };
 Decoded decoded_lane() {
-  const auto ys = rows();
+  const auto ys = lane::eval::default_h_samples();
   Decoded d;
   for (size_t k = 0; k < ys.size(); ++k) {
     const int y = ys[k];
@@ -61,7 +55,7 @@ int far_points(const std::vector<double>& xs, const std::vector<int>& gt, double
 
 TEST_CASE("lane fit: a lane with 21% outlier points is recovered within 20 px (and is not without the fit)", "[eval][fast]") {
   const auto d = decoded_lane();
-  const auto ys = rows();
+  const auto ys = lane::eval::default_h_samples();
   const std::vector<std::vector<int>> gt = {d.gt};
 
   // Without the prior the metric counts the lane as one miss and one false positive.
@@ -93,11 +87,11 @@ TEST_CASE("lane fit: the robust start and weights are what recovers the lane (le
   o.degree = 2;
   o.consensus_px = 1e9;  // every point an inlier of the start
   o.iterations = 0;      // and no reweighting: weighted least squares
-  CHECK(far_points(fit_lane(d.xs, rows(), d.peaks, o), d.gt, 20) > 0);
+  CHECK(far_points(fit_lane(d.xs, lane::eval::default_h_samples(), d.peaks, o), d.gt, 20) > 0);
 }
 
 TEST_CASE("lane fit: gaps are filled, ends extend only when asked, off and short lanes stay as decoded", "[eval][fast]") {
-  const auto ys = rows();
+  const auto ys = lane::eval::default_h_samples();
   std::vector<double> xs(ys.size(), -2), w(ys.size(), 0.0);
   for (size_t k = 20; k <= 40; ++k)
     if (k < 26 || k > 32) xs[k] = 300 + 2.0 * static_cast<double>(k), w[k] = 0.9;  // a gap of rows 26..32
@@ -160,7 +154,7 @@ TEST_CASE("probabilities_to_lanes applies the lane fit to the decoded points", "
   for (int r = 90; r < 136; ++r) m.at<float>(r, static_cast<int>(std::lround(col_at(r))) - 70) = 0.95f;
   lane::eval::PostprocessOptions opts;
   opts.blur_kernel = 1;
-  const auto ys = rows();
+  const auto ys = lane::eval::default_h_samples();
   std::vector<int> gt;
   for (int y : ys) {
     const int r = static_cast<int>(y * static_cast<double>(kH) / 720);
@@ -186,7 +180,7 @@ TEST_CASE("probabilities_to_lanes: max_gap_rows keeps a long gap open through th
   opts.blur_kernel = 1;
   opts.fill_gaps = true;
   opts.lane_fit.degree = 2;
-  const auto ys = rows();
+  const auto ys = lane::eval::default_h_samples();
   auto in_gap = [](int y) { return y >= 300 && y <= 370; };
   SECTION("no limit: every row is filled") {
     const auto lanes = lane::eval::probabilities_to_lanes({m}, {0.9f}, opts);

@@ -5,6 +5,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "train/eval/overlay.h"
+#include "train/eval/postprocess.h"
 #include "train/eval/tusimple_metric.h"
 
 using namespace lane;
@@ -23,25 +24,19 @@ int count_colour(const cv::Mat& img, const cv::Rect& r, const cv::Scalar& c) {
   return n;
 }
 
-std::vector<int> rows() {
-  std::vector<int> ys;
-  for (int y = 160; y <= 710; y += 10) ys.push_back(y);
-  return ys;
-}
-
 // A vertical GT lane at x over all rows.
-std::vector<int> gt_lane(int x) { return std::vector<int>(rows().size(), x); }
-std::vector<double> pred_lane(double x) { return std::vector<double>(rows().size(), x); }
+std::vector<int> gt_lane(int x) { return std::vector<int>(eval::default_h_samples().size(), x); }
+std::vector<double> pred_lane(double x) { return std::vector<double>(eval::default_h_samples().size(), x); }
 
 }  // namespace
 
 TEST_CASE("overlay: matched, missed and false-positive lanes in their colours, with a legend", "[eval][fast]") {
   data::LaneLabel truth;
-  truth.h_samples = rows();
+  truth.h_samples = eval::default_h_samples();
   truth.lanes = {gt_lane(300), gt_lane(700)};  // lane 300 is found, lane 700 missed
   const std::vector<std::vector<double>> pred = {pred_lane(305), pred_lane(1100)};  // 1100: no GT there
   cv::Mat frame(720, 1280, CV_8UC3, cv::Scalar(90, 90, 90));
-  const auto legend = eval::draw_lane_overlay(frame, pred, rows(), truth, 10.0);
+  const auto legend = eval::draw_lane_overlay(frame, pred, eval::default_h_samples(), truth, 10.0);
 
   // The same decisions as the metric.
   const auto m = eval::match_frame(pred, truth.lanes, truth.h_samples, 10.0);
@@ -68,7 +63,7 @@ TEST_CASE("overlay: matched, missed and false-positive lanes in their colours, w
 
 TEST_CASE("overlay: without labels only the prediction is drawn, with a one-entry legend", "[eval][fast]") {
   cv::Mat frame(720, 1280, CV_8UC3, cv::Scalar(90, 90, 90));
-  const auto legend = eval::draw_lane_overlay(frame, {pred_lane(640)}, rows(), std::nullopt, 10.0);
+  const auto legend = eval::draw_lane_overlay(frame, {pred_lane(640)}, eval::default_h_samples(), std::nullopt, 10.0);
   CHECK(is_colour(frame, {640, 500}, eval::kPredOnlyColour));
   REQUIRE(legend.labels.size() == 1);
   CHECK(count_colour(frame, legend.swatches[0], eval::kPredOnlyColour) == legend.swatches[0].area());
@@ -77,22 +72,22 @@ TEST_CASE("overlay: without labels only the prediction is drawn, with a one-entr
 
 TEST_CASE("overlay: a frame the metric rejects (run_time over 200 ms) marks every lane as not matched", "[eval][fast]") {
   data::LaneLabel truth;
-  truth.h_samples = rows();
+  truth.h_samples = eval::default_h_samples();
   truth.lanes = {gt_lane(300)};
   cv::Mat frame(720, 1280, CV_8UC3, cv::Scalar(90, 90, 90));
-  eval::draw_lane_overlay(frame, {pred_lane(300)}, rows(), truth, 500.0);
+  eval::draw_lane_overlay(frame, {pred_lane(300)}, eval::default_h_samples(), truth, 500.0);
   CHECK(is_colour(frame, {300, 400}, eval::kPredFalseColour));
 }
 
 TEST_CASE("overlay: tags of lanes that end close together do not cover each other", "[eval][fast]") {
   data::LaneLabel truth;
-  truth.h_samples = rows();
+  truth.h_samples = eval::default_h_samples();
   // Three GT lanes 10 px apart, none predicted: three "missed" tags at almost the same far end.
   truth.lanes = {gt_lane(600), gt_lane(610), gt_lane(620)};
   // Two predictions far from every GT lane, 12 px apart: two "false positive" tags at the bottom.
   const std::vector<std::vector<double>> pred = {pred_lane(1000), pred_lane(1012)};
   cv::Mat frame(720, 1280, CV_8UC3, cv::Scalar(90, 90, 90));
-  const auto layout = eval::draw_lane_overlay(frame, pred, rows(), truth, 10.0);
+  const auto layout = eval::draw_lane_overlay(frame, pred, eval::default_h_samples(), truth, 10.0);
 
   REQUIRE(layout.tags.size() == 5);
   const cv::Rect whole(0, 0, frame.cols, frame.rows);

@@ -19,7 +19,7 @@
 
 namespace {
 
-constexpr int kSlots = 6;
+constexpr int kMaskSlots = 6;
 
 // align_corners=true bilinear resize (what F::interpolate(..., align_corners=true) does).
 cv::Mat resize_align_corners(const cv::Mat& src, cv::Size to) {
@@ -51,13 +51,13 @@ lane::eval::Metrics ceiling(bool coarse, int frames, uint64_t seed, int kH = 96,
   for (int i = 0; i < frames; ++i) {
     auto frame = lane::data::render_synth_frame(lane::data::mix_seed(seed, uint64_t(i)));
     frame.label.raw_file = "f" + std::to_string(i);
-    const cv::Mat full = lane::data::render_lane_mask(frame.label, kSlots);
+    const cv::Mat full = lane::data::render_lane_mask(frame.label, kMaskSlots);
     cv::Mat mask;
     cv::resize(full, mask, cv::Size(kW, kH), 0, 0, cv::INTER_NEAREST_EXACT);
-    const auto exist_int = lane::data::lane_existence(frame.label, kSlots);
+    const auto exist_int = lane::data::lane_existence(frame.label, kMaskSlots);
     std::vector<cv::Mat> maps;
     std::vector<float> exist;
-    for (int s = 0; s < kSlots; ++s) {
+    for (int s = 0; s < kMaskSlots; ++s) {
       cv::Mat m;
       cv::Mat(mask == s + 1).convertTo(m, CV_32F, 1.0 / 255);
       if (coarse) {

@@ -11,6 +11,7 @@
 
 using namespace lane::kube;
 using Json = nlohmann::json;
+using lane::test::count_requests;
 namespace res = lane::kube::resources;
 
 namespace {
@@ -29,13 +30,6 @@ Json configmap(const std::string& name) {
   return {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name}}}, {"data", {{"k", name}}}};
 }
 
-int count_requests(const Json& log, const std::string& method, const std::string& path_part) {
-  int n = 0;
-  for (const auto& r : log) {
-    if (r["method"] == method && r["path"].get<std::string>().find(path_part) != std::string::npos) ++n;
-  }
-  return n;
-}
 }  // namespace
 
 TEST_CASE("client: typed errors from Status objects", "[kube][fast]") {

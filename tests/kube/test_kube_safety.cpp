@@ -15,6 +15,7 @@
 #include "kube/kubeconfig.h"
 
 using Json = nlohmann::json;
+using lane::test::count_requests;
 namespace res = lane::kube::resources;
 namespace fs = std::filesystem;
 
@@ -25,13 +26,6 @@ const char* kSecrets[] = {"s3cr3t-api-token", "az-client-s3cr3t", "db-pa55word"}
 void check_no_secret(const std::string& text, const std::string& where) {
   INFO(where << ":\n" << text.substr(0, 4000));
   for (const char* s : kSecrets) CHECK(text.find(s) == std::string::npos);
-}
-
-int count_requests(const Json& requests, const std::string& method, const std::string& part) {
-  int n = 0;
-  for (const auto& r : requests)
-    if (r.value("method", "") == method && r.value("path", "").find(part) != std::string::npos) ++n;
-  return n;
 }
 
 }  // namespace

@@ -6,14 +6,11 @@
 #include <thread>
 
 #include "support/lanectl_runner.h"
+#include "support/text_has.h"
 
 using lane::test::Lanectl;
 
-namespace {
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-}  // namespace
+using lane::test::has;
 
 TEST_CASE("suspend stops a running job and keeps it Suspended and resume runs it again", "[local_backend][slow]") {
   Lanectl l;

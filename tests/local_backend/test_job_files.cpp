@@ -13,15 +13,12 @@
 #include "support/lanectl_runner.h"
 #include "submit/local/local_backend.h"
 #include "support/job_files_contract.h"
+#include "support/text_has.h"
 
 using lane::test::Lanectl;
 namespace fs = std::filesystem;
 
-namespace {
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-}  // namespace
+using lane::test::has;
 
 TEST_CASE("a local job's files are read through its mounts, never following a link out", "[local_backend][fast]") {
   Lanectl l;

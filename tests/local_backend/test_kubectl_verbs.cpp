@@ -9,13 +9,14 @@
 #include <fstream>
 
 #include "support/lanectl_runner.h"
+#include "support/text_has.h"
 
 using lane::test::Lanectl;
 namespace fs = std::filesystem;
 
 namespace {
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using lane::test::has;
 
 std::string slurp_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -9,12 +9,13 @@
 #include <fstream>
 
 #include "support/lanectl_runner.h"
+#include "support/text_has.h"
 
 using lane::test::Lanectl;
 
 namespace {
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using lane::test::has;
 
 // A fresh directory for the fake nvidia-smi, removed at the end.
 struct BinDir {

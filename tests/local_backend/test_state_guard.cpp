@@ -11,6 +11,7 @@
 
 #include "local_backend/state_db_util.h"
 #include "support/lanectl_runner.h"
+#include "support/text_has.h"
 
 using lane::test::Lanectl;
 using lane::test::slurp;
@@ -18,7 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using lane::test::has;
 
 unsigned mode_of(const fs::path& p) {
   struct stat st {};

@@ -11,27 +11,15 @@
 #include <nlohmann/json.hpp>
 
 #include "common/atomic_file.h"
+#include "storage_cli_util.h"
 #include "support/skip_case.h"
 #include "test_paths.h"
 #include "tree_util.h"
 
+using lane::test::lanectl;
+using Run = lane::test::CliRun;
+
 namespace {
-
-struct Run {
-  int code;
-  std::string out;
-  std::string err;  // with `split` only; otherwise in out
-};
-
-// lanectl's stdout and stderr together in `out`, or with `split` each in its own file.
-Run lanectl(const std::filesystem::path& home, const std::string& args, bool split = false) {
-  const auto out = home / "out.txt", err = home / "err.txt";
-  std::string cmd = "LANECTL_HOME='" + home.string() + "' LANECTL_BACKEND=local '" +
-                    (lane::test::bin_dir() / "lanectl").string() + "' " + args + " > '" + out.string() + "' " +
-                    (split ? "2> '" + err.string() + "'" : "2>&1");
-  int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, lane::read_file(out), split ? lane::read_file(err) : ""};
-}
 
 // A job `job` that fills its new volume pvc-<job>-0 with `mib` MiB; waits until it succeeded.
 void fill_volume(const std::filesystem::path& home, const std::string& job, int mib) {

@@ -10,25 +10,17 @@
 #include <nlohmann/json.hpp>
 
 #include "common/atomic_file.h"
+#include "storage_cli_util.h"
+#include "support/text_has.h"
 #include "test_paths.h"
 #include "tree_util.h"
 
 namespace fs = std::filesystem;
 
+using lane::test::lanectl;
+using Run = lane::test::CliRun;
+
 namespace {
-
-struct Run {
-  int code;
-  std::string out;
-};
-
-Run lanectl(const fs::path& home, const std::string& args) {
-  const auto out = home / "out.txt";
-  std::string cmd = "LANECTL_HOME='" + home.string() + "' LANECTL_BACKEND=local '" +
-                    (lane::test::bin_dir() / "lanectl").string() + "' " + args + " > '" + out.string() + "' 2>&1";
-  int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, lane::read_file(out)};
-}
 
 bool wait_for(const fs::path& home, const std::string& job, const std::string& status) {
   for (int i = 0; i < 150; ++i) {
@@ -39,7 +31,7 @@ bool wait_for(const fs::path& home, const std::string& job, const std::string& s
   return false;
 }
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using lane::test::has;
 
 }  // namespace
 

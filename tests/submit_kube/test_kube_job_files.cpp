@@ -6,13 +6,14 @@
 #include "kube_backend_fixture.h"
 #include "submit/kube/kube_backend.h"
 #include "support/job_files_contract.h"
+#include "support/text_has.h"
 
 using namespace lane::submit;
 using Json = nlohmann::json;
 
 namespace {
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using lane::test::has;
 
 JobSpec train_job(const std::string& name, std::vector<EnvVar> env) {
   JobSpec s;

@@ -6,6 +6,7 @@
 #include "fake_server.h"
 #include "kube/kube_client.h"
 #include "support/lanectl_runner.h"
+#include "support/text_has.h"
 
 namespace {
 
@@ -13,7 +14,7 @@ using Cli = lane::test::Lanectl;
 using Json = nlohmann::json;
 namespace res = lane::kube::resources;
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using lane::test::has;
 
 }  // namespace
 

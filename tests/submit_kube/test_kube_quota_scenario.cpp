@@ -6,13 +6,14 @@
 
 #include "fake_server.h"
 #include "support/lanectl_runner.h"
+#include "support/text_has.h"
 
 namespace {
 
 using Cli = lane::test::Lanectl;
 using Json = nlohmann::json;
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using lane::test::has;
 
 void declare_node(lane::test::FakeApiServer& server, const std::string& name, int gpus) {
   const std::string g = std::to_string(gpus);

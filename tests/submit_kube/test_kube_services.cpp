@@ -21,7 +21,7 @@ constexpr const char* kNs = "runai-lane-detection";
 // The node the test API server puts a Job's pod on.
 constexpr const char* kJobNode = "aks-gpupool-34613062-vmss000000";
 
-struct Fixture : lane::test::KubeBackendFixture {
+struct ServiceFixture : lane::test::KubeBackendFixture {
   // What the cloud's load balancer / ingress controller writes once it has an address.
   void set_balancer_status(const lane::kube::Resource& r, const std::string& name, const Json& ingress) {
     Json obj = client->get(r, kNs, name);
@@ -81,7 +81,7 @@ TEST_CASE("kube services: --service-type ingress renders an Ingress to the Clust
 }
 
 TEST_CASE("kube services: the Ingress is created, its URL comes from its status, and it goes with the job", "[submit_kube][fast]") {
-  Fixture f;
+  ServiceFixture f;
   f.backend.jobs().submit(notebook("ingress", {"8888"}));
   auto ing = f.client->get(res::kIngress, kNs, "notebook");  // the test API server accepted it
   CHECK(ing["spec"]["rules"][0]["http"]["paths"][0]["path"] == "/lane-detection-notebook");
@@ -95,7 +95,7 @@ TEST_CASE("kube services: the Ingress is created, its URL comes from its status,
 }
 
 TEST_CASE("kube services: a node port's URL is the address of the job's node", "[submit_kube][fast]") {
-  Fixture f;
+  ServiceFixture f;
   f.backend.jobs().submit(notebook("nodeport", {"30888:8888", "6006"}));
   CHECK(urls_of(f.backend).empty());  // the node's address is not known yet
   f.add_node(kJobNode, Json::array({{{"type", "Hostname"}, {"address", kJobNode}},
@@ -108,7 +108,7 @@ TEST_CASE("kube services: a node port's URL is the address of the job's node", "
 }
 
 TEST_CASE("kube services: a load balancer's URL comes from the Service status", "[submit_kube][fast]") {
-  Fixture f;
+  ServiceFixture f;
   f.backend.jobs().submit(notebook("loadbalancer", {"8080:8888"}));
   CHECK(urls_of(f.backend).empty());
   f.set_balancer_status(res::kService, "notebook", Json::array({{{"ip", "52.1.1.1"}}, {{"hostname", "nb.example.com"}}}));
@@ -116,7 +116,7 @@ TEST_CASE("kube services: a load balancer's URL comes from the Service status", 
 }
 
 TEST_CASE("kube services: portforward has no URL the cluster knows", "[submit_kube][fast]") {
-  Fixture f;
+  ServiceFixture f;
   f.backend.jobs().submit(notebook("portforward", {"8888"}));
   f.set_balancer_status(res::kService, "notebook", Json::array({{{"ip", "52.1.1.1"}}}));  // ignored on ClusterIP
   CHECK(urls_of(f.backend).empty());

@@ -13,6 +13,7 @@
 #include "kube/kube_client.h"
 #include "kube/kubeconfig.h"
 #include "support/lanectl_runner.h"
+#include "support/text_has.h"
 #include "test_paths.h"
 
 namespace {
@@ -21,7 +22,7 @@ using Cli = lane::test::Lanectl;
 using Json = nlohmann::json;
 namespace res = lane::kube::resources;
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using lane::test::has;
 
 // A kubeconfig with two contexts on the test server, a token and a preferences section that a
 // rewrite must keep.

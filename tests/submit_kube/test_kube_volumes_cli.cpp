@@ -6,10 +6,11 @@
 #include "fake_server.h"
 #include "kube/kube_client.h"
 #include "support/lanectl_runner.h"
+#include "support/text_has.h"
 
 namespace {
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using lane::test::has;
 
 bool client_has_pvc(const lane::test::FakeApiServer& server) {
   lane::kube::KubeClient client(server.connection());

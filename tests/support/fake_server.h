@@ -37,6 +37,14 @@ class FakeApiServer {
   int port_ = 0;
 };
 
+// How many entries of a requests() log are `method` calls whose path contains `path_part`.
+inline int count_requests(const nlohmann::json& log, const std::string& method, const std::string& path_part) {
+  int n = 0;
+  for (const auto& r : log)
+    if (r.value("method", "") == method && r.value("path", "").find(path_part) != std::string::npos) ++n;
+  return n;
+}
+
 // A self-signed certificate for 127.0.0.1 made with the openssl CLI: {cert, key} in `dir`.
 void make_self_signed_cert(const std::filesystem::path& dir);
 

@@ -1,6 +1,6 @@
 // training_curves.png: loss and validation accuracy / FP / FN drawn where the layout says, in
 // their colours, with labelled axes; read_curves takes the series from metrics.jsonl.
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
 #include <cmath>
 #include <fstream>

@@ -1,5 +1,5 @@
 // Configuration: flags beat the seed's environment variables; bad values name their source.
-#include <catch2/catch.hpp>
+#include "catch_torch.h"
 
 #include <cmath>
 #include <map>

@@ -159,4 +159,9 @@ std::optional<std::string> onednn_isa_cap(int onednn_major, bool cpu_has_amx_bf1
   return "AVX512_CORE_BF16";
 }
 
+bool onednn_isa_set_by_user(const char* onednn_max_cpu_isa, const char* dnnl_max_cpu_isa) {
+  const auto set = [](const char* value) { return value && *value; };
+  return set(onednn_max_cpu_isa) || set(dnnl_max_cpu_isa);
+}
+
 }  // namespace lane::train

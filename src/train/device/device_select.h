@@ -70,4 +70,9 @@ bool cpu_flags_have_bf16(const std::string& cpuinfo);
 // the CPU has amx_bf16, and the user set neither ONEDNN_MAX_CPU_ISA nor DNNL_MAX_CPU_ISA.
 std::optional<std::string> onednn_isa_cap(int onednn_major, bool cpu_has_amx_bf16, bool user_set_isa);
 
+// Whether the user chose oneDNN's ISA: ONEDNN_MAX_CPU_ISA or DNNL_MAX_CPU_ISA (the values of
+// getenv, nullptr when unset) is set and not empty. oneDNN reads an empty value as unset, so an
+// empty one leaves the choice to onednn_isa_cap.
+bool onednn_isa_set_by_user(const char* onednn_max_cpu_isa, const char* dnnl_max_cpu_isa);
+
 }  // namespace lane::train

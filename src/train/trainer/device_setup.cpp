@@ -66,7 +66,7 @@ void cap_onednn_isa() {
   using VersionFn = const OnednnVersion* (*)();
   const auto version = reinterpret_cast<VersionFn>(dlsym(RTLD_DEFAULT, "dnnl_version"));
   const OnednnVersion* v = version ? version() : nullptr;
-  const bool user_set = std::getenv("ONEDNN_MAX_CPU_ISA") || std::getenv("DNNL_MAX_CPU_ISA");
+  const bool user_set = onednn_isa_set_by_user(std::getenv("ONEDNN_MAX_CPU_ISA"), std::getenv("DNNL_MAX_CPU_ISA"));
   const auto cap = onednn_isa_cap(v ? v->major : 0, cpu_flags_have(read_cpuinfo(), "amx_bf16"), user_set);
   if (!cap) return;
   setenv("ONEDNN_MAX_CPU_ISA", cap->c_str(), 1);

@@ -216,7 +216,7 @@ void LocalVolumes::sweep_claim_markers() {
     const std::string file = e.path().filename().string();
     const auto pid = pid_after("-" + file, "-");
     const size_t tag = file.find(kClaimTag);
-    if (!pid || process_alive(*pid) || tag == std::string::npos || file.find('-') != tag) continue;
+    if (!pid || lane::process_alive(*pid) || tag == std::string::npos || file.find('-') != tag) continue;
     const std::string claim = file.substr(tag + kClaimTag.size());
     if (!claim.empty() && !find(claim)) remove_tree(paths_.volumes_dir() / claim);
     fs::remove(e.path(), ec);
@@ -235,7 +235,7 @@ void LocalVolumes::remove_debris() {
     if (file.empty()) continue;
     if (file[0] == '.') {
       auto pid = pid_after(file, ".revert-");
-      if (pid && !process_alive(*pid)) remove_tree(e.path());
+      if (pid && !lane::process_alive(*pid)) remove_tree(e.path());
       continue;
     }
     // Unregistered and not recorded: only an empty one (an interrupted create) goes.

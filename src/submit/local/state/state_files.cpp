@@ -204,7 +204,7 @@ void refresh_state_backup(Database& db, const Paths& p) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(p.home, ec)) {  // temporaries of killed backups
     auto pid = pid_after(e.path().filename().string(), "state.db.bak.tmp.");
-    if (pid && !process_alive(*pid)) fs::remove(e.path(), ec);
+    if (pid && !lane::process_alive(*pid)) fs::remove(e.path(), ec);
   }
   quick_check(db, p);
   const fs::path tmp = bak.string() + ".tmp." + std::to_string(::getpid());
