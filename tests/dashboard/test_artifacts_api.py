@@ -17,6 +17,7 @@ import argparse
 import hashlib
 import http.client
 import json
+import mmap
 import os
 import shutil
 import sys
@@ -52,9 +53,13 @@ def file_url(base, path):
 
 def under_address_sanitizer(pid):
     """AddressSanitizer keeps freed memory in quarantine (256 MiB by default), so peak RSS there
-    says nothing about whether a download was streamed."""
+    says nothing about whether a download was streamed. GCC loads its runtime as libasan.so;
+    clang links it into the executable."""
     with open(f"/proc/{pid}/maps") as f:
-        return any("libasan" in line for line in f)
+        if any("libasan" in line for line in f):
+            return True
+    with open(f"/proc/{pid}/exe", "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+        return m.find(b"__asan_init") >= 0
 
 
 def peak_rss_kib(pid):

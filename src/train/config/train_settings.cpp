@@ -323,9 +323,11 @@ const std::vector<TrainSetting>& train_settings() {
 }
 
 TrainConfig resolve_train_config(const TrainFlags& flags, const EnvLookup& env) {
-  for (const auto& [flag, text] : flags)
+  for (const auto& given : flags) {
+    const std::string& flag = given.first;  // a structured binding: C++17 lambdas cannot capture it
     if (std::none_of(train_settings().begin(), train_settings().end(), [&](const auto& s) { return s.flag == flag; }))
       throw Error(fmt::format("{} is not a train setting", flag));
+  }
   TrainConfig c;
   for (const TrainSetting& s : train_settings()) {
     const auto given = flags.find(s.flag);
