@@ -9,7 +9,8 @@
 #           AddressSanitizer and UndefinedBehaviorSanitizer).
 #   TARGET: ninja targets to build (default: all of the configuration).
 # Knobs: BASELINE (default -DLANE_UNITY_BUILD=OFF: each file compiled on its own), CANDIDATE,
-#        JOBS (nproc), WORK (/tmp/lane-build-time; removed first and after).
+#        JOBS (nproc), WORK (/tmp/lane-build-time; removed first, and after unless KEEP=1: each
+#        build's .ninja_log has its per-step times).
 # Examples:
 #   bench/build_time/run.sh release lane_cli test_cli
 #   BASELINE="-DLANE_TORCH_PCH=OFF -DLANE_TEST_CODE_O1=OFF" bench/build_time/run.sh release test_trainer
@@ -31,7 +32,7 @@ case "$config" in
 esac
 
 rm -rf "$work"
-trap 'rm -rf "$work"' EXIT
+[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
 echo "build_time: $config, ${targets[*]:-all targets}, -j$jobs, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "build_time: baseline: ${baseline[*]:-(defaults)}; candidate: ${candidate[*]:-(defaults)}"
 declare -A wall
