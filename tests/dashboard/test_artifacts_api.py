@@ -53,11 +53,8 @@ def file_url(base, path):
 
 def under_address_sanitizer(pid):
     """AddressSanitizer keeps freed memory in quarantine (256 MiB by default), so peak RSS there
-    says nothing about whether a download was streamed. GCC loads its runtime as libasan.so;
-    clang links it into the executable."""
-    with open(f"/proc/{pid}/maps") as f:
-        if any("libasan" in line for line in f):
-            return True
+    says nothing about whether a download was streamed. An instrumented executable names
+    __asan_init, whether its runtime is libasan.so (GCC) or linked in (clang)."""
     with open(f"/proc/{pid}/exe", "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
         return m.find(b"__asan_init") >= 0
 
