@@ -26,10 +26,10 @@ std::string cross_site_problem(const std::string& host, const std::string& origi
   return "no Origin header: send Origin: http://" + host + " (a browser does)";
 }
 
-Sessions::Session Sessions::open(const std::string& id, bool& created) {
+Sessions::Session Sessions::open(const std::vector<std::string>& ids, bool& created) {
   std::lock_guard<std::mutex> lock(mutex_);
   created = false;
-  if (!id.empty())
+  for (const auto& id : ids)
     for (const auto& s : sessions_)
       if (tokens_equal(s.id, id)) return s;
   created = true;
@@ -38,13 +38,14 @@ Sessions::Session Sessions::open(const std::string& id, bool& created) {
   return sessions_.back();
 }
 
-std::optional<uint64_t> Sessions::check(const std::string& id, const std::string& csrf) const {
+std::optional<uint64_t> Sessions::check(const std::vector<std::string>& ids, const std::string& csrf) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::optional<uint64_t> found;
-  for (const auto& s : sessions_) {
-    bool same_id = tokens_equal(s.id, id), same_csrf = tokens_equal(s.csrf, csrf);
-    if (same_id && same_csrf) found = s.number;
-  }
+  for (const auto& id : ids)
+    for (const auto& s : sessions_) {
+      bool same_id = tokens_equal(s.id, id), same_csrf = tokens_equal(s.csrf, csrf);
+      if (same_id && same_csrf) found = s.number;
+    }
   return found;
 }
 

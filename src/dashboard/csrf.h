@@ -2,7 +2,7 @@
 // What guards the dashboard's actions (POST) against cross-site request forgery, beside the token:
 // a same-origin check of the request's Origin / Sec-Fetch-Site / Referer headers, and a per-session
 // CSRF token. GET /api/session opens a session (the HttpOnly, SameSite=Strict cookie
-// lanectl_dashboard_session) and tells the page its CSRF token, which every action sends back in
+// lanectl_dashboard_session_PORT) and tells the page its CSRF token, which every action sends back in
 // the X-CSRF-Token header. Neither value is ever logged; sessions are told apart by their number.
 #include <cstdint>
 #include <mutex>
@@ -32,11 +32,12 @@ class Sessions {
   };
   explicit Sessions(size_t capacity = 256) : capacity_(capacity) {}
 
-  // The session whose id is `id`, or a new one when there is none (`created` says which).
-  Session open(const std::string& id, bool& created);
-  // The number of the session `id` when `csrf` is its CSRF token; nullopt otherwise. Both
-  // compared in constant time (tokens_equal), every session looked at.
-  std::optional<uint64_t> check(const std::string& id, const std::string& csrf) const;
+  // The session whose id is one of `ids` (the session cookies a request sent: a browser may send
+  // a stale one first), or a new one when there is none (`created` says which).
+  Session open(const std::vector<std::string>& ids, bool& created);
+  // The number of the session whose id is one of `ids` and whose CSRF token is `csrf`; nullopt
+  // when there is none. Compared in constant time (tokens_equal), every session looked at.
+  std::optional<uint64_t> check(const std::vector<std::string>& ids, const std::string& csrf) const;
 
  private:
   size_t capacity_;

@@ -127,6 +127,8 @@ struct Server::Impl {
   JobFeed feed;
   HttpServer http;
   int port = -1;
+  // lanectl_dashboard_{token,session}_PORT (port_cookie_name), set by bind().
+  std::string token_cookie, session_cookie;
 };
 
 httplib::Server::HandlerResponse Server::Impl::screen(const httplib::Request& req, httplib::Response& res) {
@@ -142,11 +144,12 @@ httplib::Server::HandlerResponse Server::Impl::screen(const httplib::Request& re
                                      "LANECTL_DASHBOARD_TOKEN and send Authorization: Bearer TOKEN"));
       return R::Handled;
     }
-  } else if (!request_has_token(options.token, req.get_header_value("Authorization"), req.get_header_value("Cookie"))) {
+  } else if (!request_has_token(options.token, req.get_header_value("Authorization"), req.get_header_value("Cookie"),
+                                token_cookie)) {
     // ?token=T (the link printed at start): set the cookie and drop the token from the address.
     if (req.method == "GET" && req.has_param("token") && tokens_equal(options.token, req.get_param_value("token"))) {
       res.status = 303;
-      res.set_header("Set-Cookie", std::string(kTokenCookie) + "=" + options.token + "; Path=/; HttpOnly; SameSite=Strict");
+      res.set_header("Set-Cookie", token_cookie + "=" + options.token + "; Path=/; HttpOnly; SameSite=Strict");
       // Only a path of this server: "//host/..." would send the browser elsewhere.
       bool local_path = req.path.size() >= 1 && req.path[0] == '/' && req.path.compare(0, 2, "//") != 0 &&
                         req.path.find_first_of("\\\r\n") == std::string::npos;
@@ -223,9 +226,8 @@ void Server::Impl::session(const httplib::Request& req, httplib::Response& res) 
   res.set_header("Cache-Control", "no-store");
   if (!options.allow_actions) return send(res, json_reply({{"actions", false}, {"reason", std::string("read-only: ") + kReadOnlyHint}}));
   bool created = false;
-  auto s = sessions.open(cookie_value(req.get_header_value("Cookie"), kSessionCookie), created);
-  if (created)
-    res.set_header("Set-Cookie", std::string(kSessionCookie) + "=" + s.id + "; Path=/; HttpOnly; SameSite=Strict");
+  auto s = sessions.open(cookie_values(req.get_header_value("Cookie"), session_cookie), created);
+  if (created) res.set_header("Set-Cookie", session_cookie + "=" + s.id + "; Path=/; HttpOnly; SameSite=Strict");
   send(res, json_reply({{"actions", true}, {"csrfToken", s.csrf}, {"session", s.number}}));
 }
 
@@ -235,7 +237,7 @@ void Server::Impl::action(const httplib::Request& req, httplib::Response& res) {
                                            req.get_header_value("Sec-Fetch-Site"), req.get_header_value("Referer"));
   std::optional<uint64_t> session;
   if (problem.empty())
-    session = sessions.check(cookie_value(req.get_header_value("Cookie"), kSessionCookie), req.get_header_value(kCsrfHeader));
+    session = sessions.check(cookie_values(req.get_header_value("Cookie"), session_cookie), req.get_header_value(kCsrfHeader));
   Reply reply = !problem.empty() ? error_reply(403, "cross-site request refused: " + problem)
                 : !session ? error_reply(403, std::string("missing or wrong CSRF token: send the ") + kCsrfHeader +
                                                   " header that GET /api/session gave this session (with its cookie)")
@@ -325,6 +327,8 @@ int Server::bind() {
                 " (address in use or not on this machine); pick another with --listen HOST:PORT");
   ::listen(impl_->http.listener(), kListenBacklog);  // on failure httplib's backlog stays
   impl_->port = port;
+  impl_->token_cookie = port_cookie_name(kTokenCookie, port);
+  impl_->session_cookie = port_cookie_name(kSessionCookie, port);
   return port;
 }
 

@@ -6,7 +6,7 @@
 // carries its session's CSRF token (csrf.h), and each one is logged; on a loopback address without a token only the
 // user who started it is served (the client socket's uid, peer_uid.h) and the Host header must
 // name a loopback host (no DNS rebinding); with a token, or beyond loopback, every request needs
-// the token (Authorization: Bearer T, the lanectl_dashboard_token cookie, or ?token=T once, which
+// the token (Authorization: Bearer T, the lanectl_dashboard_token_PORT cookie, or ?token=T once, which
 // sets the cookie and redirects). The token is never logged. A bounded thread pool serves at most
 // max_event_streams event streams (more: 503) and always keeps threads for the other requests.
 #include <chrono>

@@ -60,19 +60,17 @@ std::vector<std::string> cookie_values(const std::string& cookie, const std::str
   return values;
 }
 
-std::string cookie_value(const std::string& cookie, const std::string& name) {
-  auto values = cookie_values(cookie, name);
-  return values.empty() ? "" : values.front();
-}
+std::string port_cookie_name(const char* base, int port) { return std::string(base) + "_" + std::to_string(port); }
 
-bool request_has_token(const std::string& expected, const std::string& authorization, const std::string& cookie) {
+bool request_has_token(const std::string& expected, const std::string& authorization, const std::string& cookie,
+                       const std::string& cookie_name) {
   if (expected.empty()) return false;
   const std::string bearer = "Bearer ";
   if (authorization.compare(0, bearer.size(), bearer) == 0 && tokens_equal(expected, trim(authorization.substr(bearer.size()))))
     return true;
   // Every cookie of that name: a browser may send a stale one (another path or domain) first.
   bool ok = false;
-  for (const auto& value : cookie_values(cookie, kTokenCookie)) ok = tokens_equal(expected, value) || ok;
+  for (const auto& value : cookie_values(cookie, cookie_name)) ok = tokens_equal(expected, value) || ok;
   return ok;
 }
 

@@ -49,7 +49,8 @@ class Client:
         doc = json.loads(body)
         check(doc["actions"] is True and len(doc["csrfToken"]) == 64, f"/api/session: {doc}")
         set_cookie = r.getheader("Set-Cookie") or ""
-        check("HttpOnly" in set_cookie and "SameSite=Strict" in set_cookie, f"the session cookie: {set_cookie!r}")
+        check("HttpOnly" in set_cookie and "SameSite=Strict" in set_cookie and
+              set_cookie.startswith(f"lanectl_dashboard_session_{self.port}="), f"the session cookie: {set_cookie!r}")
         self.cookie = set_cookie.split(";", 1)[0]
         self.csrf = doc["csrfToken"]
         return self

@@ -264,10 +264,14 @@ def case_token(env):
     check(request(port, "GET", "/api/jobs", {"Authorization": "Bearer " + token[:-1] + "x"})[0] == 401, "a wrong token is not 401")
     check(request(port, "POST", "/api/jobs")[0] == 401, "POST without token should be 401")
     check(request(port, "GET", "/api/jobs", {"Authorization": "Bearer " + token})[0] == 200, "the bearer token is refused")
-    check(request(port, "GET", "/api/jobs", {"Cookie": "a=b; lanectl_dashboard_token=" + token})[0] == 200, "the cookie is refused")
+    cookie = f"lanectl_dashboard_token_{port}="
+    check(request(port, "GET", "/api/jobs", {"Cookie": "a=b; " + cookie + token})[0] == 200, "the cookie is refused")
+    # Another port's cookie (another dashboard of this host) is not this one's.
+    check(request(port, "GET", "/api/jobs", {"Cookie": f"lanectl_dashboard_token_{port + 1}=" + token})[0] == 401,
+          "another port's token cookie is accepted")
     check(request(port, "POST", "/api/jobs", {"Authorization": "Bearer " + token})[0] == 405, "POST with token is not 405")
     status, _, _, r = request(port, "GET", "/?token=" + token)
-    check(status == 303 and token in (r.getheader("Set-Cookie") or "") and "HttpOnly" in r.getheader("Set-Cookie"),
+    check(status == 303 and (r.getheader("Set-Cookie") or "").startswith(cookie + token + ";") and "HttpOnly" in r.getheader("Set-Cookie"),
           f"?token= should set the cookie: {status}")
     check(r.getheader("Location") == "/", f"?token= should redirect to the path without the token: {r.getheader('Location')}")
     status, _, _, r = request(port, "GET", "//evil.example/x?token=" + token)

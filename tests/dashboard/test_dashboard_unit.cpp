@@ -50,23 +50,32 @@ TEST_CASE("the token matches by Bearer header or cookie and exactly", "[dashboar
   CHECK_FALSE(tokens_equal("abc", "ab"));
   CHECK_FALSE(tokens_equal("abc", "abcabc"));
   CHECK_FALSE(tokens_equal("", ""));
-  CHECK(request_has_token("tok", "Bearer tok", ""));
-  CHECK(request_has_token("tok", "", "x=1; lanectl_dashboard_token=tok; y=2"));
-  CHECK(request_has_token("tok", "", "lanectl_dashboard_token=tok"));
-  CHECK_FALSE(request_has_token("tok", "Basic tok", ""));
-  CHECK_FALSE(request_has_token("tok", "Bearer tok2", "other_token=tok"));
-  CHECK_FALSE(request_has_token("tok", "", "xlanectl_dashboard_token=tok"));
-  CHECK_FALSE(request_has_token("", "Bearer ", "lanectl_dashboard_token="));
+  const std::string name = "lanectl_dashboard_token_8080";
+  CHECK(port_cookie_name(kTokenCookie, 8080) == name);
+  CHECK(port_cookie_name(kSessionCookie, 1) == "lanectl_dashboard_session_1");
+  CHECK(request_has_token("tok", "Bearer tok", "", name));
+  CHECK(request_has_token("tok", "", "x=1; lanectl_dashboard_token_8080=tok; y=2", name));
+  CHECK(request_has_token("tok", "", "lanectl_dashboard_token_8080=tok", name));
+  CHECK_FALSE(request_has_token("tok", "Basic tok", "", name));
+  CHECK_FALSE(request_has_token("tok", "Bearer tok2", "other_token=tok", name));
+  CHECK_FALSE(request_has_token("tok", "", "xlanectl_dashboard_token_8080=tok", name));
+  CHECK_FALSE(request_has_token("", "Bearer ", "lanectl_dashboard_token_8080=", name));
+  // Another dashboard's cookie (another port), or the name without a port, is not this one's.
+  CHECK_FALSE(request_has_token("tok", "", "lanectl_dashboard_token_8081=tok", name));
+  CHECK_FALSE(request_has_token("tok", "", "lanectl_dashboard_token=tok", name));
+  CHECK_FALSE(request_has_token("tok", "", "lanectl_dashboard_token_80800=tok", name));
   // A stale cookie of the same name sent first does not hide the valid one.
-  CHECK(request_has_token("tok", "", "lanectl_dashboard_token=old; lanectl_dashboard_token=tok"));
-  CHECK_FALSE(request_has_token("tok", "", "lanectl_dashboard_token=old; lanectl_dashboard_token=older"));
+  CHECK(request_has_token("tok", "", "lanectl_dashboard_token_8080=old; lanectl_dashboard_token_8080=tok", name));
+  CHECK_FALSE(request_has_token("tok", "", "lanectl_dashboard_token_8080=old; lanectl_dashboard_token_8080=older", name));
 }
 
-TEST_CASE("a cookie's value is found by its exact name", "[dashboard][fast]") {
-  CHECK(cookie_value("a=1; lanectl_dashboard_session=abc; b=2", kSessionCookie) == "abc");
-  CHECK(cookie_value("lanectl_dashboard_session=x=y", kSessionCookie) == "x=y");
-  CHECK(cookie_value("xlanectl_dashboard_session=abc", kSessionCookie).empty());
-  CHECK(cookie_value("", kSessionCookie).empty());
+TEST_CASE("a cookie's values are found by its exact name, in order", "[dashboard][fast]") {
+  using V = std::vector<std::string>;
+  CHECK(cookie_values("a=1; lanectl_dashboard_session=abc; b=2", kSessionCookie) == V{"abc"});
+  CHECK(cookie_values("lanectl_dashboard_session=x=y", kSessionCookie) == V{"x=y"});
+  CHECK(cookie_values("xlanectl_dashboard_session=abc", kSessionCookie).empty());
+  CHECK(cookie_values("", kSessionCookie).empty());
+  CHECK(cookie_values("s=1;s=2 ; t=3; s=", "s") == V{"1", "2", ""});
 }
 
 TEST_CASE("an action must come from a page of the dashboard's own origin", "[dashboard][fast]") {
@@ -88,27 +97,34 @@ TEST_CASE("an action must come from a page of the dashboard's own origin", "[das
 }
 
 TEST_CASE("each session has its own CSRF token and the oldest are forgotten", "[dashboard][fast]") {
+  using V = std::vector<std::string>;
   Sessions sessions(2);
   bool created = false;
-  auto a = sessions.open("", created);
+  auto a = sessions.open({}, created);
   CHECK(created);
   CHECK(a.id.size() == 64);
   CHECK(a.csrf.size() == 64);
   CHECK(a.id != a.csrf);
-  auto again = sessions.open(a.id, created);
+  auto again = sessions.open({a.id}, created);
   CHECK_FALSE(created);
   CHECK(again.csrf == a.csrf);
-  auto b = sessions.open("not-a-session", created);
+  auto b = sessions.open({"not-a-session", ""}, created);
   CHECK(created);
   CHECK(b.number == a.number + 1);
-  CHECK(sessions.check(a.id, a.csrf) == a.number);
-  CHECK_FALSE(sessions.check(a.id, b.csrf));
-  CHECK_FALSE(sessions.check(b.id, a.csrf));
-  CHECK_FALSE(sessions.check(a.id, ""));
-  CHECK_FALSE(sessions.check("", ""));
-  sessions.open("", created);  // a third: the first is forgotten
-  CHECK_FALSE(sessions.check(a.id, a.csrf));
-  CHECK(sessions.check(b.id, b.csrf) == b.number);
+  CHECK(sessions.check({a.id}, a.csrf) == a.number);
+  CHECK_FALSE(sessions.check({a.id}, b.csrf));
+  CHECK_FALSE(sessions.check({b.id}, a.csrf));
+  CHECK_FALSE(sessions.check({a.id}, ""));
+  CHECK_FALSE(sessions.check({""}, ""));
+  CHECK_FALSE(sessions.check({}, a.csrf));
+  // A stale session cookie sent first (another path or domain) does not hide the live one.
+  CHECK(sessions.check(V{"stale", b.id}, b.csrf) == b.number);
+  auto found = sessions.open(V{"stale", b.id}, created);
+  CHECK_FALSE(created);
+  CHECK(found.number == b.number);
+  sessions.open({}, created);  // a third: the first is forgotten
+  CHECK_FALSE(sessions.check({a.id}, a.csrf));
+  CHECK(sessions.check({b.id}, b.csrf) == b.number);
 }
 
 TEST_CASE("the web UI is embedded with its content types", "[dashboard][fast]") {

@@ -12,6 +12,9 @@
     cross-site a page of another origin on the same host (another port: same site, so the token
                cookie is sent) cannot read the CSRF token and its POSTs are refused (403): the job
                keeps running, the refusal is logged
+    two-dashboards  two dashboards of one host (two ports, two tokens) in one browser: a browser
+               shares cookies between a host's ports, so each dashboard names its cookies by its
+               port; logging into the second neither logs the first out nor ends its session
 Screenshots go to --out (ctest: <build>/dashboard-screenshots). Exit 77: skipped (no Chromium).
 """
 import http.server
@@ -27,6 +30,7 @@ from chromium import Chromium  # noqa: E402
 from fixture import Lane, run_cases  # noqa: E402
 
 TOKEN = "browser-actions-token-77"
+TOKEN_B = "browser-actions-token-88"
 
 
 def check(cond, what):
@@ -49,6 +53,11 @@ def wait_status(lane, name, want, timeout=15):
 def submit_job(lane, name):
     lane.run("submit", name, "-i", "ubuntu", "-e", "MODE=a", "--command", "--", "sh", "-c", "echo MODE=$MODE; sleep 300")
     wait_status(lane, name, "Running")
+
+
+def port_of(url):
+    """"http://127.0.0.1:8080/" -> "8080"."""
+    return url.rstrip("/").rsplit(":", 1)[1]
 
 
 def logged_in(browser, url, job):
@@ -111,7 +120,7 @@ def case_actions(lanectl, out):
         page.wait_for("document.querySelector('#job-badge .status')?.textContent === 'Suspended'", timeout=10)
         # A lost session (a restarted server forgets them): refused, the dialog says why, and the
         # next try opens a new session.
-        page.send("Network.deleteCookies", {"name": "lanectl_dashboard_session", "url": url})
+        page.send("Network.deleteCookies", {"name": "lanectl_dashboard_session_" + port_of(url), "url": url})
         confirm(page, "resume", "act-a")
         shown = page.wait_for("document.querySelector('dialog.action-dialog .error-box:not([hidden])')?.textContent")
         check("CSRF token" in shown and status_of(lane, "act-a") == "Suspended", f"a resume without the session: {shown!r}")
@@ -226,7 +235,44 @@ def case_cross_site(lanectl, out):
         evil.shutdown()
 
 
-CASES = {"actions": case_actions, "read-only": case_read_only, "cross-site": case_cross_site}
+def case_two_dashboards(lanectl, out):
+    with Lane(lanectl) as lane, Chromium() as browser:
+        submit_job(lane, "two-a")
+        url_a = lane.start_dashboard("--allow-actions", "--token", TOKEN)
+        url_b = lane.start_dashboard("--allow-actions", "--token", TOKEN_B)
+        page_a = logged_in(browser, url_a, "two-a")
+        page_a.wait_for("!document.getElementById('job-actions').hidden", timeout=10)  # A's session is open
+        page_b = browser.open(url_b + "?token=" + TOKEN_B)
+        page_b.navigate(url_b + "#/jobs/default/two-a")
+        page_b.wait_for("!document.getElementById('job-actions').hidden", timeout=10)  # and B's
+        cookies = sorted(c["name"] for c in page_a.send("Network.getCookies", {"urls": [url_a, url_b]})["cookies"])
+        port_a, port_b = port_of(url_a), port_of(url_b)
+        want = sorted(f"lanectl_dashboard_{kind}_{port}" for kind in ("token", "session") for port in (port_a, port_b))
+        check(cookies == want, f"the browser's cookies: {cookies}, not {want}")
+        # A's page, opened before B's login: its action carries A's token and session still.
+        confirm(page_a, "suspend", "two-a")
+        wait_status(lane, "two-a", "Suspended")
+        # A reloaded is still logged in; B acts with its own session.
+        page_a.navigate(url_a + "?reload=1#/jobs/default/two-a")
+        page_a.wait_for("document.querySelector('#job-badge .status')?.textContent === 'Suspended'", timeout=10)
+        page_b.wait_for("document.querySelector('#job-badge .status')?.textContent === 'Suspended'", timeout=10)
+        confirm(page_b, "resume", "two-a")
+        wait_status(lane, "two-a", "Running")
+        for page in (page_a, page_b):
+            errors = page.errors()
+            check(errors == [], f"JavaScript errors: {errors}")
+        proc_a, proc_b = lane.dashboards
+        lane.stop_dashboards()
+        log_a, log_b = proc_a.stderr.read(), proc_b.stderr.read()
+        check(f" dashboard action suspend job default/two-a by uid {os.geteuid()} (session 1): 2" in log_a,
+              f"A's log:\n{log_a}")
+        check(f" dashboard action resume job default/two-a by uid {os.geteuid()} (session 1): 2" in log_b,
+              f"B's log:\n{log_b}")
+        print("PASS two-dashboards")
+
+
+CASES = {"actions": case_actions, "read-only": case_read_only, "cross-site": case_cross_site,
+         "two-dashboards": case_two_dashboards}
 
 
 if __name__ == "__main__":
