@@ -38,12 +38,6 @@ constexpr int kListenBacklog = 1024;
 // The largest request body read (an action's JSON is a few KiB); more is 413.
 constexpr size_t kMaxBodyBytes = 1u << 20;
 
-// httplib's server, with its listening socket at hand to raise the backlog.
-class HttpServer : public httplib::Server {
- public:
-  socket_t listener() const { return svr_sock_; }
-};
-
 // The host part of a Host header ("127.0.0.1:8080" → "127.0.0.1", "[::1]:80" → "::1").
 std::string host_of(const std::string& header) {
   if (!header.empty() && header.front() == '[') {
@@ -91,6 +85,14 @@ constexpr const char* kReadOnlyHint =
     "start lanectl dashboard with --allow-actions (and a token) to suspend, resume, delete and resubmit jobs here";
 
 }  // namespace
+
+// httplib's server, with its listening socket at hand to raise the backlog. Not in the anonymous
+// namespace: Server::Impl holds one, and in a unity batch GCC warns of a member whose type has
+// internal linkage (-Wsubobject-linkage).
+class HttpServer : public httplib::Server {
+ public:
+  socket_t listener() const { return svr_sock_; }
+};
 
 struct Server::Impl {
   Impl(Roles roles, ServerOptions o)

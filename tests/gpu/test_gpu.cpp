@@ -140,7 +140,7 @@ TEST_CASE("a checkpoint continues the CUDA random stream: the draw after a resum
   const auto uninterrupted = torch::rand({1000}, gpu).cpu();
   const auto stored = train::read_checkpoint_cuda_rng_states(path);
   REQUIRE(stored.has_value());
-  CHECK(stored->size() == torch::cuda::device_count());
+  CHECK(stored->size() == static_cast<size_t>(torch::cuda::device_count()));
   torch::manual_seed(12345);  // another stream, as a fresh process would have
   train::load_checkpoint(path, net, &opt);
   CHECK(torch::rand({1000}, gpu).cpu().equal(uninterrupted));
