@@ -170,6 +170,23 @@ TEST_CASE("oneDNN before 3.0 is capped at AVX512_CORE_BF16 on a CPU with AMX, un
   CHECK_FALSE(onednn_isa_cap(2, true, true));    // ONEDNN_MAX_CPU_ISA or DNNL_MAX_CPU_ISA set by hand
   CHECK_FALSE(onednn_isa_cap(0, true, false));   // the oneDNN version is not known
   // oneDNN reads an empty ONEDNN_MAX_CPU_ISA as unset: so does the cap.
+  // Training checks the AMX kernels where oneDNN is capped and bf16 on the CPU is possible.
+  CHECK(onednn_bf16_check_wanted(true, "", "auto"));
+  CHECK(onednn_bf16_check_wanted(true, "bf16", "cpu"));
+  CHECK(onednn_bf16_check_wanted(true, "", ""));
+  CHECK_FALSE(onednn_bf16_check_wanted(false, "", "auto"));  // nothing capped: nothing to check
+  CHECK_FALSE(onednn_bf16_check_wanted(true, "fp32", "auto"));  // fp32 runs no AMX kernel
+  CHECK_FALSE(onednn_bf16_check_wanted(true, "", "cuda"));
+  CHECK_FALSE(onednn_bf16_check_wanted(true, "bf16", "cuda:1"));
+  // The CPU's default is bf16 only where it has native bf16 and its kernels are not capped.
+  CHECK(cpu_bf16_by_default(true, OnednnBf16::kNotCapped));
+  CHECK(cpu_bf16_by_default(true, OnednnBf16::kAmx));
+  CHECK_FALSE(cpu_bf16_by_default(true, OnednnBf16::kCapped));
+  CHECK_FALSE(cpu_bf16_by_default(false, OnednnBf16::kNotCapped));
+  const DeviceChoice cpu;
+  CHECK(resolve_precision("", "--precision", cpu, cpu_bf16_by_default(true, OnednnBf16::kCapped)) == Precision::kFp32);
+  CHECK(resolve_precision("bf16", "--precision", cpu, cpu_bf16_by_default(true, OnednnBf16::kCapped)) ==
+        Precision::kBf16);
   CHECK_FALSE(onednn_isa_set_by_user(nullptr, nullptr));
   CHECK_FALSE(onednn_isa_set_by_user("", nullptr));
   CHECK_FALSE(onednn_isa_set_by_user("", ""));

@@ -2,13 +2,21 @@
 // restores the previous state; the fp16 loss scaler unscales exactly, skips a step with an
 // injected inf or NaN gradient and grows/backs off its scale; bf16 training lowers the loss on
 // the real TuSimple frames; a checkpoint of a bf16 run resumes in fp32; device requests that
-// this build cannot meet exit 2 naming the fix.
+// this build cannot meet exit 2 naming the fix; on a CPU with AMX and oneDNN before 3.0, training
+// checks the AMX bf16 kernels on its model's shapes and uses them only when they pass.
 #include "catch_torch.h"
 
+#include <dlfcn.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <csignal>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <sstream>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
@@ -24,6 +32,22 @@ using namespace lane;
 using train::Precision;
 
 namespace {
+
+// The major version of the oneDNN this process links (0 when libtorch does not export dnnl_version).
+int onednn_major() {
+  struct Version {
+    int major, minor, patch;
+  };
+  const auto version = reinterpret_cast<const Version* (*)()>(dlsym(RTLD_DEFAULT, "dnnl_version"));
+  return version ? version()->major : 0;
+}
+
+std::string cpuinfo() {
+  std::ifstream in("/proc/cpuinfo");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 // A tiny regression problem whose gradients are known.
 struct Tiny {
@@ -171,5 +195,77 @@ TEST_CASE("scnn-train train: device and precision requests this build cannot mee
                                      c.args);
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.output, Catch::Contains(c.expect));
+  }
+}
+
+TEST_CASE("status_of_child: the body's exit status, a signal's or a throw's, and the parent untouched", "[trainer][fast]") {
+  CHECK(train::status_of_child([] { return 0; }) == 0);
+  CHECK(train::status_of_child([] { return 3; }) == 3);
+  CHECK(train::status_of_child([]() -> int { throw std::runtime_error("no"); }) == 125);
+  CHECK(train::status_of_child([]() -> int {  // SIGKILL: Catch2 would report a SIGABRT of the child
+          ::kill(::getpid(), SIGKILL);
+          return 0;
+        }) == 128 + SIGKILL);
+  ::unsetenv("LANE_TEST_CHILD_MARK");
+  CHECK(train::status_of_child([] {
+          ::setenv("LANE_TEST_CHILD_MARK", "1", 1);
+          return torch::ones({2, 3}).sum().item<double>() == 6.0 ? 0 : 1;  // libtorch works in the child
+        }) == 0);
+  CHECK(std::getenv("LANE_TEST_CHILD_MARK") == nullptr);
+}
+
+TEST_CASE("scnn-train train on a CPU with AMX and oneDNN before 3.0: the AMX bf16 kernels train only where they pass a check on the model's shapes", "[trainer][slow]") {
+  test::ScratchDir dir("amx_check");
+  const bool capped = train::onednn_isa_cap(onednn_major(), train::cpu_flags_have(cpuinfo(), "amx_bf16"), false).has_value();
+  // Two steps of the small model; `env` before the command, `args` after it.
+  const auto train_run = [&](int height, int width, int batch, const std::string& env, const std::string& args) {
+    std::filesystem::remove_all(dir.path / "out");
+    return test::run_command(fmt::format(
+        "env -u ONEDNN_MAX_CPU_ISA -u DNNL_MAX_CPU_ISA -u DEVICE -u PRECISION {} {} train --data-dir {} "
+        "--train-labels label_data_0601_first6.json --model small --input-height {} --input-width {} --batch-size {} "
+        "--threads 1 --max-steps 2 --output-dir {} {}",
+        env, test::scnn_train(), test::tusimple_dir().string(), height, width, batch, (dir.path / "out").string(), args));
+  };
+  // What oneDNN's log (ONEDNN_VERBOSE=1) says from the run's first line on.
+  const auto run_part = [](const std::string& output) {
+    const auto at = output.find("scnn-train: model");
+    return at == std::string::npos ? std::string() : output.substr(at);
+  };
+  if (!capped) {
+    // No AMX, or a oneDNN whose AMX kernels are left alone: no check, no note, the plain default.
+    const auto r = train_run(128, 224, 4, "", "");
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.output, !Catch::Contains("on a CPU with AMX"));
+    CHECK_THAT(r.output, Catch::Contains(train::cpu_has_native_bf16() ? "cpu bf16" : "cpu fp32"));
+    WARN("this CPU and oneDNN need no AMX cap: the check itself is exercised on a CPU with amx_bf16 and oneDNN < 3");
+    return;
+  }
+  {  // The demo's shapes pass: bf16 on the AMX kernels (oneDNN's log names them for the run's own kernels).
+    const auto r = train_run(128, 224, 4, "ONEDNN_VERBOSE=1", "");
+    INFO(r.output.substr(0, 4000));
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Contains("cpu bf16"));
+    CHECK_THAT(r.output, Catch::Contains("its AMX bf16 kernels passed a check on this model's shapes (one forward and backward pass at batch 4 on random data, "));
+    CHECK_THAT(run_part(r.output), Catch::Contains("avx512_core_amx_bf16,backward_weights"));
+  }
+  {  // 256x448: the first layers' weight gradients are not finite on AMX, so the default is fp32.
+    const auto r = train_run(256, 448, 6, "", "");
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Contains("cpu fp32"));
+    CHECK_THAT(r.output, Catch::Contains("as its AMX bf16 kernels computed non-finite gradients on this model's shapes"));
+    CHECK_THAT(r.output, Catch::Contains("so the default precision is fp32"));
+  }
+  {  // Asked for, bf16 trains there on the capped kernels (without the cap its second loss is NaN).
+    const auto r = train_run(256, 448, 6, "ONEDNN_VERBOSE=1", "--precision bf16");
+    INFO(r.output.substr(0, 4000));
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.output, Catch::Contains("cpu bf16"));
+    CHECK_THAT(r.output, Catch::Contains("its CPU kernels are capped at AVX512_CORE_BF16"));
+    CHECK_THAT(r.output, !Catch::Contains("so the default precision is fp32"));
+    const auto run = run_part(r.output);
+    CHECK_THAT(run, Catch::Contains("avx512_core_bf16"));
+    CHECK_THAT(run, !Catch::Contains("avx512_core_amx"));
   }
 }

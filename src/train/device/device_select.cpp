@@ -159,6 +159,16 @@ std::optional<std::string> onednn_isa_cap(int onednn_major, bool cpu_has_amx_bf1
   return "AVX512_CORE_BF16";
 }
 
+bool onednn_bf16_check_wanted(bool onednn_capped, const std::string& precision_request,
+                              const std::string& device_request) {
+  return onednn_capped && (precision_request.empty() || precision_request == "bf16") &&
+         (device_request.empty() || device_request == "auto" || device_request == "cpu");
+}
+
+bool cpu_bf16_by_default(bool cpu_has_native_bf16, OnednnBf16 onednn) {
+  return cpu_has_native_bf16 && onednn != OnednnBf16::kCapped;
+}
+
 bool onednn_isa_set_by_user(const char* onednn_max_cpu_isa, const char* dnnl_max_cpu_isa) {
   const auto set = [](const char* value) { return value && *value; };
   return set(onednn_max_cpu_isa) || set(dnnl_max_cpu_isa);

@@ -64,11 +64,31 @@ bool cpu_flags_have(const std::string& cpuinfo, const std::string& flag);
 bool cpu_flags_have_bf16(const std::string& cpuinfo);
 
 // The ISA oneDNN's CPU kernels are capped at (its ONEDNN_MAX_CPU_ISA), or nullopt for none.
-// oneDNN before 3.0 (Debian's libtorch 1.13 links 2.6.3) turns SCNN's bf16 training to NaN at its
-// second step with its AMX kernels; its AVX512-BF16 kernels train (docs/dev/training.md, "bf16 on
-// AMX"). So: AVX512_CORE_BF16 when oneDNN is older than 3.0 (onednn_major 0: unknown, no cap),
-// the CPU has amx_bf16, and the user set neither ONEDNN_MAX_CPU_ISA nor DNNL_MAX_CPU_ISA.
+// oneDNN before 3.0 (Debian's libtorch 1.13 links 2.6.3) computes non-finite weight gradients
+// with some of its AMX bf16 convolution kernels (3x3 with at most 16 output channels at 256x448
+// and larger: the small model's first layers), which turns bf16 training to NaN at its second
+// step; its AVX512-BF16 kernels train (docs/dev/training.md, "bf16 on AMX"). So: AVX512_CORE_BF16
+// when oneDNN is older than 3.0 (onednn_major 0: unknown, no cap), the CPU has amx_bf16, and the
+// user set neither ONEDNN_MAX_CPU_ISA nor DNNL_MAX_CPU_ISA. Training in bf16 then checks the AMX
+// kernels on its model's shapes and lifts the cap when they pass (OnednnBf16).
 std::optional<std::string> onednn_isa_cap(int onednn_major, bool cpu_has_amx_bf16, bool user_set_isa);
+
+// oneDNN's bf16 kernels in a CPU training run: not capped (no cap was needed, or the user chose
+// the ISA), AMX (capped, then the model's shapes passed the check and the cap was lifted), or
+// capped at AVX512_CORE_BF16 (they did not pass).
+enum class OnednnBf16 { kNotCapped, kAmx, kCapped };
+
+// Whether a training run checks oneDNN's AMX bf16 kernels: oneDNN is capped (onednn_isa_cap) and
+// the run may train on the CPU in bf16 (`precision_request` empty, the default, or "bf16";
+// `device_request` "auto" or "cpu": the capped oneDNN is a CPU-only libtorch's).
+bool onednn_bf16_check_wanted(bool onednn_capped, const std::string& precision_request,
+                              const std::string& device_request);
+
+// The device_has_bf16 of resolve_precision for a CPU: native bf16 and not on the capped kernels.
+// Capped, bf16 is no faster than fp32 (measured on a 2-vCPU AMX Xeon where the check fails, the
+// small model at 256x448: median 0.79x fp32's images/s over 11 runs; docs/BENCHMARKS.md), and
+// fp32 is the more exact, so the default is fp32 there; --precision bf16 still trains in bf16.
+bool cpu_bf16_by_default(bool cpu_has_native_bf16, OnednnBf16 onednn);
 
 // Whether the user chose oneDNN's ISA: ONEDNN_MAX_CPU_ISA or DNNL_MAX_CPU_ISA (the values of
 // getenv, nullptr when unset) is set and not empty. oneDNN reads an empty value as unset, so an

@@ -1,7 +1,11 @@
 #include "train/trainer/device_setup.h"
 
 #include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -9,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "train/trainer/mixed_precision.h"
 
 #ifdef LANE_WITH_CUDA
 #include <ATen/cuda/CUDAContext.h>
@@ -55,6 +60,35 @@ std::string& isa_note() {
   return note;
 }
 
+// What cap_onednn_isa did, for settle_onednn_bf16.
+struct IsaCap {
+  std::string isa;      // "" when nothing was capped
+  std::string version;  // oneDNN's, "2.6.3"
+};
+IsaCap& isa_cap() {
+  static IsaCap cap;
+  return cap;
+}
+
+// The check settle_onednn_bf16 runs in its child: 0 when every gradient of one bf16 forward and
+// backward pass on random data is finite, 3 when one is not.
+int bf16_pass_is_finite(const model::ScnnConfig& config, int batch, int threads) {
+  if (threads > 0) torch::set_num_threads(threads);
+  torch::manual_seed(1);
+  model::Scnn net(config);
+  net->train();
+  model::ScnnOutput out;
+  {
+    AutocastScope autocast(torch::kCPU, Precision::kBf16);
+    out = net->forward(torch::randn({batch, 3, config.input_height, config.input_width}));
+  }
+  const auto seg = out.seg_logits.to(torch::kFloat32), exist = out.exist_logits.to(torch::kFloat32);
+  ((seg * torch::randn_like(seg)).mean() + (exist * torch::randn_like(exist)).mean()).backward();
+  for (const auto& p : net->parameters())
+    if (p.grad().defined() && !torch::isfinite(p.grad()).all().item<bool>()) return 3;
+  return 0;
+}
+
 }  // namespace
 
 bool cpu_has_native_bf16() { return cpu_flags_have_bf16(read_cpuinfo()); }
@@ -70,13 +104,67 @@ void cap_onednn_isa() {
   const auto cap = onednn_isa_cap(v ? v->major : 0, cpu_flags_have(read_cpuinfo(), "amx_bf16"), user_set);
   if (!cap) return;
   setenv("ONEDNN_MAX_CPU_ISA", cap->c_str(), 1);
+  isa_cap() = {*cap, fmt::format("{}.{}.{}", v->major, v->minor, v->patch)};
   isa_note() = fmt::format(
-      "oneDNN {}.{}.{} on a CPU with AMX: its CPU kernels are capped at {} (its AMX bf16 kernels turn training to "
-      "NaN); ONEDNN_MAX_CPU_ISA set by hand overrides",
-      v->major, v->minor, v->patch, *cap);
+      "oneDNN {} on a CPU with AMX: its CPU kernels are capped at {} (some of its AMX bf16 kernels compute "
+      "non-finite gradients); ONEDNN_MAX_CPU_ISA set by hand overrides",
+      isa_cap().version, *cap);
 }
 
 const std::string& onednn_isa_note() { return isa_note(); }
+
+bool onednn_isa_capped() { return !isa_cap().isa.empty(); }
+
+int status_of_child(const std::function<int()>& body) {
+  std::fflush(nullptr);  // what this process has buffered is not written twice
+  const pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    int code = 125;
+    try {
+      code = body();
+    } catch (...) {
+    }
+    _exit(code);  // no atexit handlers, no destructors of the parent's objects
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+OnednnBf16 settle_onednn_bf16(const model::ScnnConfig& model, int batch, int threads,
+                              const std::function<bool(bool)>& agree) {
+  const IsaCap cap = isa_cap();
+  if (cap.isa.empty()) return OnednnBf16::kNotCapped;
+  const auto started = std::chrono::steady_clock::now();
+  const int status = status_of_child([&] {
+    unsetenv("ONEDNN_MAX_CPU_ISA");  // the child's oneDNN has not read it yet
+    return bf16_pass_is_finite(model, batch, threads);
+  });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const bool everywhere = agree(status == 0);
+  if (status == 0 && everywhere) {
+    unsetenv("ONEDNN_MAX_CPU_ISA");
+    isa_cap().isa.clear();
+    isa_note() = fmt::format(
+        "oneDNN {} on a CPU with AMX: its AMX bf16 kernels passed a check on this model's shapes (one forward "
+        "and backward pass at batch {} on random data, {:.1f} s: every gradient finite), so they train; "
+        "ONEDNN_MAX_CPU_ISA set by hand overrides",
+        cap.version, batch, seconds);
+    return OnednnBf16::kAmx;
+  }
+  isa_note() = fmt::format(
+      "oneDNN {} on a CPU with AMX: its CPU kernels are capped at {}, as its AMX bf16 kernels {} on this model's "
+      "shapes (one forward and backward pass at batch {} on random data, {:.1f} s); ONEDNN_MAX_CPU_ISA set by hand "
+      "overrides",
+      cap.version, cap.isa,
+      status == 0   ? "passed here but not on another rank"
+      : status == 3 ? "computed non-finite gradients"
+                    : fmt::format("could not be checked (exit status {})", status),
+      batch, seconds);
+  return OnednnBf16::kCapped;
+}
 
 bool gpu_has_bf16(int index) {
 #ifdef LANE_WITH_CUDA

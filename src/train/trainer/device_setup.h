@@ -3,6 +3,7 @@
 // rank?), making the chosen device current, and moving what the optimizer holds. The decisions
 // themselves are pure functions in train/device/device_select.h. Includes libtorch.
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 #include <torch/torch.h>
@@ -29,8 +30,25 @@ bool cpu_has_native_bf16();
 // links (its dnnl_version; unknown, so no cap, where libtorch does not export it) and
 // /proc/cpuinfo.
 void cap_onednn_isa();
-// The note for the run's first lines when cap_onednn_isa capped oneDNN; "" otherwise.
+// The note for the run's first lines when cap_onednn_isa capped oneDNN (and what
+// settle_onednn_bf16 found); "" otherwise.
 const std::string& onednn_isa_note();
+// Whether cap_onednn_isa capped oneDNN (and settle_onednn_bf16 has not lifted the cap).
+bool onednn_isa_capped();
+
+// For a training run that may use bf16 on the CPU (onednn_bf16_check_wanted), where
+// cap_onednn_isa capped oneDNN: one bf16 forward and backward pass of `model` at `batch` on
+// random data (`threads` intra-op threads, 0: libtorch's default) in a forked child, on the AMX
+// kernels. `agree` takes whether every gradient was finite here and returns whether they were on
+// every rank (a collective: all ranks call it). Yes: lifts the cap for this process and returns
+// kAmx; no (or the child could not run): keeps it, kCapped. kNotCapped when nothing was capped.
+// Call it before this process runs any oneDNN kernel: oneDNN reads its cap once.
+OnednnBf16 settle_onednn_bf16(const model::ScnnConfig& model, int batch, int threads,
+                              const std::function<bool(bool)>& agree);
+
+// The exit status of `body` run in a forked child (its return value; 128 + the signal that ended
+// it; 125 if it threw), or -1 when fork failed. The parent waits for it.
+int status_of_child(const std::function<int()>& body);
 
 // Whether CUDA device `index` computes in bf16 (compute capability 8.0 or newer). false on a
 // CPU-only build.

@@ -127,12 +127,15 @@ struct Compute {
   MathMode math;
   torch::Device device = torch::kCPU;
   at::MemoryFormat memory_format = at::MemoryFormat::Contiguous;
+  OnednnBf16 onednn = OnednnBf16::kNotCapped;  // CPU bf16: settle_onednn_bf16's finding
 };
 
-Compute choose_compute(const TrainConfig& cfg) {
+Compute choose_compute(const TrainConfig& cfg, OnednnBf16 onednn) {
   Compute c;
+  c.onednn = onednn;
   c.choice = select_device(cfg.device, cfg.device_source);
-  const bool has_bf16 = c.choice.kind == DeviceKind::kCuda ? gpu_has_bf16(c.choice.index) : cpu_has_native_bf16();
+  const bool has_bf16 = c.choice.kind == DeviceKind::kCuda ? gpu_has_bf16(c.choice.index)
+                                                          : cpu_bf16_by_default(cpu_has_native_bf16(), onednn);
   c.precision = resolve_precision(cfg.precision, cfg.precision_source, c.choice, has_bf16);
   c.math = apply_float32_math(c.choice, c.precision);  // fp32 means fp32 (no TF32)
   c.device = torch_device(c.choice);
@@ -205,8 +208,15 @@ void announce(const Run& run, const Compute& compute, const data::TusimpleLoader
       compute.choice.describe(), precision_name(compute.precision), memory_format_name(compute.memory_format),
       compute.choice.kind == DeviceKind::kCuda ? fmt::format(" ({})", compute.math.describe()) : "",
       cfg.resume ? fmt::format(", resuming at step {}", run.first_step) : "");
-  if (compute.choice.kind == DeviceKind::kCpu && !onednn_isa_note().empty())
-    std::cout << "scnn-train: note: " << onednn_isa_note() << "\n";
+  // The note when it matters: bf16 on the CPU, or fp32 because of the cap.
+  if (compute.choice.kind == DeviceKind::kCpu && !onednn_isa_note().empty() &&
+      (compute.precision == Precision::kBf16 || compute.onednn == OnednnBf16::kCapped))
+    std::cout << "scnn-train: note: " << onednn_isa_note()
+              << (compute.onednn == OnednnBf16::kCapped && cfg.precision.empty()
+                      ? "; so the default precision is fp32 (bf16 on the capped kernels is slower than fp32; "
+                        "--precision bf16 trains in bf16 anyway)"
+                      : "")
+              << "\n";
   std::cout << "scnn-train: settings " << settings_line(cfg) << "\n";
   // Flushed: through a pipe (a job's log) these lines would otherwise wait for the first log line.
   std::cout << fmt::format("scnn-train: step {} of {} under way (a progress line every {} steps)", run.first_step + 1,
@@ -416,16 +426,30 @@ TrainingResult run_training(const TrainConfig& cfg, const EndOfTraining& end_of_
   const bool lead = comm->rank() == 0;
   if (cfg.threads > 0) torch::set_num_threads(cfg.threads);
   torch::manual_seed(static_cast<uint64_t>(cfg.seed));
-  const Compute compute = choose_compute(cfg);
-  MixedPrecision amp(compute.device.type(), compute.precision);
-  const RunLayout layout{cfg.output_dir};
-  if (lead) fs::create_directories(layout.dir);
-  if (lead) remove_stale_checkpoint_temporaries(layout.dir);  // left by a killed run
+  // Where oneDNN is capped (AMX, oneDNN < 3), the compute as if its AMX kernels pass the check.
+  const bool check_amx = onednn_bf16_check_wanted(onednn_isa_capped(), cfg.precision, cfg.device);
+  Compute compute = choose_compute(cfg, check_amx ? OnednnBf16::kAmx : OnednnBf16::kNotCapped);
 
   // Model and optimiser, built and restored on the CPU, then moved to the device.
   model::Scnn net(cfg.model);
   // Before any data is read: a run that cannot fit stops here (exit 2) with the fix.
   check_training_memory(cfg, compute.choice, compute.precision, *net, *comm);
+  if (check_amx) {
+    // Before any oneDNN kernel runs here (device_setup.h); every rank takes the same decision.
+    compute.onednn = settle_onednn_bf16(cfg.model, cfg.batch_size, cfg.threads,
+                                        [&](bool passed) { return comm->allreduce_min(passed ? 1 : 0) == 1; });
+    if (compute.onednn == OnednnBf16::kCapped) {
+      const Compute capped = choose_compute(cfg, OnednnBf16::kCapped);  // the default becomes fp32
+      if (capped.precision != compute.precision) {
+        compute = capped;
+        check_training_memory(cfg, compute.choice, compute.precision, *net, *comm);
+      }
+    }
+  }
+  MixedPrecision amp(compute.device.type(), compute.precision);
+  const RunLayout layout{cfg.output_dir};
+  if (lead) fs::create_directories(layout.dir);
+  if (lead) remove_stale_checkpoint_temporaries(layout.dir);  // left by a killed run
   net->set_batch_norm_frozen(cfg.freeze_bn);
   if (!cfg.pretrained.empty()) model::load_vgg16_bn_pretrained(net, cfg.pretrained);
   torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(cfg.lr)
