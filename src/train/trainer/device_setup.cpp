@@ -72,10 +72,11 @@ IsaCap& isa_cap() {
 
 // The check settle_onednn_bf16 runs in its child: 0 when every gradient of one bf16 forward and
 // backward pass on random data is finite, 3 when one is not.
-int bf16_pass_is_finite(const model::ScnnConfig& config, int batch, int threads) {
+int bf16_pass_is_finite(const model::ScnnConfig& config, int batch, int threads, at::MemoryFormat memory_format) {
   if (threads > 0) torch::set_num_threads(threads);
   torch::manual_seed(1);
   model::Scnn net(config);
+  net->set_memory_format(memory_format);
   net->train();
   model::ScnnOutput out;
   {
@@ -133,14 +134,14 @@ int status_of_child(const std::function<int()>& body) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-OnednnBf16 settle_onednn_bf16(const model::ScnnConfig& model, int batch, int threads,
+OnednnBf16 settle_onednn_bf16(const model::ScnnConfig& model, int batch, int threads, at::MemoryFormat memory_format,
                               const std::function<bool(bool)>& agree) {
   const IsaCap cap = isa_cap();
   if (cap.isa.empty()) return OnednnBf16::kNotCapped;
   const auto started = std::chrono::steady_clock::now();
   const int status = status_of_child([&] {
     unsetenv("ONEDNN_MAX_CPU_ISA");  // the child's oneDNN has not read it yet
-    return bf16_pass_is_finite(model, batch, threads);
+    return bf16_pass_is_finite(model, batch, threads, memory_format);
   });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const bool everywhere = agree(status == 0);

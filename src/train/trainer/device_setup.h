@@ -37,13 +37,13 @@ const std::string& onednn_isa_note();
 bool onednn_isa_capped();
 
 // For a training run that may use bf16 on the CPU (onednn_bf16_check_wanted), where
-// cap_onednn_isa capped oneDNN: one bf16 forward and backward pass of `model` at `batch` on
-// random data (`threads` intra-op threads, 0: libtorch's default) in a forked child, on the AMX
-// kernels. `agree` takes whether every gradient was finite here and returns whether they were on
+// cap_onednn_isa capped oneDNN: one bf16 forward and backward pass of `model` at `batch` in
+// `memory_format` on random data (`threads` intra-op threads, 0: libtorch's default) in a forked
+// child, on the AMX kernels. `agree` takes whether every gradient was finite here and returns whether they were on
 // every rank (a collective: all ranks call it). Yes: lifts the cap for this process and returns
 // kAmx; no (or the child could not run): keeps it, kCapped. kNotCapped when nothing was capped.
 // Call it before this process runs any oneDNN kernel: oneDNN reads its cap once.
-OnednnBf16 settle_onednn_bf16(const model::ScnnConfig& model, int batch, int threads,
+OnednnBf16 settle_onednn_bf16(const model::ScnnConfig& model, int batch, int threads, at::MemoryFormat memory_format,
                               const std::function<bool(bool)>& agree);
 
 // The exit status of `body` run in a forked child (its return value; 128 + the signal that ended

@@ -436,7 +436,7 @@ TrainingResult run_training(const TrainConfig& cfg, const EndOfTraining& end_of_
   check_training_memory(cfg, compute.choice, compute.precision, *net, *comm);
   if (check_amx) {
     // Before any oneDNN kernel runs here (device_setup.h); every rank takes the same decision.
-    compute.onednn = settle_onednn_bf16(cfg.model, cfg.batch_size, cfg.threads,
+    compute.onednn = settle_onednn_bf16(cfg.model, cfg.batch_size, cfg.threads, compute.memory_format,
                                         [&](bool passed) { return comm->allreduce_min(passed ? 1 : 0) == 1; });
     if (compute.onednn == OnednnBf16::kCapped) {
       const Compute capped = choose_compute(cfg, OnednnBf16::kCapped);  // the default becomes fp32
