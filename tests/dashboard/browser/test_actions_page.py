@@ -60,9 +60,9 @@ def port_of(url):
     return url.rstrip("/").rsplit(":", 1)[1]
 
 
-def logged_in(browser, url, job):
+def logged_in(browser, url, job, token=TOKEN):
     """The job's page, after ?token= set the cookie."""
-    page = browser.open(url + "?token=" + TOKEN)
+    page = browser.open(url + "?token=" + token)
     page.navigate(url + "#/jobs/default/" + job)
     page.wait_for("document.querySelector('#summary .status')", timeout=10)
     return page
@@ -242,8 +242,7 @@ def case_two_dashboards(lanectl, out):
         url_b = lane.start_dashboard("--allow-actions", "--token", TOKEN_B)
         page_a = logged_in(browser, url_a, "two-a")
         page_a.wait_for("!document.getElementById('job-actions').hidden", timeout=10)  # A's session is open
-        page_b = browser.open(url_b + "?token=" + TOKEN_B)
-        page_b.navigate(url_b + "#/jobs/default/two-a")
+        page_b = logged_in(browser, url_b, "two-a", TOKEN_B)
         page_b.wait_for("!document.getElementById('job-actions').hidden", timeout=10)  # and B's
         cookies = sorted(c["name"] for c in page_a.send("Network.getCookies", {"urls": [url_a, url_b]})["cookies"])
         port_a, port_b = port_of(url_a), port_of(url_b)
