@@ -16,17 +16,21 @@ import zlib
 SECRET = "s3cr3t-job-page-value"
 
 
+# Records carry the wall-clock "time" (Unix seconds) as scnn-train writes it: a value, not a curve.
+T0 = 1795000000.0
+
+
 def train_record(step):
     loss = 1.6 / (1 + step / 40) + 0.05
     return ('{"kind":"train","step":%d,"epoch":%d,"loss":%.5f,"seg_loss":%.5f,"exist_loss":%.5f,'
-            '"lr":%.6f,"images_per_s":%.2f}' % (step, step // 100, loss, loss * 0.8, loss * 0.2,
-                                                  0.01 * (1 - step / 1000), 40 + (step % 7)))
+            '"lr":%.6f,"images_per_s":%.2f,"time":%.3f}' % (step, step // 100, loss, loss * 0.8, loss * 0.2,
+                                                  0.01 * (1 - step / 1000), 40 + (step % 7), T0 + step))
 
 
 def val_record(step):
     acc = 0.6 + 0.3 * step / (step + 100)
-    return ('{"kind":"val","step":%d,"epoch":%d,"accuracy":%.4f,"fp":%.4f,"fn":%.4f,"frames":64}'
-            % (step, step // 100, acc, (1 - acc) / 2, (1 - acc) / 3))
+    return ('{"kind":"val","step":%d,"epoch":%d,"accuracy":%.4f,"fp":%.4f,"fn":%.4f,"frames":64,"time":%.3f}'
+            % (step, step // 100, acc, (1 - acc) / 2, (1 - acc) / 3, T0 + step))
 
 
 def metrics_lines(first, last, every=10):

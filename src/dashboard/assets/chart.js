@@ -12,7 +12,8 @@ const CHARTS = [
   ["Throughput (images/s)", "train", [["images_per_s", "images/s"]]],
   ["Validation", "val", [["accuracy", "accuracy"], ["fp", "FP"], ["fn", "FN"]]],
 ];
-const X_KEYS = new Set(["step", "epoch", "frames"]);
+// Keys of a metrics.jsonl record that are x values, counts or timestamps, not curves.
+export const NOT_CURVES = new Set(["step", "epoch", "time", "frames"]);
 
 // The SVG's size and its margins (left, right, top, bottom) around the plot area.
 const W = 560, H = 230, L = 58, R = 14, T = 12, B = 30;
@@ -198,7 +199,7 @@ export function drawCharts(kinds, hidden) {
     if (series.length) out.push(drawChart(title, cols, series, hidden));
   }
   for (const [kind, cols] of Object.entries(kinds)) {
-    const series = Object.keys(cols).filter((k) => !X_KEYS.has(k) && !used.has(kind + "/" + k))
+    const series = Object.keys(cols).filter((k) => !NOT_CURVES.has(k) && !used.has(kind + "/" + k))
       .map((k) => [k, k, COLORS[c++ % COLORS.length]]);
     if (series.length) out.push(drawChart(kind === "train" ? "Other training values" : kind === "val" ? "Other validation values" : kind, cols, series, hidden));
   }

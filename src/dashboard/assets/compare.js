@@ -3,13 +3,12 @@
 // TensorBoard smooths (smoothing.js; the raw curve faint behind), a log scale; the final metrics
 // side by side and the differences of the specs (secret values arrive masked from the server).
 // The Jobs page selects jobs with selectBox / compareBar (kept in sessionStorage).
-import { fmtNum, niceTicks } from "./chart.js";
+import { NOT_CURVES, fmtNum, niceTicks } from "./chart.js";
 import { lastValue, smooth, specDiff, stepsPerEpoch, xValues } from "./smoothing.js";
 import { pages, ui } from "./ui.js";
 
 const RUNS = 8;  // colours --run-0 .. --run-7 (compare.css)
 const POLL_MS = 5000;
-const SKIP = new Set(["step", "epoch", "time", "frames"]);  // x values and counts, not curves
 const ORDER = ["train.loss", "train.seg_loss", "train.exist_loss", "train.lr", "train.images_per_s",
   "val.accuracy", "val.fp", "val.fn"];
 const AXES = { step: "step", epoch: "epoch", wall: "wall time (s since the run's first record)" };
@@ -132,7 +131,7 @@ function metricKeys(runs) {
   const all = new Set();
   for (const r of runs)
     for (const [kind, cols] of Object.entries((r.metrics && r.metrics.kinds) || {}))
-      for (const key of Object.keys(cols)) if (!SKIP.has(key)) all.add(kind + "." + key);
+      for (const key of Object.keys(cols)) if (!NOT_CURVES.has(key)) all.add(kind + "." + key);
   const known = ORDER.filter((k) => all.has(k));
   return [...known, ...[...all].filter((k) => !known.includes(k)).sort()].map((k) => k.split("."));
 }

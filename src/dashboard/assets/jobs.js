@@ -42,7 +42,9 @@ const cell = (text, cls) => ui.el("td", { class: cls, text });
 
 function row(job) {
   const tr = ui.el("tr", { dataset: { job: job.project + "/" + job.name } });
-  tr.append(ui.el("td", { class: "name" }, selectBox(job), ui.el("a", { href: ui.jobHref(job.project, job.name), text: job.name, title: job.name })));
+  // The box and the link share one flex line, so a long name ends in "…" after the box.
+  tr.append(ui.el("td", { class: "name" }, ui.el("div", { class: "name-line" }, selectBox(job),
+    ui.el("a", { href: ui.jobHref(job.project, job.name), text: job.name, title: job.name }))));
   tr.append(ui.el("td", {}, ui.statusBadge(job.status, job.statusReason)));
   tr.append(cell(ui.formatAge(ui.since(job.createdAt, state.now))));
   // Kubernetes node names are long and an MPI job has several: the first, "+N" more, all in the title.

@@ -129,6 +129,13 @@ OFF_SCREEN = """((selectors) => {
 
 # Page-specific checks of what the issue found cut: [failures].
 SPECIFIC = {
+    # Each job's name link shows the start of its name inside the cell (a long one ends in "…"):
+    # not pushed past the cell's edge by the select box, where the cell's own "…" hid all of it.
+    "jobs": """(() => [...document.querySelectorAll('#jobs-body tr[data-job] td.name')].flatMap((td) => {
+      const a = td.querySelector('a'), cell = td.getBoundingClientRect(), r = a.getBoundingClientRect();
+      return r.right <= cell.right + 0.5 && r.width >= Math.min(40, a.scrollWidth) - 1 ? []
+        : [td.closest('tr').dataset.job + ': name link ' + Math.round(r.left) + '..' + Math.round(r.right)
+           + ' in a cell ' + Math.round(cell.left) + '..' + Math.round(cell.right)]; }))()""",
     "snapshots": """(() => {
       const bad = [], svg = document.querySelector('svg.lineage'), box = document.querySelector('.graph-box');
       // The graph keeps its size (readable): it scrolls inside its box rather than shrinking.
