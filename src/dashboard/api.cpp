@@ -77,6 +77,11 @@ Reply Api::get(const std::string& path, const std::map<std::string, std::string>
       if (auto it = query.find("project"); it != query.end() && !it->second.empty()) {
         if (!is_dns1123_label(it->second))
           return error_reply(400, "project '" + it->second + "' is not a project name (lowercase letters, digits and '-')");
+        {
+          std::lock_guard<std::mutex> lock(backend_mutex_);
+          if (!roles_.projects.project_exists(it->second))
+            return error_reply(404, "project '" + it->second + "' does not exist; see /api/projects");
+        }
         project = it->second;
       }
       return json_reply(jobs_document(project));

@@ -159,7 +159,10 @@ httplib::Server::HandlerResponse Server::Impl::screen(const httplib::Request& re
       return R::Handled;
     }
     res.set_header("WWW-Authenticate", "Bearer realm=\"lanectl dashboard\"");
-    send(res, error_reply(401, "this dashboard needs its token: Authorization: Bearer TOKEN (printed by lanectl dashboard at start)"));
+    const std::string how = "open the link lanectl dashboard printed at start (/?token=TOKEN, TOKEN being the --token "
+                            "or LANECTL_DASHBOARD_TOKEN it was started with), or send Authorization: Bearer TOKEN";
+    send(res, error_reply(401, req.has_param("token") ? "the token in this link is not this dashboard's: " + how
+                                                      : "this dashboard needs its token: " + how));
     return R::Handled;
   }
   if (req.method == "POST" && options.allow_actions) return R::Unhandled;
@@ -267,7 +270,7 @@ void Server::Impl::log_action(const httplib::Request& req, std::optional<uint64_
 void Server::Impl::asset(const httplib::Request& req, httplib::Response& res) {
   std::string name = req.path == "/" ? "index.html" : req.path.substr(1);
   const Asset* a = find_asset(name);
-  if (!a) return send(res, {404, "text/plain; charset=utf-8", "not found: " + req.path + "\n"});
+  if (!a) return send(res, error_reply(404, "no such page: " + req.path + " (the dashboard is at /)"));
   std::string type = asset_content_type(name);
   if (type.rfind("text/html", 0) == 0)
     res.set_header("Content-Security-Policy",
@@ -317,6 +320,17 @@ Server::Server(Roles roles, ServerOptions options) {
   s.http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
     send(res, error_reply(500, "internal error"));
   });
+  // What httplib refuses itself (413, 414, a malformed request) is JSON too, with its status text.
+  s.http.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
+    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+    const int status = res.status;
+    std::string what = "HTTP error " + std::to_string(status);
+    if (status == 400) what = "malformed request (a POST needs Content-Length or chunked encoding)";
+    if (status == 413) what = "request body too large (at most " + std::to_string(kMaxBodyBytes >> 20) + " MiB)";
+    if (status == 414) what = "request URI too long";
+    send(res, error_reply(status, what));
+    return httplib::Server::HandlerResponse::Handled;
+  }));
 }
 
 Server::~Server() { stop(); }

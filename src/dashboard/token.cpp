@@ -2,6 +2,8 @@
 
 #include <sys/random.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 
@@ -65,9 +67,13 @@ std::string port_cookie_name(const char* base, int port) { return std::string(ba
 bool request_has_token(const std::string& expected, const std::string& authorization, const std::string& cookie,
                        const std::string& cookie_name) {
   if (expected.empty()) return false;
-  const std::string bearer = "Bearer ";
-  if (authorization.compare(0, bearer.size(), bearer) == 0 && tokens_equal(expected, trim(authorization.substr(bearer.size()))))
-    return true;
+  // The scheme is case-insensitive (RFC 9110 11.1): "Bearer", "bearer", "BEARER".
+  const std::string bearer = "bearer ";
+  const bool is_bearer = authorization.size() > bearer.size() &&
+                         std::equal(bearer.begin(), bearer.end(), authorization.begin(), [](char a, char b) {
+                           return a == std::tolower(static_cast<unsigned char>(b));
+                         });
+  if (is_bearer && tokens_equal(expected, trim(authorization.substr(bearer.size())))) return true;
   // Every cookie of that name: a browser may send a stale one (another path or domain) first.
   bool ok = false;
   for (const auto& value : cookie_values(cookie, cookie_name)) ok = tokens_equal(expected, value) || ok;

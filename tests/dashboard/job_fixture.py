@@ -110,4 +110,4 @@ def submit_curves_job(run, scratch, name="curves"):
     with open(os.path.join(scratch, "write-metrics.sh"), "w") as f:
         f.write(script)
     return run("submit", name, "-i", "scnn-train", "--pvc", ":1Gi:/mnt", "-v", scratch + ":/fixture:ro",
-               "-e", "API_TOKEN=" + SECRET, "--command", "--", "sh", "/fixture/write-metrics.sh")
+               "-e", "API_TOKEN=" + SECRET, "--command", "--", "sh", "-c", "sh /fixture/write-metrics.sh")

@@ -168,7 +168,11 @@ def case_loopback(env):
           f"GET /jobs.js -> {status}: no Run:AI columns")
     status, ctype, _, _ = request(port, "GET", "/style.css")
     check(status == 200 and ctype.startswith("text/css"), f"GET /style.css -> {status} {ctype}")
-    check(request(port, "GET", "/nope.html")[0] == 404, "an unknown asset is not 404")
+    # Errors are JSON too: an unknown page, and what the HTTP layer refuses itself (a 20 kB path).
+    for path, want in (("/nope.html", 404), ("/api", 404), ("/" + "a" * 20000, 414)):
+        status, ctype, body, _ = request(port, "GET", path)
+        check(status == want and ctype == "application/json" and json.loads(body)["error"],
+              f"GET {path[:20]} -> {status} {ctype} {body[:100]}")
 
     # The event stream's first event is the (empty) list; a job submitted from the CLI follows within 2 s.
     stream = EventStream(port)
@@ -210,7 +214,7 @@ def case_loopback(env):
     check({j["name"] for j in cli} == {"web-job"}, f"lanectl list -o json: {cli}")
     check(set(jobs[0].keys()) == set(cli[0].keys()), "/api/jobs and list -o json have different fields")
     check(json.loads(request(port, "GET", "/api/jobs?project=default")[2])[0]["name"] == "web-job", "?project=default")
-    check(json.loads(request(port, "GET", "/api/jobs?project=other")[2]) == [], "?project=other should be empty")
+    check(request(port, "GET", "/api/jobs?project=other")[0] == 404, "?project=other (no such project) is not 404")
     check(request(port, "GET", "/api/jobs?project=Bad_Name")[0] == 400, "a bad project name is not 400")
 
     status, _, body, _ = request(port, "GET", "/api/jobs/default/web-job")
@@ -235,6 +239,9 @@ def case_loopback(env):
     status, _, body, _ = request(port, "GET", "/api/nodes")
     check(status == 200 and isinstance(json.loads(body), list), f"/api/nodes -> {status} {body}")
     check(request(port, "GET", "/api/nope")[0] == 404, "an unknown API path is not 404")
+    # An unknown project is 404 (as `lanectl list -p nosuch` is an error), not an empty list.
+    status, _, body, _ = request(port, "GET", "/api/jobs?project=nosuch")
+    check(status == 404 and "project 'nosuch' does not exist" in body, f"/api/jobs?project=nosuch -> {status} {body}")
 
     # Read-only.
     for method in ("POST", "PUT", "DELETE", "PATCH"):
@@ -260,8 +267,15 @@ def case_token(env):
     token = line.strip().rsplit(" ", 1)[-1]
     check(len(token) == 64 and all(c in "0123456789abcdef" for c in token), f"no generated token on stderr: {line!r}")
     check(request(port, "GET", "/api/jobs")[0] == 401, "no token should be 401")
-    check(request(port, "GET", "/")[0] == 401, "the page without token should be 401")
+    status, _, body, _ = request(port, "GET", "/")
+    check(status == 401 and "needs its token" in body and "/?token=TOKEN" in body,
+          f"the page without token: {status} {body}")
+    status, _, body, _ = request(port, "GET", "/?token=" + token[:-1] + "x")
+    check(status == 401 and "the token in this link is not this dashboard's" in body and token not in body,
+          f"a link with a wrong token: {status} {body}")
     check(request(port, "GET", "/api/jobs", {"Authorization": "Bearer " + token[:-1] + "x"})[0] == 401, "a wrong token is not 401")
+    for scheme in ("bearer", "BEARER"):  # the scheme is case-insensitive
+        check(request(port, "GET", "/api/jobs", {"Authorization": scheme + " " + token})[0] == 200, f"{scheme} refused")
     check(request(port, "POST", "/api/jobs")[0] == 401, "POST without token should be 401")
     check(request(port, "GET", "/api/jobs", {"Authorization": "Bearer " + token})[0] == 200, "the bearer token is refused")
     cookie = f"lanectl_dashboard_token_{port}="

@@ -79,6 +79,13 @@ const tests = {
     assert.ok(rows.slice(0, 3).every((r) => r.differs) && rows.slice(3).every((r) => !r.differs));
     assert.deepEqual(rows.find((r) => r.key === "env.API_TOKEN").values, ["****", "****"]);
   },
+  "command lines quoted as a shell reads them back": () => {
+    assert.equal(m.shellQuoted(["scnn-train", "train", "--lr", "0.1"]), "scnn-train train --lr 0.1");
+    assert.equal(m.shellQuoted(["sh", "-c", "echo about to fail; echo oops >&2; exit 3"]),
+                 "sh -c 'echo about to fail; echo oops >&2; exit 3'");
+    assert.equal(m.shellQuoted(["echo", "it's", ""]), "echo 'it'\\''s' ''");
+    assert.equal(m.flattenSpec({ command: ["sh", "-c", "a b"] }, "", {}).command, "sh -c 'a b'");
+  },
 };
 
 let failed = 0;

@@ -108,6 +108,15 @@ function chart(title, series, opts) {
       raw.style.stroke = color;
       sm.style.stroke = color;
       svg.append(raw, sm);
+      // Dots where a run has few points: a run with one validation record has no line to draw.
+      const points = s.xs.map((x, i) => [x, s.smoothed[i] === null ? null : Y.f(s.smoothed[i])])
+        .filter(([x, t]) => x !== null && t !== null && Number.isFinite(t));
+      if (points.length <= 40)
+        for (const [x, t] of points) {
+          const dot = ui.svg("circle", { cx: px(x).toFixed(1), cy: py(t).toFixed(1), r: 2.5, class: "dot", "data-run": s.run });
+          dot.style.fill = color;
+          svg.append(dot);
+        }
     }
   }
   return ui.el("figure", { class: "chart compare-chart", dataset: { metric: title } },
@@ -116,12 +125,16 @@ function chart(title, series, opts) {
 
 // ---- the page ----
 
-// "P/N" keys from ?jobs=; a bare NAME is the first job of that name the list knows, else "default/NAME".
-function parseKeys(query) {
+// "P/N" keys from ?jobs=; a bare NAME is the first job of that name the list knows, else
+// "default/NAME". The list is the jobs stream's, or /api/jobs when the stream has sent none yet
+// (a link opened in a new tab).
+async function parseKeys(query) {
   const words = (query.get("jobs") || "").split(",").map((w) => w.trim()).filter(Boolean);
+  let jobs = ui.jobsFeed.jobs;
+  if (!jobs && words.some((w) => !w.includes("/"))) jobs = await ui.fetchJSON("/api/jobs").catch(() => []);
   return [...new Set(words.map((w) => {
     if (w.includes("/")) return w;
-    const j = (ui.jobsFeed.jobs || []).find((x) => x.name === w);
+    const j = (jobs || []).find((x) => x.name === w);
     return (j ? j.project : "default") + "/" + w;
   }))];
 }
@@ -197,12 +210,21 @@ function controls(opts, redraw) {
 }
 
 function mount(root, params) {
-  const keys = parseKeys(params.query || new URLSearchParams());
+  let alive = true, timer = null;
+  parseKeys(params.query || new URLSearchParams()).then((keys) => {
+    if (alive) timer = show(root, keys, () => alive);
+  });
+  return () => { alive = false; clearTimeout(timer && timer.id); };
+}
+
+// The page for `keys`; returns {id} holding its poll timer (null for none).
+function show(root, keys, alive) {
+  const timer = { id: null };
   root.append(ui.el("div", { class: "job-head" }, ui.el("a", { href: "#/jobs", class: "back", text: "← Jobs" }),
     ui.el("h2", { text: "Compare runs" })));
   if (keys.length < 2) {
     root.append(ui.errorBox("Pick two or more jobs: tick them on the Jobs page, or open #/compare?jobs=PROJECT/NAME,PROJECT/NAME."));
-    return null;
+    return timer;
   }
   const runs = keys.map((key) => { const [project, name] = key.split("/"); return { key, project, name, job: null, metrics: null }; });
   const opts = { x: "step", smoothing: 0.6, log: false };
@@ -218,7 +240,6 @@ function mount(root, params) {
   root.append(controls(opts, redraw), legend(runs), body.notes,
     ui.el("div", { class: "compare-grid" }, panel("compare-curves", "Curves", body.charts),
       panel("compare-final-panel", "Final metrics", body.final), panel("compare-spec", "Spec differences", body.diff)));
-  let alive = true, timer = null;
   const load = async () => {
     await Promise.all(runs.map(async (r) => {
       const base = "/api/jobs/" + encodeURIComponent(r.project) + "/" + encodeURIComponent(r.name);
@@ -227,13 +248,13 @@ function mount(root, params) {
         r.error = null;
       } catch (e) { r.error = e.message; }
     }));
-    if (!alive) return;
+    if (!alive()) return;
     redraw();
     const done = runs.every((r) => r.job && ["Succeeded", "Failed"].includes(r.job.status));
-    if (!done) timer = setTimeout(load, POLL_MS);  // curves of finished runs do not change
+    if (!done) timer.id = setTimeout(load, POLL_MS);  // curves of finished runs do not change
   };
   load();
-  return () => { alive = false; clearTimeout(timer); };
+  return timer;
 }
 
 pages.compare = { title: "Compare runs", mount };

@@ -8,6 +8,7 @@ import { mountActions } from "./actions.js";
 import { loadArtifacts } from "./artifacts.js";
 import { drawCharts } from "./chart.js";
 import { loadEvaluation } from "./eval_view.js";
+import { shellQuoted } from "./smoothing.js";
 import { pages, ui } from "./ui.js";
 
 const FINISHED = new Set(["Succeeded", "Failed", "Deleted"]);
@@ -83,7 +84,7 @@ function specView(job) {
   return ui.el("div", {},
     kv([
       ["Image", code(s.image || "–")],
-      ["Command", words.length ? ui.el("pre", { class: "cmd", text: words.join(" ") }) : "the image's entrypoint"],
+      ["Command", words.length ? ui.el("pre", { class: "cmd", text: shellQuoted(words) }) : "the image's entrypoint"],
       ["Environment", list((s.env || []).map((e) => code(e.name + "=" + e.value)))],
       ["GPU", ui.gpus(s.gpu) + (s.type === "Mpi" ? " × " + s.processes + " processes" : "")],
       ["CPU / memory", (s.cpu || "–") + " / " + (s.memory || "–")],
@@ -92,7 +93,7 @@ function specView(job) {
         ...(s.volumes || []).map((v) => code(v.hostPath + " → " + v.containerPath + (v.readOnly ? " (ro)" : ""))),
       ])],
       s.workingDir ? ["Working dir", code(s.workingDir)] : null,
-      (s.cliArgv || []).length ? ["Command line", ui.el("pre", { class: "cmd", text: s.cliArgv.join(" ") })] : null,
+      (s.cliArgv || []).length ? ["Command line", ui.el("pre", { class: "cmd", text: shellQuoted(s.cliArgv) })] : null,
     ]),
     ui.el("details", { class: "raw" }, ui.el("summary", { text: "Full spec (JSON)" }), ui.el("pre", { text: JSON.stringify(s, null, 2) })));
 }

@@ -52,9 +52,18 @@ export function lastValue(col) {
   return null;
 }
 
+// A command line for display, as a shell reads it back (as lanectl describe prints it): words
+// with spaces or shell characters in single quotes.
+export function shellQuoted(words) {
+  return words.map((w) => {
+    const s = String(w);
+    return s !== "" && !/[\s'"\\$`;&|<>(){}*?!#~]/.test(s) ? s : "'" + s.replace(/'/g, "'\\''") + "'";
+  }).join(" ");
+}
+
 // A job spec flattened for a diff: {"image": "...", "env.API_TOKEN": "****", "command": "a b", ...}.
 // Objects give dotted keys, arrays of objects with a "name" key by that name, other arrays one
-// space-joined value.
+// value, quoted as a shell command line.
 export function flattenSpec(value, prefix, out) {
   const into = out || {};
   if (Array.isArray(value)) {
@@ -66,7 +75,7 @@ export function flattenSpec(value, prefix, out) {
         else flattenSpec(rest, prefix + "." + name, into);
       }
     } else {
-      into[prefix] = value.map((v) => (typeof v === "object" ? JSON.stringify(v) : String(v))).join(" ");
+      into[prefix] = shellQuoted(value.map((v) => (typeof v === "object" ? JSON.stringify(v) : String(v))));
     }
   } else if (value && typeof value === "object") {
     for (const [k, v] of Object.entries(value)) flattenSpec(v, prefix ? prefix + "." + k : k, into);

@@ -112,6 +112,14 @@ def check_compare(page, url, runs):
     page.wait_for(f"({d})('smoothed') !== {json.dumps(linear)}")
     check(page.eval(f"document.querySelector(\"{loss} .nodata\")") is None, "log scale: loss has positive values")
 
+    # Few points get dots, one per record (a run with one validation record has no line): the
+    # validation accuracy of each run.
+    acc = "#compare-charts .compare-chart[data-metric='val · accuracy']"
+    for run in (0, 1):
+        n = len(runs[run]["kinds"]["val"]["accuracy"])
+        dots = page.eval(f"document.querySelectorAll(\"{acc} circle.dot[data-run='{run}']\").length")
+        check(dots == n, f"run {run}: {dots} dots for {n} validation records")
+
     # Final metrics: the last record of each run.
     finals = page.eval("[...document.querySelectorAll('#compare-final tbody tr')].map(r => [r.cells[0].textContent,"
                        " ...[...r.cells].slice(1).map(c => c.textContent)])")
@@ -185,6 +193,8 @@ def main():
             wait_log(lane, name, "run-trained-ok")
         lane.run("submit", "evaluate", "-i", "scnn-train", "--pvc", ":1Gi:/mnt", "-v", scratch + ":/out",
                  "--command", "--", "sh", "-c", DATA + TRAIN.format(lr="0.02") + "; " + EVALUATE)
+        lane.run("project", "create", "research", "--gpu-quota", "0")
+        lane.run("submit", "plain", "-p", "research", "-i", "ubuntu", "--command", "--", "true")
         url = lane.start_dashboard()
         runs = [api(url, f"/api/jobs/default/{n}/metrics") for n in ("train-a", "train-b")]
         check(all(m["available"] and "time" in m["kinds"]["train"] for m in runs), "the trainer's records carry time")
@@ -199,6 +209,17 @@ def main():
             check_compare(page, url, runs)
             page.eval("window.scrollTo(0, 0)")
             page.screenshot(os.path.join(shots, "compare.png"), full_page=True)
+
+            # A link with bare job names opened in a new tab (before the jobs stream's first list)
+            # finds the jobs by name, in whichever project they are ("plain" is research's: it has no
+            # curves, which the page notes, naming research/plain).
+            bare = browser.open(url + "#/compare?jobs=train-a,plain")
+            bare.wait_for("document.querySelectorAll('#compare-charts .compare-chart').length >= 4", timeout=20)
+            bare.wait_for("document.querySelector('#compare-notes').textContent !== ''", timeout=20)
+            notes = bare.eval("document.querySelector('#compare-notes').textContent")
+            check(notes.startswith("research/plain: no curves") and "does not exist" not in notes, f"bare names: {notes}")
+            check(bare.errors() == [], f"JavaScript errors (bare names): {bare.errors()}")
+            bare.close()
 
             wait_log(lane, "evaluate", "run-evaluated-ok")
             page.eval("location.hash = '#/jobs/default/evaluate'")

@@ -63,8 +63,11 @@ def case_local(lanectl, shots):
 
             # Spec: the env names, the secret value masked everywhere.
             spec = page.eval("document.querySelector('#spec-body').textContent")
-            check("API_TOKEN=****" in spec and "pvc-curves-0 → /mnt" in spec and "/fixture/write-metrics.sh" in spec,
-                  f"spec: {spec[:500]}")
+            check("API_TOKEN=****" in spec and "pvc-curves-0 → /mnt" in spec, f"spec: {spec[:500]}")
+            # The command as a shell reads it back (as describe prints it), in both places.
+            cmds = page.eval("[...document.querySelectorAll('#spec-body pre.cmd')].map(e => e.textContent)")
+            check(len(cmds) == 2 and cmds[0] == "sh -c 'sh /fixture/write-metrics.sh'"
+                  and cmds[1].endswith("--command -- sh -c 'sh /fixture/write-metrics.sh'"), f"command lines: {cmds}")
 
             # The trainer's progress: its last progress line's step, epoch and ETA.
             page.wait_for("(e => !e.hidden && e.textContent.includes('step 40/400'))(document.querySelector('#job-progress'))",
