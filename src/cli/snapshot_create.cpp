@@ -1,14 +1,23 @@
 #include "cli/snapshot_create.h"
 
+#include <map>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "cli/snapshot_ops.h"
 #include "common/error.h"
 #include "common/names.h"
 #include "storage/core/snapshots.h"
+#include "submit/core/jobs.h"
 #include "submit/core/workload.h"
+#include "submit/training/training_snapshot.h"
 
 namespace lane::cli {
+
+namespace {
+constexpr int kMaxGeneratedNameAttempts = 20;
+}  // namespace
 
 void create_snapshot(const SnapshotCreateOptions& o, CliContext& ctx) {
   SelectedStorage selected(o.storage);
@@ -21,10 +30,48 @@ void create_snapshot(const SnapshotCreateOptions& o, CliContext& ctx) {
   const std::string ns = submit::project_namespace(ctx.project(o.project));
   auto& store = selected.open(o.pvc, o.project, ctx);
   const std::string base = o.pvc.empty() ? selected.volume().volume : o.pvc;
-  const std::string name = o.name.empty() ? storage::default_snapshot_name(base, storage::now_unix_ms()) : o.name;
-  storage::require_snapshot_name(name, "--name");
+  const std::string first_name =
+      o.name.empty() ? storage::default_snapshot_name(base, storage::now_unix_ms()) : o.name;
+  storage::require_snapshot_name(first_name, "--name");
+  // --job on a backend: the lineage records the job (image, command, environment with secrets
+  // masked), as the end-of-training snapshot does; a job that is gone (or never was) is only named.
+  std::optional<storage::LineageRecord> record;
+  if (!o.job.empty() && !selected.traits().one_volume) {
+    const std::string project = ctx.project(o.project);
+    if (auto job = ctx.jobs().describe_job(o.job, project)) {
+      record.emplace();
+      record->job = submit::job_record_from_spec(job->spec, "");
+    } else {
+      ctx.err << fmt::format("warning: --job {}: no such job in project '{}' (see `lanectl list -p {}`); the snapshot "
+                             "names it, but its lineage cannot record the job's image, command and environment\n",
+                             o.job, project, project);
+    }
+  }
   StoreProgress progress(store, "snapshot create", o.quiet, ctx);
-  auto info = store.create(o.pvc, name, o.job, {{"namespace", ns}, {"reason", "user"}});
+  const std::map<std::string, std::string> metadata = {{"namespace", ns}, {"reason", "user"}};
+  // A generated name taken by a snapshot of the same second (another `snapshot create` of the
+  // volume) gets a suffix: -2, -3, ...; a name the user gave is theirs to change.
+  auto taken = [&store](const std::string& n) {
+    try {
+      store.describe(n);
+      return true;
+    } catch (const UsageError&) {
+      return true;  // another project's
+    } catch (const Error&) {
+      return false;
+    }
+  };
+  storage::SnapshotInfo info;
+  for (int attempt = 1;; ++attempt) {
+    const std::string name = attempt == 1 ? first_name : fmt::format("{}-{}", first_name, attempt);
+    try {
+      info = record ? store.create_with_lineage(o.pvc, name, o.job, metadata, *record)
+                    : store.create(o.pvc, name, o.job, metadata);
+      break;
+    } catch (const UsageError&) {
+      if (!o.name.empty() || attempt >= kMaxGeneratedNameAttempts || !taken(name)) throw;
+    }
+  }
   progress.finish();
   if (format == OutputFormat::kJson || format == OutputFormat::kYaml) {
     print_document(ctx.out, storage::to_json(info), format);

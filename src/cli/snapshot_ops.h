@@ -28,6 +28,11 @@ struct SnapshotTarget {
 // The help of a SNAP argument.
 inline constexpr const char* kSnapshotRefHelp = "Snapshot: its name, a unique prefix of it or of its ID";
 
+// The help of -p on a verb that reads or changes snapshots (through provider_text).
+inline constexpr const char* kSnapshotProjectHelp =
+    "Project whose snapshots and volumes to use (default: the configured one); with --backend {backend}: "
+    "project of the PVC (namespace runai-<project>)";
+
 // The --quiet flag of a verb that reports progress.
 void add_quiet_flag(CLI::App* cmd, bool& quiet);
 

@@ -40,4 +40,19 @@ nlohmann::json list_document(nlohmann::json items) {
 
 std::string format_gpus(double value) { return fmt::format("{:g}", value); }
 
+std::string shell_quoted(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) {
+    bool plain = !w.empty() && w.find_first_of(" \t\n'\"\\$`;&|<>(){}*?!#~") == std::string::npos;
+    std::string q = w;
+    if (!plain) {
+      q = "'";
+      for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      q += "'";
+    }
+    out += (out.empty() ? "" : " ") + q;
+  }
+  return out;
+}
+
 }  // namespace lane::cli

@@ -33,4 +33,8 @@ nlohmann::json list_document(nlohmann::json items);
 // "%g" as Go prints it: 0.5, 1, 3, 0.25.
 std::string format_gpus(double value);
 
+// A command line for display, as a shell reads it back: words with spaces or shell characters
+// in single quotes ("sh -c 'echo a; exit 3'").
+std::string shell_quoted(const std::vector<std::string>& words);
+
 }  // namespace lane::cli

@@ -27,22 +27,6 @@ std::string join(const std::vector<std::string>& words, const char* sep = " ") {
   return out;
 }
 
-// For display only: words with spaces or shell characters in single quotes.
-std::string shell_quoted(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) {
-    bool plain = !w.empty() && w.find_first_of(" \t\n'\"\\$`;&|<>(){}*?!#~") == std::string::npos;
-    std::string q = w;
-    if (!plain) {
-      q = "'";
-      for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-      q += "'";
-    }
-    out += (out.empty() ? "" : " ") + q;
-  }
-  return out;
-}
-
 }  // namespace
 
 void print_job_description(const submit::JobInfo& j, bool wide, std::ostream& out) {

@@ -6,6 +6,7 @@
 
 #include "cli/context.h"
 #include "cli/lineage_compare.h"
+#include "cli/table.h"
 #include "common/error.h"
 #include "storage/core/lineage_view.h"
 #include "storage/core/snapshot_lookup.h"
@@ -42,7 +43,7 @@ void print_view(std::ostream& out, const storage::LineageView& v) {
     out << "Job:\n";
     out << fmt::format("  Name:            {} (namespace {})\n", j.name, j.ns);
     out << fmt::format("  Image:           {}\n", or_none(j.image));
-    out << fmt::format("  Command:         {}\n", j.command.empty() ? "<image default>" : fmt::format("{}", fmt::join(j.command, " ")));
+    out << fmt::format("  Command:         {}\n", j.command.empty() ? "<image default>" : shell_quoted(j.command));
     out << fmt::format("  Code version:    {}\n", j.code_version.empty() ? "<unknown>" : j.code_version);
     if (!j.env.empty()) {
       out << "  Environment:\n";

@@ -7,6 +7,7 @@
 #include "cli/verbs.h"
 #include "common/error.h"
 #include "submit/core/status_json.h"
+#include "submit/core/validate.h"
 
 namespace lane::cli {
 
@@ -48,7 +49,7 @@ void add_project_command(CLI::App& app, CliContext& ctx) {
 
   struct Options {
     std::string name, output;
-    double quota = 0;
+    std::string quota;  // submit::parse_gpu_quota
     bool no_over_quota = false, over_quota = false, allow_host_network = false, no_host_network = false;
   };
   auto o = std::make_shared<Options>();
@@ -60,8 +61,9 @@ void add_project_command(CLI::App& app, CliContext& ctx) {
   create->add_flag("--allow-host-network", o->allow_host_network,
                    "Local backend: its jobs may use the host's network (--host-network)");
   create->callback([o, &ctx] {
-    ctx.projects().create_project({o->name, o->quota, !o->no_over_quota, o->allow_host_network});
-    ctx.out << fmt::format("Project {} created with a quota of {:g} GPUs{}\n", o->name, o->quota,
+    const double quota = submit::parse_gpu_quota(o->quota);
+    ctx.projects().create_project({o->name, quota, !o->no_over_quota, o->allow_host_network});
+    ctx.out << fmt::format("Project {} created with a quota of {:g} GPUs{}\n", o->name, quota,
                            o->no_over_quota ? " (no over-quota)" : "");
   });
 
@@ -85,8 +87,9 @@ void add_project_command(CLI::App& app, CliContext& ctx) {
     std::optional<bool> over;
     if (o->no_over_quota) over = false;
     if (o->over_quota) over = true;
-    ctx.projects().set_project_quota(o->name, o->quota, over);
-    ctx.out << fmt::format("Project {} quota set to {:g} GPUs\n", o->name, o->quota);
+    const double quota = submit::parse_gpu_quota(o->quota);
+    ctx.projects().set_project_quota(o->name, quota, over);
+    ctx.out << fmt::format("Project {} quota set to {:g} GPUs\n", o->name, quota);
   });
 
   auto* net = cmd->add_subcommand("set-network", "Local backend: may the project's jobs use the host's network");

@@ -139,7 +139,7 @@ void add_restore_command(CLI::App& app, CliContext& ctx) {
                   provider_text("With --in-place: the volume to revert; with --backend {backend}: the PVC whose "
                                 "{label} volume holds SNAP"));
   cmd->add_option("-p,--project", o->project,
-                  provider_text("With --backend {backend}: project of the PVC (namespace runai-<project>)"));
+                  provider_text(kSnapshotProjectHelp));
   cmd->add_flag("-y,--yes", o->yes, "Confirm an in-place revert");
   cmd->add_option("-o,--output", o->output, "json | yaml");
   add_quiet_flag(cmd, o->quiet);

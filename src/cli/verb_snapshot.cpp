@@ -2,6 +2,9 @@
 // (a volume provider's snapshot semantics; the local backend keeps a content-addressed store).
 // create/list/delete --backend <the volume provider> work on its native snapshots of the volume
 // behind --pvc (or --volume-id) instead of the configured backend's store.
+#include <algorithm>
+#include <set>
+
 #include <fmt/format.h>
 
 #include "cli/context.h"
@@ -20,10 +23,9 @@ namespace lane::cli {
 
 namespace {
 
-constexpr const char* kProjectHelp = "With --backend {backend}: project of the PVC (namespace runai-<project>)";
-
 struct SnapshotOptions : SnapshotCreateOptions {
   std::string snapshot;
+  bool all_projects = false;  // list -A
 };
 
 void print_info_text(std::ostream& out, const storage::SnapshotInfo& s) {
@@ -43,6 +45,20 @@ void print_info_text(std::ostream& out, const storage::SnapshotInfo& s) {
   }
 }
 
+// Every project's snapshots (of `volume` when given), oldest first, each once.
+std::vector<storage::SnapshotInfo> every_projects_snapshots(const std::optional<std::string>& volume, CliContext& ctx) {
+  std::vector<storage::SnapshotInfo> out;
+  std::set<std::pair<std::string, std::string>> seen;
+  auto add = [&](storage::SnapshotStore& store) {
+    for (auto& s : store.list(volume))
+      if (seen.insert({s.ns, s.name}).second) out.push_back(std::move(s));
+  };
+  add(ctx.storage().snapshots());
+  for (const auto& p : ctx.projects().list_projects()) add(ctx.storage().snapshots_of(p.spec.name));
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.created_unix_ms < b.created_unix_ms; });
+  return out;
+}
+
 void run_list(const SnapshotOptions& o, CliContext& ctx) {
   const OutputFormat format = parse_output_format(o.output);
   std::optional<std::string> volume;
@@ -51,7 +67,14 @@ void run_list(const SnapshotOptions& o, CliContext& ctx) {
     volume = o.pvc;
   }
   SelectedStorage selected(o.storage);
-  auto snaps = selected.open(o.pvc, o.project, ctx).list(volume);
+  std::vector<storage::SnapshotInfo> snaps;
+  if (o.all_projects) {
+    if (selected.traits().one_volume || !o.project.empty())
+      throw UsageError("snapshot list -A lists every project's snapshots: drop -p and --backend");
+    snaps = every_projects_snapshots(volume, ctx);
+  } else {
+    snaps = selected.open(o.pvc, o.project, ctx).list(volume);
+  }
   if (snaps.empty() && (format == OutputFormat::kTable || format == OutputFormat::kWide)) {
     ctx.out << "No snapshots found.\n";
     return;
@@ -135,7 +158,8 @@ void add_snapshot_command(CLI::App& app, CliContext& ctx) {
   auto* list = cmd->add_subcommand("list", "List snapshots, oldest first");
   list->add_option("--pvc", o->pvc, "Only snapshots of this volume");
   list->add_option("-o,--output", o->output, "wide | json | yaml");
-  list->add_option("-p,--project", o->project, provider_text(kProjectHelp));
+  list->add_option("-p,--project", o->project, provider_text(kSnapshotProjectHelp));
+  list->add_flag("-A,--all-projects", o->all_projects, "Every project's snapshots");
   add_backend_options(list, o->storage);
   list->callback([o, &ctx] { run_list(*o, ctx); });
 
@@ -147,7 +171,7 @@ void add_snapshot_command(CLI::App& app, CliContext& ctx) {
   auto* del = cmd->add_subcommand("delete", "Delete a snapshot (frees data no other snapshot shares)");
   del->add_option("snapshot", o->snapshot, kSnapshotRefHelp)->required();
   del->add_option("--pvc", o->pvc, provider_text("With --backend {backend}: the PVC whose {label} volume holds the snapshot"));
-  del->add_option("-p,--project", o->project, provider_text(kProjectHelp));
+  del->add_option("-p,--project", o->project, provider_text(kSnapshotProjectHelp));
   add_backend_options(del, o->storage);
   del->callback([o, &ctx] { run_delete(*o, ctx); });
 

@@ -48,6 +48,10 @@ TEST_CASE("usage errors exit 2 and name the value and the fix", "[cli][fast]") {
   check_usage_error(l, {"submit", "j1", "-i", "x", "--unknown-flag"}, "unknown-flag");
   check_usage_error(l, {"frobnicate"}, "unknown command 'frobnicate'");
 
+  check_usage_error(l, with({"submit", "j1", "-i", "x", "--working-dir", "relative"}),
+                    "--working-dir 'relative' is relative");
+  check_usage_error(l, {"cluster", "set-nodes", "node-a=1", "node-a=2"}, "node node-a is given twice");
+
   // Duplicate job name: the first submit succeeds, the second is refused.
   REQUIRE(l.run(with({"submit", "dup", "-i", "x"})).code == 0);
   check_usage_error(l, with({"submit", "dup", "-i", "x"}), "already exists");
@@ -320,7 +324,7 @@ TEST_CASE("command-line library errors read like ours: prefix, flag named, order
       {Args{"submit-mpi", "j1", "-i", "x", "--processes", "abc"},
        "--processes 'abc' is not a whole number; see `lanectl submit-mpi --help`"},
       {Args{"project", "create", "p", "--gpu-quota", "x"},
-       "--gpu-quota 'x' is not a number; see `lanectl project create --help`"},
+       "--gpu-quota 'x' is not a number of GPUs; use a decimal number from 0 to 1000000 (e.g. 4 or 0.5)"},
       {Args{"logs"}, "`lanectl logs` needs NAME; see `lanectl logs --help`"},
       {Args{"submit", "j1", "-i", "x", "-p"}, "--project needs a value; see `lanectl submit --help`"},
       {Args{"list", "--context"},
@@ -385,4 +389,22 @@ TEST_CASE("lanectl __training-snapshot, which scnn-train runs at the end of trai
   l.set_env("ENABLE_SNAPSHOT", "true");
   l.set_env("PVC_NAME", "");
   check_usage_error(l, {"__training-snapshot", "--output-dir", (l.home() / "runs").string()}, "PVC_NAME");
+}
+
+TEST_CASE("a project's --gpu-quota is a decimal number from 0 to 1000000, and a refused one changes nothing",
+          "[cli][fast]") {
+  Lanectl l;
+  for (const std::string bad : {"inf", "nan", "", "0x10", "1e400", "-1", " 4", "1.2.3", "."})
+    check_usage_error(l, {"project", "create", "p", "--gpu-quota", bad}, "--gpu-quota '" + bad + "' is not a number");
+  check_usage_error(l, {"project", "create", "p", "--gpu-quota", "2000000"}, "use a number from 0 to 1000000");
+  check_usage_error(l, {"project", "create", "p", "--gpu-quota", "99999999999999999999"}, "from 0 to 1000000");
+  REQUIRE(l.run({"project", "create", "p", "--gpu-quota", "0.5"}).code == 0);
+  check_usage_error(l, {"project", "set-quota", "p", "--gpu-quota", "inf"}, "--gpu-quota 'inf' is not a number");
+  check_usage_error(l, {"project", "set-quota", "default", "--gpu-quota", "1000001"}, "from 0 to 1000000");
+  REQUIRE(l.run({"project", "create", "q", "--gpu-quota", "1000000"}).code == 0);
+  // The other projects still list and take jobs (a quota out of range once broke both).
+  auto list = l.run({"project", "list"});
+  CHECK(list.code == 0);
+  CHECK(list.out.find("p ") != std::string::npos);
+  CHECK(l.run({"submit", "after", "-i", "x", "--command", "--", "/bin/true"}).code == 0);
 }

@@ -324,6 +324,12 @@ TEST_CASE("lanectl exec runs inside the job's namespaces as the job's user with 
     CHECK(r.out.find("uid=0 ") == std::string::npos);
     CHECK(r.out.find("spec=yes home=unset") != std::string::npos);
     CHECK(r.out.find("cannot access '/root'") != std::string::npos);
+    // --pod names one of the job's pods (they share the sandbox); another is a usage error.
+    CHECK(l.run({"exec", job, "--pod", job + "-0", "--", "/bin/true"}).code == 0);
+    auto bad = l.run({"exec", job, "--pod", "nope", "--", "/bin/echo", "ran-in-nope"});
+    CHECK(bad.code == 2);
+    CHECK(bad.err.find("--pod nope: job '" + job + "' has no such pod") != std::string::npos);
+    CHECK(bad.out.find("ran-in-nope") == std::string::npos);
     REQUIRE(l.run({"delete", job}).code == 0);
   }
 }

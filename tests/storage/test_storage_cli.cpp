@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -61,6 +62,18 @@ TEST_CASE("snapshot, restore and lineage through lanectl, and in-place revert ne
   REQUIRE(lin.code == 0);
   auto doc = nlohmann::json::parse(lin.out);
   CHECK(doc["items"][0]["restoredVolumes"][0] == "restored");
+  // --job records the job in the lineage (image, command, env with the secret masked).
+  const auto& job = doc["items"][0]["job"];
+  INFO(lin.out);
+  CHECK(job.value("name", "") == "fill");
+  CHECK(job.value("image", "") == "ubuntu");
+  CHECK(job["env"].value("API_TOKEN", "") == "****");
+  CHECK(lin.out.find("xyz") == std::string::npos);
+  // A job that is gone is named, with a warning that its lineage cannot say more.
+  Run nojob = lanectl(home.path, "snapshot create --pvc pvc-fill-0 --name s3 --job nope -q");
+  CHECK(nojob.code == 0);
+  CHECK(nojob.out.find("warning: --job nope: no such job in project 'default'") != std::string::npos);
+  CHECK(nlohmann::json::parse(lanectl(home.path, "lineage s3 -o json").out)["items"][0]["job"].is_null());
   CHECK(lanectl(home.path, "lineage no-such-thing").code == 1);
   CHECK(lanectl(home.path, "snapshot delete s2").code == 0);
   CHECK(lanectl(home.path, "snapshot list -o json").out.find("\"s2\"") == std::string::npos);
@@ -189,4 +202,78 @@ TEST_CASE("lineage --compare: two runs' final metrics side by side, identical to
   CHECK(doc["metrics"][0]["timing"] == true);
   CHECK(lanectl(home.path, "lineage first --compare fill").code == 1);  // no metrics recorded
   CHECK(lanectl(home.path, "lineage first --compare nobody").code == 1);
+}
+
+TEST_CASE("snapshots are per project: -p scopes list, create, restore, revert and delete, -A lists them all",
+          "[storage][fast]") {
+  lane::test::TempDir home("cli-projects");
+  REQUIRE(lanectl(home.path, "project create team-a --gpu-quota 0").code == 0);
+  REQUIRE(lanectl(home.path, "project create team-b --gpu-quota 0").code == 0);
+  REQUIRE(lanectl(home.path, "submit w -p team-a -i ubuntu --pvc :10Mi:/mnt --command -- sh -c 'echo a > /mnt/f'")
+              .code == 0);
+  for (int i = 0; i < 100 && lanectl(home.path, "list -p team-a").out.find("Succeeded") == std::string::npos; ++i)
+    std::system("sleep 0.2");
+  REQUIRE(lanectl(home.path, "snapshot create --pvc pvc-w-0 -p team-a --name snap-a -q").code == 0);
+
+  // Another project's volume and snapshot: refused, naming the owner, and nothing made.
+  Run create = lanectl(home.path, "snapshot create --pvc pvc-w-0 -p team-b --name snap-b -q");
+  CHECK(create.code == 2);
+  CHECK(create.out.find("volume 'pvc-w-0' belongs to project 'team-a', not 'team-b'; add -p team-a") !=
+        std::string::npos);
+  Run restore = lanectl(home.path, "restore snap-a --to-pvc mine -p team-b -q");
+  CHECK(restore.code == 2);
+  CHECK(restore.out.find("snapshot 'snap-a' belongs to project 'team-a', not 'team-b'; add -p team-a") !=
+        std::string::npos);
+  CHECK(!std::filesystem::exists(home.path / "volumes" / "mine"));
+  CHECK(lanectl(home.path, "restore snap-a --in-place --pvc pvc-w-0 -p team-b --yes -q").code == 2);
+  CHECK(lanectl(home.path, "snapshot delete snap-a -p team-b").code == 2);
+  CHECK(lanectl(home.path, "snapshot delete snap-a").code == 2);  // the configured project: default
+  CHECK(lanectl(home.path, "snapshot list -p nope").code == 2);
+
+  // Listings: the project's own; -A every project's.
+  CHECK(lanectl(home.path, "snapshot list -p team-b -o json").out.find("snap-a") == std::string::npos);
+  CHECK(lanectl(home.path, "snapshot list -p team-a -o json").out.find("\"snap-a\"") != std::string::npos);
+  CHECK(lanectl(home.path, "snapshot list -A -o json").out.find("\"snap-a\"") != std::string::npos);
+  CHECK(lanectl(home.path, "snapshot list -A -p team-a").code == 2);
+
+  // In its own project it all works; the restored volume is team-a's.
+  REQUIRE(lanectl(home.path, "restore snap-a --to-pvc mine -p team-a -q").code == 0);
+  CHECK(lanectl(home.path, "volume list -p team-a").out.find("mine") != std::string::npos);
+  CHECK(lanectl(home.path, "restore snap-a --in-place --pvc pvc-w-0 -p team-a --yes -q").code == 0);
+  CHECK(lanectl(home.path, "snapshot delete snap-a -p team-a").code == 0);
+
+  // A project is deleted only without jobs and volumes: its volumes would be hidden, not gone.
+  REQUIRE(lanectl(home.path, "delete w -p team-a").code == 0);
+  Run del = lanectl(home.path, "project delete team-a");
+  CHECK(del.code == 1);
+  CHECK(del.out.find("project 'team-a' still has 2 volume(s) (mine, pvc-w-0)") != std::string::npos);
+  CHECK(lanectl(home.path, "project list").out.find("team-a") != std::string::npos);
+  REQUIRE(lanectl(home.path, "volume delete mine -p team-a -q").code == 0);
+  REQUIRE(lanectl(home.path, "volume delete pvc-w-0 -p team-a -q").code == 0);
+  CHECK(lanectl(home.path, "project delete team-a").code == 0);
+}
+
+TEST_CASE("snapshots of one volume without --name in the same second get distinct names", "[storage][fast]") {
+  lane::test::TempDir home("cli-names");
+  REQUIRE(lanectl(home.path, "submit w -i ubuntu --pvc :10Mi:/mnt --command -- sh -c 'echo a > /mnt/f'").code == 0);
+  for (int i = 0; i < 100 && lanectl(home.path, "list").out.find("Succeeded") == std::string::npos; ++i)
+    std::system("sleep 0.2");
+  // Three at once: the generated names (<pvc>-<YYYYMMDD-HHMMSS>) mostly share their second.
+  REQUIRE(std::system(("cd '" + home.path.string() + "' && for i in 1 2 3; do LANECTL_HOME='" + home.path.string() +
+                       "' '" + (lane::test::bin_dir() / "lanectl").string() +
+                       "' snapshot create --pvc pvc-w-0 -q > out-$i.txt 2>&1 & done; wait")
+                          .c_str()) == 0);
+  for (int i = 1; i <= 3; ++i) {
+    const std::string out = lane::read_file(home.path / ("out-" + std::to_string(i) + ".txt"));
+    INFO(out);
+    CHECK(out.find("Snapshot pvc-w-0-") != std::string::npos);
+    CHECK(out.find("error") == std::string::npos);
+  }
+  auto doc = nlohmann::json::parse(lanectl(home.path, "snapshot list -o json", true).out);
+  std::set<std::string> names;
+  for (const auto& s : doc["items"]) names.insert(s.value("name", ""));
+  CHECK(names.size() == 3);
+  // A name the user gives is not changed: a taken one is refused.
+  const std::string first = *names.begin();
+  CHECK(lanectl(home.path, "snapshot create --pvc pvc-w-0 -q --name " + first).code == 2);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -315,6 +316,10 @@ void check_terminal(const JobSpec& spec) {
     throw UsageError("-t/--tty needs --stdin (as with runai): add --stdin, or use --attach (tty + stdin)");
   if (spec.attach && !(spec.tty && spec.stdin_open))
     throw UsageError("--attach needs a TTY and stdin (it implies -t --stdin)");
+  // A container's working directory is absolute (the OCI runtime spec's process.cwd).
+  if (!spec.working_dir.empty() && spec.working_dir[0] != '/')
+    throw UsageError("--working-dir '" + spec.working_dir + "' is relative; give an absolute path in the job, e.g. /" +
+                     spec.working_dir);
 }
 
 void check_batch_fields(const JobSpec& spec) {
@@ -451,6 +456,27 @@ void check_all(const JobSpec& spec, bool named) {
 }
 
 }  // namespace
+
+double parse_gpu_quota(const std::string& text) {
+  // Digits with at most one '.', and at least one digit: no sign, exponent, hex, inf or nan.
+  const bool decimal = !text.empty() && text.size() <= 32 &&
+                       std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || c == '.'; }) &&
+                       std::count(text.begin(), text.end(), '.') <= 1 && text != ".";
+  if (!decimal)
+    throw UsageError(fmt::format("--gpu-quota '{}' is not a number of GPUs; use a decimal number from 0 to {:.0f} "
+                                 "(e.g. 4 or 0.5)",
+                                 text, kMaxGpuQuota));
+  const double quota = std::strtod(text.c_str(), nullptr);
+  if (!(quota <= kMaxGpuQuota))
+    throw UsageError(fmt::format("--gpu-quota {} is more GPUs than a project may have; use a number from 0 to {:.0f}",
+                                 text, kMaxGpuQuota));
+  return quota;
+}
+
+void validate_gpu_quota(double quota) {
+  if (!(quota >= 0 && quota <= kMaxGpuQuota))
+    throw UsageError(fmt::format("--gpu-quota {} is out of range; use a number from 0 to {:.0f}", quota, kMaxGpuQuota));
+}
 
 void validate_project_name(const std::string& name, const std::string& field) {
   require_dns1123_label(name, field);

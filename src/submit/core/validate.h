@@ -16,6 +16,14 @@ namespace lane::submit {
 inline constexpr double kMinGpuFraction = 0.001;
 inline constexpr double kMaxGpusPerProcess = 1e6;
 
+// A project's --gpu-quota: a decimal number of GPUs from 0 to kMaxGpuQuota (fractions allowed).
+inline constexpr double kMaxGpuQuota = 1e6;
+// The quota `text` gives ("4", "0.5"); UsageError naming --gpu-quota and the range for anything
+// else (empty, "inf", "nan", "0x10", "1e400", a sign, more than kMaxGpuQuota).
+double parse_gpu_quota(const std::string& text);
+// UsageError unless 0 <= quota <= kMaxGpuQuota (NaN included): what every backend stores.
+void validate_gpu_quota(double quota);
+
 // The node port range of a default API server (--service-node-port-range): the external port of
 // `--port EXT:CONTAINER` with --service-type nodeport.
 inline constexpr int kMinNodePort = 30000;

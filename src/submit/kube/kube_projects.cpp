@@ -18,7 +18,7 @@ namespace res = lane::kube::resources;
 void KubeProjects::create_project(const ProjectSpec& spec) {
   validate_project_name(spec.name, "project name");
   require_dns1123_label(ctx_.ns_of(spec.name), "project namespace");  // LANECTL_NAMESPACE_PREFIX may be longer
-  if (!(spec.gpu_quota >= 0)) throw UsageError("--gpu-quota must be 0 or more");
+  validate_gpu_quota(spec.gpu_quota);
   if (spec.allow_host_network) Projects::set_project_host_network(spec.name, true);  // refused: not a cluster setting
   try {
     ctx_.client->create_idempotent(res::kNamespace, "", namespace_object(ctx_.settings, spec.name));
@@ -94,7 +94,7 @@ void KubeProjects::delete_project(const std::string& name) {
 
 void KubeProjects::set_project_quota(const std::string& name, double gpu_quota, std::optional<bool> over_quota) {
   ctx_.require_project(name);
-  if (!(gpu_quota >= 0)) throw UsageError("--gpu-quota must be 0 or more");
+  validate_gpu_quota(gpu_quota);
   auto q = ctx_.client->try_get(res::kQueue, "", name);
   bool oq = over_quota.value_or(true);
   if (!over_quota && q) {

@@ -1,5 +1,7 @@
 #include "submit/local/local_cluster.h"
 
+#include <set>
+
 #include "common/error.h"
 #include "common/names.h"
 #include "submit/local/runtime/job_view.h"
@@ -21,9 +23,12 @@ std::string pod_name(const JobRow& row, size_t i) {
 
 void LocalCluster::set_nodes(const std::vector<NodeSpec>& nodes) {
   if (nodes.empty()) throw UsageError("set-nodes needs at least one NAME=GPUS");
+  std::set<std::string> names;
   for (const auto& n : nodes) {
     require_dns1123_label(n.name, "node name");
     if (n.gpus < 0) throw UsageError("node " + n.name + ": GPU count must be 0 or more");
+    if (!names.insert(n.name).second)
+      throw UsageError("node " + n.name + " is given twice; name each node once (NAME=GPUS)");
   }
   {
     WriteTransaction tx(st_.db);

@@ -28,6 +28,13 @@ int LocalJobs::exec(const std::string& name, const std::string& project, const s
   if (argv.empty()) throw UsageError("exec needs a command: lanectl exec JOB -- CMD ARGS...");
   auto row = load_job_row(st_.db, project, name, true);
   if (!row) throw Error("job '" + name + "' does not exist in project '" + project + "'");
+  if (!pod.empty()) {  // locally a job's pods share one sandbox: any of them runs the command there
+    bool known = false;
+    for (const auto& p : job_info_from_row(*row).pods) known = known || p.name == pod;
+    if (!known)
+      throw UsageError("--pod " + pod + ": job '" + name + "' has no such pod; see `lanectl describe job " + name +
+                       " -p " + project + "`");
+  }
   if (row->status != JobStatus::kRunning)
     throw Error("job '" + name + "' is " + to_string(row->status) + ", not running; exec needs a running job");
   // Recorded Running, but its processes are not there: just started (no pid yet) or just ended.

@@ -3,6 +3,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/clock.h"
 #include "common/error.h"
@@ -37,7 +38,7 @@ bool project_allows_host_network(Database& db, const std::string& project) {
 
 void LocalProjects::create_project(const ProjectSpec& spec) {
   validate_project_name(spec.name, "project name");
-  if (spec.gpu_quota < 0) throw UsageError("--gpu-quota must be 0 or more");
+  validate_gpu_quota(spec.gpu_quota);
   {
     WriteTransaction tx(st_.db);
     auto st = st_.db.prepare("SELECT 1 FROM projects WHERE name = ?1");
@@ -103,6 +104,18 @@ void LocalProjects::delete_project(const std::string& name) {
   if (st.integer(0) > 0)
     throw Error(fmt::format("project '{}' still has {} job(s); delete them first with `lanectl delete --all -p {}`",
                             name, st.integer(0), name));
+  // Its volumes hold data: deleting the project would hide them (and hand them to a project of
+  // the same name later), so they go first, by the user's hand.
+  std::vector<std::string> volumes;
+  auto vs = st_.db.prepare("SELECT name FROM volumes ORDER BY name");
+  while (vs.step()) volumes.push_back(vs.text(0));
+  std::vector<std::string> owned;
+  for (const auto& v : volumes)
+    if (st_.volumes.owner(v) == name) owned.push_back(v);
+  if (!owned.empty())
+    throw Error(fmt::format("project '{}' still has {} volume(s) ({}); delete them first with `lanectl volume delete "
+                            "NAME -p {}` (their data goes with them), or keep the project",
+                            name, owned.size(), fmt::join(owned, ", "), name));
   st_.db.prepare("DELETE FROM projects WHERE name = ?1").bind(1, name).run();
   store_host_network(st_.db, name, false);
   tx.commit();
@@ -110,7 +123,7 @@ void LocalProjects::delete_project(const std::string& name) {
 
 void LocalProjects::set_project_quota(const std::string& name, double gpu_quota, std::optional<bool> over_quota) {
   require_dns1123_label(name, "project name");
-  if (gpu_quota < 0) throw UsageError("--gpu-quota must be 0 or more");
+  validate_gpu_quota(gpu_quota);
   {
     WriteTransaction tx(st_.db);
     auto existing = find_project(st_.db, name);

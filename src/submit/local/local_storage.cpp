@@ -7,6 +7,7 @@
 #include "submit/core/workload.h"
 #include "submit/core/workload_json.h"
 #include "submit/local/job_freeze.h"
+#include "submit/local/project_snapshots.h"
 
 namespace lane::submit::local {
 namespace {
@@ -48,6 +49,12 @@ storage::SnapshotStore& LocalStorage::snapshots() {
   return *snapshots_;
 }
 
+storage::SnapshotStore& LocalStorage::snapshots_of(const std::string& project) {
+  if (project.empty()) return snapshots();
+  auto& view = project_snapshots_[project];
+  if (!view) view = std::make_unique<ProjectSnapshots>(snapshots(), st_.volumes, project);
+  return *view;
+}
 
 std::vector<VolumeMount> LocalStorage::volume_mounts(const std::string& project) {
   (void)project;

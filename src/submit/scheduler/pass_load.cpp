@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "submit/core/validate.h"
 
 namespace lane::submit::sched::detail {
 namespace {
@@ -39,8 +40,8 @@ class Loader {
     for (const Project& p : specs) {
       if (!s_.projects.empty() && s_.projects.back().spec.name == p.name)
         fail(fmt::format("project {} is listed twice", p.name));
-      if (!(p.gpu_quota >= 0 && p.gpu_quota <= 1e6))
-        fail(fmt::format("project {} has GPU quota {}; use a number from 0 to 1000000", p.name, p.gpu_quota));
+      if (!(p.gpu_quota >= 0 && p.gpu_quota <= kMaxGpuQuota))
+        fail(fmt::format("project {} has GPU quota {}; use a number from 0 to {:.0f}", p.name, p.gpu_quota, kMaxGpuQuota));
       add_project(p, true);
     }
     // Projects only named by workloads: quota 0, over-quota allowed.
