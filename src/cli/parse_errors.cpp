@@ -172,6 +172,12 @@ std::string what_a_value_is(const CLI::Option* o) {
 
 }  // namespace
 
+CLI::Validator non_empty(const std::string& what) {
+  return CLI::Validator(
+      [what](std::string& value) { return value.empty() ? "the value is empty; " + what : std::string(); }, "",
+      "non-empty");
+}
+
 std::string parse_error_message(const CLI::App& app, const CLI::ParseError& e, const std::vector<std::string>& args) {
   if (auto problem = command_problem(app, args)) return *problem;
   const CLI::App* at = reached(app);

@@ -18,6 +18,10 @@ size_t edit_distance(std::string_view a, std::string_view b);
 // than half of the word's length); nullopt otherwise.
 std::optional<std::string> closest_name(const std::string& word, const std::vector<std::string>& candidates);
 
+// A validator for an option whose value may not be empty ("--name ''" is a mistake, not "no
+// name"): `what` says what to give instead.
+CLI::Validator non_empty(const std::string& what);
+
 // The message for `e` (without the `lanectl: error: ` prefix). `args`: what CLI11 was given, in
 // command-line order, without argv[0]. `app` is the root command, after the failed parse.
 std::string parse_error_message(const CLI::App& app, const CLI::ParseError& e, const std::vector<std::string>& args);

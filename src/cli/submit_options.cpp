@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/parse_errors.h"
 #include "cli/spec_parsing.h"
 #include "cli/v2_spec_parsing.h"
 #include "cli/verbs.h"
@@ -63,8 +64,10 @@ struct FlagGroup {
 
 void add_job_flags(const FlagGroup& g) {
   submit::JobSpec& s = g.o.spec;
-  g.cmd->add_option("NAME", g.o.positional_name, "Job name (same as --name)");
-  g.both(g.cmd->add_option("--name", s.name, "Job name (DNS-1123 label: lowercase letters, digits, '-')"));
+  const std::string name_fix = "give a job name, or leave it out to have one generated";
+  g.cmd->add_option("NAME", g.o.positional_name, "Job name (same as --name)")->check(non_empty(name_fix));
+  g.both(g.cmd->add_option("--name", s.name, "Job name (DNS-1123 label: lowercase letters, digits, '-')")
+             ->check(non_empty(name_fix)));
   g.v1(g.cmd->add_option("--job-name-prefix", g.o.name_prefix, "Name the job <prefix>-<N> with the smallest free N"));
   g.v2_option("--name-prefix", g.o.name_prefix, "Name the job <prefix>-<N> with the smallest free N");
   g.both(g.cmd->add_option("-p,--project", s.project, "Project (default: `lanectl config project`, else 'default')"));

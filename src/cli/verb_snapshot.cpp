@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/context.h"
+#include "cli/parse_errors.h"
 #include "cli/snapshot_create.h"
 #include "cli/snapshot_ops.h"
 #include "cli/snapshot_table.h"
@@ -147,7 +148,8 @@ void add_snapshot_command(CLI::App& app, CliContext& ctx) {
 
   auto* create = cmd->add_subcommand("create", "Snapshot a volume (all or nothing)");
   create->add_option("--pvc", o->pvc, "Volume (claim) to snapshot");
-  create->add_option("--name", o->name, "Snapshot name (default <pvc>-<YYYYMMDD-HHMMSS>)");
+  create->add_option("--name", o->name, "Snapshot name (default <pvc>-<YYYYMMDD-HHMMSS>)")
+      ->check(non_empty("give a snapshot name, or leave --name out for <pvc>-<YYYYMMDD-HHMMSS>"));
   create->add_option("--job", o->job, "Job this snapshot belongs to (lineage)");
   create->add_option("-p,--project", o->project, "Project");
   create->add_option("-o,--output", o->output, "json | yaml");

@@ -51,6 +51,11 @@ TEST_CASE("usage errors exit 2 and name the value and the fix", "[cli][fast]") {
   check_usage_error(l, with({"submit", "j1", "-i", "x", "--working-dir", "relative"}),
                     "--working-dir 'relative' is relative");
   check_usage_error(l, {"cluster", "set-nodes", "node-a=1", "node-a=2"}, "node node-a is given twice");
+  // An empty value is a mistake, not "no value": nothing is made under a generated name.
+  check_usage_error(l, with({"submit", "", "-i", "x"}), "NAME: the value is empty; give a job name");
+  check_usage_error(l, with({"submit", "--name", "", "-i", "x"}), "--name: the value is empty");
+  check_usage_error(l, {"snapshot", "create", "--pvc", "v", "--name", ""}, "--name: the value is empty");
+  CHECK(l.run({"list", "-o", "json"}).out.find("job-1") == std::string::npos);
 
   // Duplicate job name: the first submit succeeds, the second is refused.
   REQUIRE(l.run(with({"submit", "dup", "-i", "x"})).code == 0);
