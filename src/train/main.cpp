@@ -6,6 +6,7 @@
 #include "train/trainer/after_training.h"
 #include "train/trainer/device_setup.h"
 #include "train/trainer/predictor.h"
+#include "train/trainer/stop_signal.h"
 #include "train/trainer/trainer.h"
 
 int main(int argc, char** argv) {
@@ -15,7 +16,10 @@ int main(int argc, char** argv) {
   using namespace lane::train;
   cap_onednn_isa();  // before any oneDNN kernel runs
   Verbs verbs;
-  verbs.train = [](const TrainConfig& config) { run_training(config, after_training); };
+  verbs.train = [](const TrainConfig& config) {
+    install_stop_handlers();  // SIGTERM/SIGINT: stop after the step, save the checkpoint
+    run_training(config, after_training);
+  };
   verbs.predict = [](const PredictOptions& options) { run_predict(options); };
   verbs.export_model = run_export_verb;
   verbs.eval = run_eval_verb;

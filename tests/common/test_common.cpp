@@ -6,6 +6,7 @@
 
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "common/error_text.h"
 #include "common/names.h"
 #include "common/yaml_output.h"
 
@@ -64,4 +65,13 @@ TEST_CASE("to_yaml quotes strings YAML cannot parse as a plain scalar (masked se
   CHECK(y.find("token: \"****\"") != std::string::npos);
   YAML::Node back = YAML::Load(y);
   for (const auto& [k, v] : j.items()) CHECK(back[k].as<std::string>() == v.get<std::string>());
+}
+
+TEST_CASE("without_backtrace keeps a library's message and drops the C++ backtrace after it", "[common][fast]") {
+  CHECK(lane::without_backtrace("PytorchStreamReader failed reading zip archive: not a ZIP archive\n"
+                                "Exception raised from valid at ../caffe2/serialize/inline_container.cc:184 (most "
+                                "recent call first):\nframe #0: c10::Error::Error(...)\n") ==
+        "PytorchStreamReader failed reading zip archive: not a ZIP archive");
+  CHECK(lane::without_backtrace("plain message") == "plain message");
+  CHECK(lane::without_backtrace("") == "");
 }

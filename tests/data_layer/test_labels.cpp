@@ -67,7 +67,12 @@ TEST_CASE("each malformed line is rejected with file:line and the reason", "[dat
       const std::string msg = e.what();
       CHECK_THAT(msg, Catch::Contains(path.string() + ":3: "));
       CHECK_THAT(msg, Catch::Contains(kBad[i].reason));
+      // Only a verb that has --skip-bad suggests it (eval and predict do not).
+      CHECK_THAT(msg, !Catch::Contains("--skip-bad"));
     }
+    LabelParseOptions offered;
+    offered.offers_skip_bad = true;
+    CHECK_THROWS_WITH(data::load_label_file(path, offered), Catch::Contains("(use --skip-bad to skip such lines)"));
   }
 }
 
@@ -90,6 +95,12 @@ TEST_CASE("a label whose image is missing is rejected with file:line", "[data_la
   CHECK(set.labels.size() == 1);
   REQUIRE(set.skipped.size() == 1);
   CHECK(set.skipped[0].line == 2);
+
+  // A raw_file that names a directory is no image (it passed the check, then a read failed).
+  std::filesystem::create_directories(dir.path() / "clips/a/9/20.jpg");
+  o.skip_bad = false;
+  CHECK_THROWS_WITH(data::load_label_file(dir.path() / "label.json", o),
+                    Catch::Contains("label.json:2: image 'clips/a/9/20.jpg' is not a regular file"));
 }
 
 TEST_CASE("skip_bad counts and reports every bad line and keeps the good ones", "[data_layer][fast]") {

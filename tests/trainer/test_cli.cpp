@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/atomic_file.h"
 #include "train/trainer/checkpoint.h"
 #include "train/trainer/device_setup.h"
 #include "train/trainer/predictor.h"
@@ -135,4 +136,63 @@ TEST_CASE("scnn-train predict on the real 0601 frames writes json-lines and over
     CHECK(no_cuda.exit_code == 2);
     CHECK_THAT(no_cuda.output, Catch::Contains("--device"));
   }
+}
+
+TEST_CASE("--resume refuses another --crop-top or --scnn-edge, and libtorch's backtrace never reaches the user",
+          "[trainer][slow]") {
+  test::ScratchDir dir("resume_geometry");
+  const std::string out = (dir.path / "run").string();
+  const std::string train = "OMP_NUM_THREADS=1 " + test::scnn_train() + " train --data-dir " +
+                            test::tusimple_dir().string() + " --train-labels label_data_0601_first6.json --model small " +
+                            "--input-height 64 --input-width 128 " +
+                            "--batch-size 2 --threads 1 --output-dir " + out + " ";
+  REQUIRE(test::run_command(train + "--stop-after 1").exit_code == 0);
+  auto crop = test::run_command(train + "--resume --crop-top 240");
+  CHECK(crop.exit_code == 2);
+  CHECK_THAT(crop.output, Catch::Contains("--resume: the checkpoint was trained with --crop-top 0, this run asks "
+                                          "for 240"));
+  auto edge = test::run_command(train + "--resume --scnn-edge pad");
+  CHECK(edge.exit_code == 2);
+  CHECK_THAT(edge.output, Catch::Contains("was trained with --scnn-edge orig") &&
+                              Catch::Contains("the run asks for --scnn-edge pad"));
+  CHECK(test::run_command(train + "--resume --stop-after 2").exit_code == 0);  // the same geometry resumes
+
+  // A --pretrained file that is not a state dict: the reason, without "Exception raised from ... frame #0".
+  const std::string garbage = (dir.path / "garbage.pt").string();
+  std::ofstream(garbage) << "garbage";
+  auto pre = test::run_command(test::scnn_train() + " train --data-dir " + test::tusimple_dir().string() +
+                               " --train-labels label_data_0601_first6.json --model full --input-height 64 --input-width 128 "
+                               "--batch-size 2 --threads 1 "
+                               "--output-dir " + (dir.path / "pre").string() + " --pretrained " + garbage);
+  CHECK(pre.exit_code == 2);
+  CHECK_THAT(pre.output, Catch::Contains("is not a torch.save() file of a state dict (PytorchStreamReader failed"));
+  CHECK_THAT(pre.output, !Catch::Contains("Exception raised from") && !Catch::Contains("frame #0"));
+}
+
+TEST_CASE("SIGTERM stops training after the step in progress with its checkpoint saved, and --resume continues",
+          "[trainer][slow]") {
+  test::ScratchDir dir("sigterm");
+  const std::string out = (dir.path / "run").string(), log = (dir.path / "train.log").string();
+  const std::string train = "OMP_NUM_THREADS=1 " + test::scnn_train() + " train --data-dir " +
+                            test::tusimple_dir().string() + " --train-labels label_data_0601_first6.json --model small " +
+                            "--input-height 64 --input-width 128 --batch-size 2 --threads 1 --log-every 1 " +
+                            "--epochs 100000 --output-dir " + out + " ";
+  // In the background; SIGTERM once it has logged step 3 (as the local backend and Kubernetes stop a
+  // job, with a grace period before SIGKILL), twice at once as the local backend delivers it (to the
+  // process group, and from the sandbox's init); the shell prints the status it ended with.
+  auto r = test::run_command("bash -c '" + train + " > " + log + " 2>&1 & p=$!; for i in $(seq 600); do " +
+                             "grep -q \" step 3/\" " + log + " && break; sleep 0.1; done; kill -TERM $p; kill -TERM $p; wait $p; " +
+                             "echo status=$?'");
+  const std::string text = lane::read_file(log);
+  INFO(r.output << "\n" << text);
+  CHECK_THAT(r.output, Catch::Contains("status=143"));  // ended by SIGTERM, after saving
+  std::smatch m;
+  REQUIRE(std::regex_search(text, m, std::regex("stopped by SIGTERM after step (\\d+): checkpoint saved")));
+  const int64_t step = std::stoll(m[1]);
+  CHECK(step >= 3);
+  REQUIRE(std::filesystem::exists(out + "/checkpoint_latest.pt"));  // --checkpoint-every is 500: only the stop saved it
+  auto resumed = test::run_command(train + "--resume --stop-after " + std::to_string(step + 2));
+  CHECK(resumed.exit_code == 0);
+  CHECK_THAT(resumed.output, Catch::Contains("resuming at step " + std::to_string(step)) &&
+                                 Catch::Contains("stopped at step " + std::to_string(step + 2)));
 }

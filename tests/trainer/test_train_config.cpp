@@ -91,6 +91,14 @@ TEST_CASE("invalid settings are rejected naming the variable or flag", "[trainer
   f = with_data();
   f["--input-height"] = "100";
   CHECK_THAT(error_of(f, {}), Catch::Contains("multiple of 8"));
+  // Too large for the field: refused, not cut to 32 bits (4294967360 was trained as 64).
+  f = with_data();
+  f["--input-height"] = "4294967360";
+  CHECK_THAT(error_of(f, {}), Catch::Contains("--input-height: 4294967360 is too large (at most 2147483647)"));
+  f = with_data();
+  f["--input-height"] = "2147483640";
+  CHECK_THAT(error_of(f, {}), Catch::Contains("--input-height must be a multiple of 8 from 16 to 8192"));
+  CHECK_THAT(error_of(with_data(), {{"BATCH_SIZE", "99999999999"}}), Catch::Contains("BATCH_SIZE: 99999999999 is too large"));
   f = with_data();
   f["--train-labels"] = "nope.json";
   CHECK_THAT(error_of(f, {}), Catch::Contains("--train-labels") && Catch::Contains("nope.json"));

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "common/error.h"
+#include "common/error_text.h"
 #include "lane/version.h"
 #include "train/commands/verb_groups.h"
 
@@ -70,10 +71,10 @@ int run_scnn_train(int argc, char** argv, const Verbs& verbs) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : static_cast<int>(ExitCode::kUsage);
   } catch (const Error& e) {
-    std::cerr << "scnn-train: error: " << e.what() << "\n";
+    std::cerr << "scnn-train: error: " << without_backtrace(e.what()) << "\n";
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
-    std::cerr << "scnn-train: error: " << e.what() << "\n";
+    std::cerr << "scnn-train: error: " << without_backtrace(e.what()) << "\n";
     return static_cast<int>(ExitCode::kFailure);
   }
   return 0;

@@ -29,10 +29,13 @@ ScnnConfig model_preset(const std::string& name, const std::string& field) {
 void validate(const ScnnConfig& c) {
   auto fail = [](const std::string& m) { throw UsageError(m); };
   if (c.num_classes < 2) fail("number of classes must be at least 2 (background + one lane)");
-  if (c.input_height < 16 || c.input_height % 8 != 0)
-    fail("input height must be a multiple of 8 and at least 16, got " + std::to_string(c.input_height));
-  if (c.input_width < 16 || c.input_width % 8 != 0)
-    fail("input width must be a multiple of 8 and at least 16, got " + std::to_string(c.input_width));
+  // At most kMaxInputSide: a TuSimple frame is 1280x720, and far larger sizes overflow a tensor's size.
+  if (c.input_height < 16 || c.input_height % 8 != 0 || c.input_height > kMaxInputSide)
+    fail("--input-height must be a multiple of 8 from 16 to " + std::to_string(kMaxInputSide) + ", got " +
+         std::to_string(c.input_height));
+  if (c.input_width < 16 || c.input_width % 8 != 0 || c.input_width > kMaxInputSide)
+    fail("--input-width must be a multiple of 8 from 16 to " + std::to_string(kMaxInputSide) + ", got " +
+         std::to_string(c.input_width));
   if (!(c.width_mult > 0.0) || c.width_mult > 4.0)
     fail("width multiplier must be in (0, 4], got " + std::to_string(c.width_mult));
   if (!(c.dropout >= 0.0 && c.dropout < 1.0))

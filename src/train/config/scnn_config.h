@@ -28,6 +28,9 @@ struct ScnnConfig {
 ScnnConfig model_preset(const std::string& name, const std::string& field = "--model");
 
 // Throws lane::UsageError when the sizes cannot form a network (not multiples of 8, C < 2, ...).
+// The largest --input-height / --input-width.
+inline constexpr int kMaxInputSide = 8192;
+
 void validate(const ScnnConfig& config);
 
 }  // namespace lane::model

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <sstream>
 #include <type_traits>
 #include <utility>
@@ -52,12 +53,17 @@ TrainSetting setting(const Names& n, Field f, Apply apply) {
           [f](const TrainConfig& c) { return nlohmann::json(f(c)); }};
 }
 
-// An integer of at least `min`.
+// An integer of at least `min` that fits its field (an int field refuses 4294967360, which a
+// cast would turn into 64).
 template <class Field>
 TrainSetting integer(const Names& n, int64_t min, Field f) {
   return setting(n, f, [f, min](TrainConfig& c, const SettingSource& s) {
     auto& target = f(c);
-    target = static_cast<std::decay_t<decltype(target)>>(parse_int(s.text, s.name, min));
+    using T = std::decay_t<decltype(target)>;
+    const int64_t v = parse_int(s.text, s.name, min);
+    if (v > static_cast<int64_t>(std::numeric_limits<T>::max()))
+      throw UsageError(fmt::format("{}: {} is too large (at most {})", s.name, v, std::numeric_limits<T>::max()));
+    target = static_cast<T>(v);
   });
 }
 

@@ -74,6 +74,7 @@ void run_inspect_verb(const InspectOptions& o) {
   for (const auto& f : files) paths.push_back(o.data / f);
   data::LabelParseOptions parse;
   parse.skip_bad = o.skip_bad;
+  parse.offers_skip_bad = true;
   const data::LabelSet set = data::load_label_files(paths, parse);
   for (const auto& issue : set.skipped) std::cout << fmt::format("skipped {}:{}: {}\n", issue.file, issue.line, issue.reason);
 

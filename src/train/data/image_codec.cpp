@@ -268,6 +268,9 @@ cv::Mat decode_image(const uint8_t* data, size_t size, std::string_view name, co
 }
 
 cv::Mat read_image(const std::filesystem::path& path, const DecodeOptions& options) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    fail(path.string(), "not a regular file (a directory or a device)");  // tellg() would size it at random
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) fail(path.string(), fmt::format("cannot open the file: {}", std::strerror(errno)));
   std::vector<uint8_t> bytes(size_t(std::max<std::streamoff>(in.tellg(), 0)));

@@ -60,6 +60,7 @@ SamplePipeline::SamplePipeline(PipelineOptions options) : options_(std::move(opt
   for (const auto& f : options_.label_files) paths.push_back(options_.data_dir / f);
   LabelParseOptions parse;
   parse.skip_bad = options_.skip_bad;
+  parse.offers_skip_bad = true;
   parse.image_root = options_.data_dir;
   LabelSet set = load_label_files(paths, parse);
   labels_ = std::move(set.labels);

@@ -74,13 +74,17 @@ LabelSet load_label_file(const std::filesystem::path& path, const LabelParseOpti
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     try {
       LaneLabel label = parse_label_line(line);
-      if (!options.image_root.empty() && !std::filesystem::exists(options.image_root / label.raw_file))
-        throw UsageError(fmt::format("image '{}' does not exist under '{}'", label.raw_file,
+      if (!options.image_root.empty() && !std::filesystem::is_regular_file(options.image_root / label.raw_file))
+        throw UsageError(fmt::format("image '{}' {} under '{}'", label.raw_file,
+                                     std::filesystem::exists(options.image_root / label.raw_file)
+                                         ? "is not a regular file"
+                                         : "does not exist",
                                      options.image_root.string()));
       set.labels.push_back(std::move(label));
     } catch (const UsageError& e) {
       if (!options.skip_bad)
-        throw UsageError(fmt::format("{}:{}: {} (use --skip-bad to skip such lines)", path.string(), line_no, e.what()));
+        throw UsageError(fmt::format("{}:{}: {}{}", path.string(), line_no, e.what(),
+                                     options.offers_skip_bad ? " (use --skip-bad to skip such lines)" : ""));
       set.skipped.push_back({path.string(), line_no, e.what()});
     }
   }

@@ -25,6 +25,7 @@ struct ParseIssue {
 
 struct LabelParseOptions {
   bool skip_bad = false;                 // count and report bad lines instead of failing
+  bool offers_skip_bad = false;          // the verb has --skip-bad: a bad line's error suggests it
   std::filesystem::path image_root;      // when set, each raw_file must exist below it
 };
 

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>  // fmt::join (in format.h before fmt 11)
 
 #include "common/error.h"
+#include "common/error_text.h"
 #include "train/model/scnn.h"
 
 namespace lane::model {
@@ -21,7 +22,7 @@ std::map<std::string, torch::Tensor> read_tensor_dict(const std::string& path) {
     value = torch::pickle_load(bytes);
   } catch (const std::exception& e) {
     throw UsageError(fmt::format(
-        "--pretrained: '{}' is not a torch.save() file of a state dict ({})", path, e.what()));
+        "--pretrained: '{}' is not a torch.save() file of a state dict ({})", path, without_backtrace(e.what())));
   }
   if (!value.isGenericDict())
     throw UsageError(fmt::format("--pretrained: '{}' holds no dict of tensors", path));

@@ -12,6 +12,7 @@
 #include "common/atomic_file.h"
 #include "common/debris.h"
 #include "common/error.h"
+#include "common/error_text.h"
 #include "common/sha256.h"
 
 namespace lane::train {
@@ -81,7 +82,8 @@ void open_archive(const fs::path& path, torch::serialize::InputArchive& archive)
   try {
     archive.load_from(in, torch::Device(torch::kCPU));  // device-independent: a GPU run's tensors load on the CPU
   } catch (const std::exception& e) {
-    throw UsageError(fmt::format("checkpoint '{}' is not a scnn-train checkpoint: {}", path.string(), e.what()));
+    throw UsageError(fmt::format("checkpoint '{}' is not a scnn-train checkpoint: {}", path.string(),
+                                 without_backtrace(e.what())));
   }
 }
 
@@ -198,7 +200,8 @@ CheckpointModelInfo read_checkpoint_info(const fs::path& path) {
   try {
     return info_from_json(nlohmann::json::parse(tensor_string(read_tensor(archive, "model_info"))));
   } catch (const std::exception& e) {
-    throw UsageError(fmt::format("checkpoint '{}' has no readable model description: {}", path.string(), e.what()));
+    throw UsageError(fmt::format("checkpoint '{}' has no readable model description: {}", path.string(),
+                                 without_backtrace(e.what())));
   }
 }
 
@@ -223,6 +226,13 @@ TrainingProgress load_checkpoint(const fs::path& path, model::Scnn& net, torch::
         "{}x{}, width {} (use the same --model/--num-classes/--input-height/--input-width)",
         path.string(), info.model.num_classes, info.model.input_height, info.model.input_width,
         info.model.width_mult, have.num_classes, have.input_height, have.input_width, have.width_mult));
+  // The message passing's edge rule and kernel change what the weights compute.
+  if (info.model.update_first_slice != have.update_first_slice || info.model.scnn_kernel != have.scnn_kernel)
+    throw UsageError(fmt::format(
+        "checkpoint '{}' was trained with --scnn-edge {} and a message-passing kernel of {}; the run asks for "
+        "--scnn-edge {} and {} (use the checkpoint's)",
+        path.string(), info.model.update_first_slice ? "orig" : "pad", info.model.scnn_kernel,
+        have.update_first_slice ? "orig" : "pad", have.scnn_kernel));
   torch::serialize::InputArchive archive;
   open_archive(path, archive);
   torch::serialize::InputArchive model_archive;

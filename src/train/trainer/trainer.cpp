@@ -10,6 +10,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -31,6 +32,7 @@
 #include "train/trainer/mixed_precision.h"
 #include "train/trainer/metrics_log.h"
 #include "train/trainer/scnn_loss.h"
+#include "train/trainer/stop_signal.h"
 #include "train/config/train_settings.h"
 #include "train/trainer/train_step.h"
 
@@ -172,6 +174,12 @@ TrainingProgress start_point(const TrainConfig& cfg, const RunLayout& layout, di
   if (cfg.resume) {
     if (!fs::exists(layout.latest_checkpoint()))
       throw UsageError(fmt::format("--resume: no checkpoint at '{}'", layout.latest_checkpoint().string()));
+    // The frames' crop is the data's geometry: the rest of the run must see the same frames.
+    const int crop = read_checkpoint_info(layout.latest_checkpoint()).crop_top;
+    if (crop != cfg.crop_top)
+      throw UsageError(fmt::format("--resume: the checkpoint was trained with --crop-top {}, this run asks for {}; "
+                                   "resume with --crop-top {}",
+                                   crop, cfg.crop_top, crop));
     progress = load_checkpoint(layout.latest_checkpoint(), net, &opt);
   }
   dist::broadcast_module(comm, *net);
@@ -377,6 +385,10 @@ Ending train_loop(const Run& run, const Stepper& s, EpochBatches& epoch, data::T
                   LogWindow& window, LoopState& st) {
   run.net->train();
   for (;;) {
+    // A stop signal (SIGTERM, SIGINT) may reach only some ranks: all stop at the step where any
+    // has one (one 8-byte allreduce per step).
+    const bool signalled = run.comm.allreduce_min(stop_signal() != 0 ? 0 : 1) == 0;
+    if (signalled && st.progress.step < run.total_steps) return Ending::kPreempted;
     const Ending ending = ending_now(run.cfg, st.progress, run.total_steps, epoch.over(st.progress));
     if (ending == Ending::kPreempted) return ending;
     if (epoch.over(st.progress)) {  // count the epoch and validate
@@ -488,6 +500,13 @@ TrainingResult run_training(const TrainConfig& cfg, const EndOfTraining& end_of_
     if (ending == Ending::kFinished && end_of_training) end_of_training(cfg, result);
   }
   comm->barrier();
+  if (ending == Ending::kPreempted && stop_signal() != 0) {
+    if (lead)
+      std::cout << fmt::format("stopped by {} after step {}: checkpoint saved; continue with --resume\n",
+                               stop_signal() == SIGINT ? "SIGINT" : "SIGTERM", st.progress.step)
+                << std::flush;
+    die_by_stop_signal();
+  }
   return result;
 }
 
