@@ -138,7 +138,7 @@ TEST_CASE("scnn-train predict on the real 0601 frames writes json-lines and over
   }
 }
 
-TEST_CASE("--resume refuses another --crop-top or --scnn-edge, and libtorch's backtrace never reaches the user",
+TEST_CASE("resume refuses another --crop-top or --scnn-edge, and libtorch's backtrace never reaches the user",
           "[trainer][slow]") {
   test::ScratchDir dir("resume_geometry");
   const std::string out = (dir.path / "run").string();
