@@ -234,7 +234,7 @@ TEST_CASE("a lane length mismatch fails the whole submission, even when run_time
                     Contains("prediction line 1") && Contains("Format of lanes error"));
 }
 
-TEST_CASE("submission-level errors: count mismatch and unknown raw_file", "[eval][fast]") {
+TEST_CASE("submission-level errors: count mismatch, unknown or repeated raw_file, empty ground truth", "[eval][fast]") {
   const int n = 10;
   const lane::data::LaneLabel a{"clips/a/20.jpg", rows(n), {constant_lane(100, n)}};
   const lane::data::LaneLabel b{"clips/b/20.jpg", rows(n), {constant_lane(100, n)}};
@@ -243,6 +243,11 @@ TEST_CASE("submission-level errors: count mismatch and unknown raw_file", "[eval
   CHECK_THROWS_WITH(lane::eval::evaluate({pa}, {a, b}), Contains("1 lines but the ground truth has 2"));
   CHECK_THROWS_WITH(lane::eval::evaluate({pa, px}, {a, b}),
                     Contains("prediction line 2") && Contains("clips/x/20.jpg") && Contains("does not exist"));
+  // A frame predicted twice (the other never): refused, naming both lines; an empty ground truth too.
+  CHECK_THROWS_WITH(lane::eval::evaluate({pa, pa}, {a, b}),
+                    Contains("prediction line 2: raw_file 'clips/a/20.jpg' is predicted a second time") &&
+                        Contains("prediction line 1 has it too"));
+  CHECK_THROWS_WITH(lane::eval::evaluate({}, {}), Contains("the ground truth has no frames"));
   // Frames are averaged over the GT: a perfect line and a (0,0,1) line give 0.5 / 0 / 0.5.
   const PredictionLine pb_slow{"clips/b/20.jpg", {constant_pred(100, n)}, 300};
   const auto m = lane::eval::evaluate({pb_slow, pa}, {a, b});

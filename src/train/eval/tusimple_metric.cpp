@@ -138,13 +138,22 @@ std::vector<FrameResult> evaluate_located(const std::vector<PredictionLine>& pre
     throw UsageError(fmt::format(
         "{} has {} lines but the ground truth has {}; submit exactly one line per test frame", what,
         predictions.size(), ground_truth.size()));
+  if (ground_truth.empty())
+    throw UsageError("the ground truth has no frames: give a label file with one line per test frame");
   // lane.py keys the GT by raw_file (a later duplicate wins) and divides by the number of keys.
   std::unordered_map<std::string, const data::LaneLabel*> by_file;
   for (const auto& label : ground_truth) by_file[label.raw_file] = &label;
 
   std::vector<FrameResult> frames;
+  // A frame predicted twice would be scored twice and another frame not at all (lane.py lets it
+  // through): refused.
+  std::unordered_map<std::string, size_t> predicted;
   for (size_t i = 0; i < predictions.size(); ++i) {
     const PredictionLine& p = predictions[i];
+    if (auto [at, fresh] = predicted.emplace(p.raw_file, i); !fresh)
+      throw UsageError(fmt::format("{}: raw_file '{}' is predicted a second time ({} has it too); submit exactly one "
+                                   "line per test frame",
+                                   where(i), p.raw_file, where(at->second)));
     auto it = by_file.find(p.raw_file);
     if (it == by_file.end())
       throw UsageError(fmt::format(
