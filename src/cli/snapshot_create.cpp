@@ -38,13 +38,21 @@ void create_snapshot(const SnapshotCreateOptions& o, CliContext& ctx) {
   std::optional<storage::LineageRecord> record;
   if (!o.job.empty() && !selected.traits().one_volume) {
     const std::string project = ctx.project(o.project);
-    if (auto job = ctx.jobs().describe_job(o.job, project)) {
+    std::optional<submit::JobInfo> job;
+    std::string why;
+    try {
+      job = ctx.jobs().describe_job(o.job, project);
+      if (!job) why = fmt::format("no such job in project '{}' (see `lanectl list -p {}`)", project, project);
+    } catch (const Error& e) {  // e.g. a pod's service account that may not read jobs
+      why = fmt::format("cannot read the job ({})", e.what());
+    }
+    if (job) {
       record.emplace();
       record->job = submit::job_record_from_spec(job->spec, "");
     } else {
-      ctx.err << fmt::format("warning: --job {}: no such job in project '{}' (see `lanectl list -p {}`); the snapshot "
-                             "names it, but its lineage cannot record the job's image, command and environment\n",
-                             o.job, project, project);
+      ctx.err << fmt::format("warning: --job {}: {}; the snapshot names it, but its lineage cannot record the "
+                             "job's image, command and environment\n",
+                             o.job, why);
     }
   }
   StoreProgress progress(store, "snapshot create", o.quiet, ctx);

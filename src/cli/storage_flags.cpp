@@ -4,7 +4,6 @@
 
 #include "common/error.h"
 #include "common/names.h"
-#include "submit/core/errors.h"
 #include "submit/core/workload.h"
 #include "submit/factory/factory.h"
 
@@ -51,11 +50,9 @@ std::unique_ptr<storage::ProviderVolume> open_provider_volume(const submit::Stor
 }
 
 storage::SnapshotStore& SelectedStorage::open(const std::string& pvc, const std::string& project, CliContext& ctx) {
-  if (!traits_.one_volume) {  // the project's snapshots and volumes (-p, else the configured project)
-    const std::string p = ctx.project(project);
-    if (!ctx.projects().project_exists(p)) throw submit::unknown_project(p);
-    return ctx.storage().snapshots_of(p);
-  }
+  // The project's snapshots and volumes (-p, else the configured project). Nothing else is read
+  // first: in a pod, the service account's Role may allow only the snapshots and claims.
+  if (!traits_.one_volume) return ctx.storage().snapshots_of(ctx.project(project));
   provider_volume_ = open_provider_volume(selection_, pvc, project, ctx);
   return provider_volume_->snapshots();
 }

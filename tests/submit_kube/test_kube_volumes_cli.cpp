@@ -44,11 +44,21 @@ TEST_CASE("kube cli: volume list, describe and delete over PVCs, snapshot create
   CHECK(doc["usedBytes"].is_null());  // not measurable from here
   CHECK(doc["usedBy"][0]["job"] == "data");
 
+  const size_t before = server.requests().size();
   r = cli.run_shell("snapshot create --pvc pvc-data-0 -p team --name s1");
   INFO(r.out);
   REQUIRE(r.code == 0);
   CHECK(has(r.out, "Snapshot s1 of PVC pvc-data-0 created in namespace runai-team (size 100.0 GiB)\n"));
   CHECK_FALSE(has(r.out, "files"));
+  // Only what deploy/rbac/snapshot-rbac.yaml's Role grants (the in-pod end-of-training snapshot
+  // runs with it): volumesnapshots, persistentvolumeclaims, configmaps of the namespace.
+  const auto log = server.requests();
+  for (size_t i = before; i < log.size(); ++i) {
+    const std::string path = log[i].value("path", "");
+    INFO(log[i].value("method", "") << " " << path);
+    CHECK((has(path, "/namespaces/runai-team/volumesnapshots") || has(path, "/namespaces/runai-team/persistentvolumeclaims") ||
+           has(path, "/namespaces/runai-team/configmaps")));
+  }
 
   REQUIRE(doc["usedBy"][0]["status"] == "Running");  // the test server runs the Job's pod
   r = cli.run_shell("volume delete pvc-data-0 -p team");

@@ -4,10 +4,12 @@
 
 #include "common/names.h"
 #include "storage/local/local_snapshot_store.h"
+#include "submit/core/errors.h"
 #include "submit/core/workload.h"
 #include "submit/core/workload_json.h"
 #include "submit/local/job_freeze.h"
 #include "submit/local/project_snapshots.h"
+#include "submit/local/state/state_store.h"
 
 namespace lane::submit::local {
 namespace {
@@ -51,6 +53,10 @@ storage::SnapshotStore& LocalStorage::snapshots() {
 
 storage::SnapshotStore& LocalStorage::snapshots_of(const std::string& project) {
   if (project.empty()) return snapshots();
+  {
+    ReadTransaction tx(st_.db);
+    if (!find_project(st_.db, project)) throw unknown_project(project);
+  }
   auto& view = project_snapshots_[project];
   if (!view) view = std::make_unique<ProjectSnapshots>(snapshots(), st_.volumes, project);
   return *view;
