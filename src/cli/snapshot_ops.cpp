@@ -5,7 +5,6 @@
 #include "common/error.h"
 #include "storage/core/snapshot_lookup.h"
 #include "submit/core/storage.h"
-#include "submit/core/workload.h"
 
 namespace lane::cli {
 
@@ -13,21 +12,23 @@ namespace {
 
 // The full name of the snapshot the target names: --job's, else the name, prefix or ID typed.
 // A name that is another project's snapshot is refused naming its project (exit 2).
-std::string resolve(storage::SnapshotStore& store, const SnapshotTarget& t, const SelectedStorage& selected,
-                    CliContext& ctx) {
+std::string resolve(storage::SnapshotStore& store, const SnapshotTarget& t, const SelectedStorage& selected) {
   if (!t.job.empty()) return storage::snapshot_of_job(store.list(std::nullopt), t.job).name;
   try {
     return storage::resolve_snapshot(store, t.snapshot);
   } catch (const UsageError&) {
     throw;
   } catch (const Error&) {
-    auto& every = ctx.storage().snapshots();
-    if (selected.traits().one_volume || &every == &store) throw;
-    for (const auto& s : every.list(std::nullopt))
-      if (s.name == t.snapshot)
-        if (const std::string owner = submit::namespace_project(s.ns); !owner.empty())
-          throw UsageError(fmt::format("snapshot '{}' belongs to project '{}', not '{}'; add -p {}", s.name, owner,
-                                       ctx.project(t.project), owner));
+    // Not among the project's: the project's view says whose it is (a UsageError naming the
+    // owner, local backend), or that it does not exist, which the error above says better.
+    if (!selected.traits().one_volume) {
+      try {
+        store.describe(t.snapshot);
+      } catch (const UsageError&) {
+        throw;
+      } catch (const Error&) {  // none of that name anywhere
+      }
+    }
     throw;
   }
 }
@@ -42,7 +43,7 @@ Reverted revert_volume(const SnapshotTarget& t, bool yes, const RevertTexts& tex
   SelectedStorage selected(t.storage);
   auto& store = selected.open(t.pvc, t.project, ctx);
   Reverted out;
-  out.snapshot = resolve(store, t, selected, ctx);
+  out.snapshot = resolve(store, t, selected);
   out.traits = &selected.traits();
   if (out.traits->one_volume) out.provider_volume = selected.volume().volume;
   out.volume = t.pvc.empty() ? out.provider_volume : t.pvc;
@@ -63,7 +64,7 @@ Restored restore_to_new_volume(const SnapshotTarget& t, const std::string& new_v
   SelectedStorage selected(t.storage);
   auto& store = selected.open(t.pvc, t.project, ctx);
   Restored out;
-  out.snapshot = resolve(store, t, selected, ctx);
+  out.snapshot = resolve(store, t, selected);
   StoreProgress progress(store, "restore", t.quiet, ctx);
   store.restore_to_new_volume(out.snapshot, new_volume);
   progress.finish();
@@ -78,7 +79,7 @@ Restored restore_to_new_volume(const SnapshotTarget& t, const std::string& new_v
 Deleted delete_snapshot(const SnapshotTarget& t, CliContext& ctx) {
   SelectedStorage selected(t.storage);
   auto& store = selected.open(t.pvc, t.project, ctx);
-  Deleted out{resolve(store, t, selected, ctx), &selected.traits()};
+  Deleted out{resolve(store, t, selected), &selected.traits()};
   store.remove(out.snapshot);
   return out;
 }
