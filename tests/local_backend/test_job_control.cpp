@@ -2,7 +2,10 @@
 // real jobs on the local backend.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "support/lanectl_runner.h"
@@ -116,4 +119,30 @@ TEST_CASE("list -o wide and describe -o wide add IP, START TIME, PODS and PREEMP
   CHECK(json["pods"][0]["startedAt"] == started);
   CHECK(json["pods"][0]["ip"] == "");
   CHECK(json["pods"][0].contains("gpuIndices"));
+}
+
+TEST_CASE("a stopped job's processes that outlive its command still get the grace period", "[local_backend][fast]") {
+  // What mpirun does when it is stopped: the command ends at once while the processes it started
+  // are still saving their checkpoint (here: a SIGTERM handler that takes a second to write its
+  // file). The job's init waits for them, up to the grace period, instead of ending with the command.
+  Lanectl l;
+  const std::filesystem::path host = l.home().parent_path() / (l.home().filename().string() + "-stop");
+  std::filesystem::create_directories(host);
+  ::chmod(host.c_str(), 0777);  // the job may run as the project's own user
+  const std::string script =
+      "(trap 'sleep 1; echo saved > /out/saved; exit 0' TERM; echo ready > /out/ready; "
+      "while :; do sleep 0.1; done) & wait";
+  REQUIRE(l.run({"submit", "outlives", "-i", "x", "-v", host.string() + ":/out", "--command", "--", "/bin/sh", "-c",
+                 script})
+              .code == 0);
+  for (int i = 0; i < 100 && !std::filesystem::exists(host / "ready"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  REQUIRE(std::filesystem::exists(host / "ready"));
+  REQUIRE(l.run({"suspend", "outlives"}).code == 0);
+  for (int i = 0; i < 50 && !std::filesystem::exists(host / "saved"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK(std::filesystem::exists(host / "saved"));
+  CHECK(l.job("outlives").value("status", "") == "Suspended");
+  std::error_code ec;
+  std::filesystem::remove_all(host, ec);
 }

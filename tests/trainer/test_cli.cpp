@@ -196,3 +196,72 @@ TEST_CASE("SIGTERM stops training after the step in progress with its checkpoint
   CHECK_THAT(resumed.output, Catch::Contains("resuming at step " + std::to_string(step)) &&
                                  Catch::Contains("stopped at step " + std::to_string(step + 2)));
 }
+
+TEST_CASE("RESUME=auto starts, continues the same run, refuses another run's checkpoint, and stops at the end",
+          "[trainer][slow]") {
+  test::ScratchDir dir("auto_resume");
+  const std::string out = (dir.path / "run").string(), checkpoint = out + "/checkpoint_latest.pt";
+  const std::string train = "OMP_NUM_THREADS=1 RESUME=auto " + test::scnn_train() + " train --data-dir " +
+                            test::tusimple_dir().string() + " --train-labels label_data_0601_first6.json --model small " +
+                            "--input-height 64 --input-width 128 --batch-size 2 --threads 1 --max-steps 4 " +
+                            "--output-dir " + out + " ";
+  auto first = test::run_command(train + "--stop-after 2");  // stopped as a preempted job is
+  INFO(first.output);
+  REQUIRE(first.exit_code == 0);
+  CHECK_THAT(first.output, Catch::Contains("auto-resume: no checkpoint in '" + out + "' yet: starting at step 0") &&
+                               Catch::Contains("stopped at step 2"));
+  const std::string saved = lane::read_file(checkpoint);
+
+  // Another run's settings: refused with the differences, its checkpoint left as it was.
+  auto other = test::run_command(train + "--lr 0.05");
+  INFO(other.output);
+  CHECK(other.exit_code == 2);
+  CHECK_THAT(other.output, Catch::Contains("environment variable RESUME is auto: '" + checkpoint +
+                                           "' was saved by a run with other training settings (lr: 0.025 there, "
+                                           "0.05 here)"));
+  CHECK(lane::read_file(checkpoint) == saved);
+
+  // The same command (without the stop): continues at step 2 and finishes.
+  auto same = test::run_command(train);
+  INFO(same.output);
+  CHECK(same.exit_code == 0);
+  CHECK_THAT(same.output, Catch::Contains("resuming at step 2") && Catch::Contains("finished at step 4"));
+
+  // Restarted once more (as a job killed after training would be): nothing left to train.
+  auto again = test::run_command(train);
+  INFO(again.output);
+  CHECK(again.exit_code == 0);
+  CHECK_THAT(again.output, Catch::Contains("resuming at step 4") &&
+                               Catch::Contains("has finished its 4 steps: nothing left to train") &&
+                               Catch::Contains("finished at step 4"));
+  CHECK(train::read_checkpoint_info(checkpoint).model.input_width == 128);
+
+  // --resume alone, last on the line, is on; a word that is no mode is refused by name.
+  auto bare = test::run_command("env -u RESUME " + train.substr(std::string("OMP_NUM_THREADS=1 RESUME=auto ").size()) +
+                                "--resume");
+  CHECK(bare.exit_code == 0);
+  CHECK_THAT(bare.output, Catch::Contains("resuming at step 4"));
+  auto bad = test::run_command(train + "--resume sometimes");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.output, Catch::Contains("--resume: 'sometimes' is not off, on or auto"));
+}
+
+TEST_CASE("a closed stdout neither ends training nor keeps a stop from saving its checkpoint", "[trainer][slow]") {
+  // mpirun closes the pipe that carries a rank's output as soon as it is stopped; the rank's next
+  // progress line must not end it (SIGPIPE) before it has saved.
+  test::ScratchDir dir("closed_stdout");
+  const std::string out = (dir.path / "run").string(), fifo = (dir.path / "stdout").string();
+  const std::string train = "OMP_NUM_THREADS=1 " + test::scnn_train() + " train --data-dir " +
+                            test::tusimple_dir().string() + " --train-labels label_data_0601_first6.json --model small " +
+                            "--input-height 64 --input-width 128 --batch-size 2 --threads 1 --log-every 1 " +
+                            "--epochs 100000 --output-dir " + out;
+  // The reader of its stdout goes away after the first bytes; training must go on to step 6
+  // (metrics.jsonl is written beside), then SIGTERM stops it with its checkpoint.
+  auto r = test::run_command("bash -c 'mkfifo " + fifo + "; head -c 1 " + fifo + " > /dev/null & " + train + " > " +
+                             fifo + " 2> " + out + ".err & t=$!; for i in $(seq 600); do " +
+                             "[ -f " + out + "/metrics.jsonl ] && [ $(wc -l < " + out + "/metrics.jsonl) -ge 6 ] && break; " +
+                             "sleep 0.1; done; kill -TERM $t; wait $t; echo status=$?'");
+  INFO(r.output << lane::read_file(out + ".err"));
+  CHECK_THAT(r.output, Catch::Contains("status=143"));
+  CHECK(std::filesystem::exists(out + "/checkpoint_latest.pt"));
+}

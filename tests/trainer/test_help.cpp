@@ -20,7 +20,7 @@ TEST_CASE("every scnn-train verb's --help shows real types and defaults as [defa
   }
   const auto train = test::run_command(test::scnn_train() + " train --help").output;
   for (const char* typed : {"--batch-size INT", "--lr FLOAT", "--use-val BOOL", "--data-dir DIR", "--train-labels LIST",
-                            "--model TEXT", "--nesterov   ", "Per-rank batch size [env: BATCH_SIZE, default: 8]"})
+                            "--model TEXT", "--resume MODE", "--nesterov   ", "Per-rank batch size [env: BATCH_SIZE, default: 8]"})
     CHECK_THAT(train, Catch::Contains(typed));
   const auto synth = test::run_command(test::scnn_train() + " synth --help").output;
   CHECK_THAT(synth, Catch::Contains("--frames INT") && Catch::Contains("Number of labelled frames [default: 200]"));

@@ -1,10 +1,12 @@
 // Configuration: flags beat the seed's environment variables; bad values name their source.
 #include "catch_torch.h"
 
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
 
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "train/trainer/lr_schedule.h"
 #include "train/config/train_settings.h"
@@ -12,6 +14,9 @@
 
 using lane::train::resolve_train_config;
 using lane::train::TrainFlags;
+using lane::train::settings_record;
+using lane::train::training_differences;
+using lane::train::TrainConfig;
 
 namespace {
 
@@ -206,6 +211,7 @@ TEST_CASE("every setting with a variable: the variable beats the default, the fl
       {"OMP_NUM_THREADS", {"3", "2"}},   {"DEVICE", {"cpu", "cuda:1"}},
       {"PRECISION", {"bf16", "fp32"}},     {"MEMORY_FORMAT", {"contiguous", "channels_last"}},
       {"MEMORY_CHECK", {"off", "on"}},     {"MEMORY_LIMIT", {"6Gi", "500M"}},
+      {"RESUME", {"auto", "on"}},
   };
   const auto defaults = lane::train::settings_record(lane::train::TrainConfig{});
   for (const auto& s : lane::train::train_settings()) {
@@ -233,15 +239,87 @@ TEST_CASE("every setting with a variable: the variable beats the default, the fl
 
 TEST_CASE("switches set their field, and a flag that is no setting is refused", "[trainer][fast]") {
   auto f = with_data();
-  for (const char* flag : {"--nesterov", "--no-augment", "--freeze-bn", "--skip-bad", "--resume", "--no-tensorboard"}) f[flag] = "true";
+  for (const char* flag : {"--nesterov", "--no-augment", "--freeze-bn", "--skip-bad", "--no-tensorboard"}) f[flag] = "true";
   const auto c = resolve_train_config(f, env_of({}));
   CHECK(c.nesterov);
   CHECK_FALSE(c.augment);
   CHECK(c.freeze_bn);
   CHECK(c.skip_bad);
-  CHECK(c.resume);
   CHECK_FALSE(c.tensorboard);
   f = with_data();
   f["--batchsize"] = "4";
   CHECK_THROWS_WITH(resolve_train_config(f, env_of({})), Catch::Contains("--batchsize"));
+}
+
+TEST_CASE("RESUME and --resume take off, on or auto, and anything else is refused by name", "[trainer][fast]") {
+  CHECK(resolve_train_config(with_data(), env_of({})).resume == "off");
+  auto f = with_data();
+  f["--resume"] = "on";  // what the command line passes for the flag alone
+  CHECK(resolve_train_config(f, env_of({})).resume == "on");
+  const auto c = resolve_train_config(with_data(), env_of({{"RESUME", "auto"}}));
+  CHECK(c.resume == "auto");
+  CHECK(c.resume_source == "environment variable RESUME");
+  f["--resume"] = "yes";
+  CHECK_THROWS_WITH(resolve_train_config(f, env_of({})), Catch::Contains("--resume: 'yes' is not off, on or auto"));
+  CHECK_THROWS_WITH(resolve_train_config(with_data(), env_of({{"RESUME", "1"}})),
+                    Catch::Contains("RESUME: '1' is not off, on or auto"));
+}
+
+TEST_CASE("training_differences names the settings that change training and skips the others", "[trainer][fast]") {
+  const TrainConfig base = resolve_train_config(with_data(), env_of({}));
+  const nlohmann::json record = settings_record(base);
+  CHECK(training_differences(record, base).empty());
+  // Where the run lives and how it runs: not a different run.
+  auto f = with_data();
+  for (const auto& [flag, value] : std::map<std::string, std::string>{{"--threads", "3"},
+                                                                      {"--output-dir", "elsewhere"},
+                                                                      {"--num-workers", "2"},
+                                                                      {"--stop-after", "7"},
+                                                                      {"--checkpoint-every", "3"},
+                                                                      {"--log-every", "5"},
+                                                                      {"--memory-check", "off"},
+                                                                      {"--device", "cpu"},
+                                                                      {"--resume", "auto"}})
+    f[flag] = value;
+  CHECK(training_differences(record, resolve_train_config(f, env_of({}))).empty());
+  // What it trains: named, with both values.
+  f["--lr"] = "0.05";
+  f["--epochs"] = "3";
+  const auto differences = training_differences(record, resolve_train_config(f, env_of({})));
+  REQUIRE(differences.size() == 2);
+  CHECK(differences[0] == "epochs: 12 there, 3 here");
+  CHECK(differences[1] == "lr: 0.025 there, 0.05 here");
+  // A record from an older version without a key: that key is not compared.
+  nlohmann::json older = record;
+  older.erase("lr");
+  CHECK(training_differences(older, resolve_train_config(f, env_of({}))) ==
+        std::vector<std::string>{"epochs: 12 there, 3 here"});
+}
+
+TEST_CASE("real settings refuse inf and nan, and momentum must stay below 1", "[trainer][fast]") {
+  for (const char* text : {"inf", "-inf", "nan", "1e999"}) {
+    auto f = with_data();
+    f["--lr"] = text;
+    CHECK_THROWS_WITH(resolve_train_config(f, env_of({})), Catch::Contains("--lr"));
+  }
+  auto f = with_data();
+  f["--momentum"] = "1";
+  CHECK_THROWS_WITH(resolve_train_config(f, env_of({})), Catch::Contains("--momentum: 1 must be below 1"));
+  f["--momentum"] = "0.99";
+  CHECK(resolve_train_config(f, env_of({})).momentum == 0.99);
+}
+
+TEST_CASE("the image's entrypoint forwards every train variable to the ranks it starts over ssh", "[trainer][fast]") {
+  // images/scnn-train/entrypoint.sh: mpirun -x for each name of its forwarded list that is set.
+  const std::string script = lane::read_file(std::string(LANE_SOURCE_DIR) + "/images/scnn-train/entrypoint.sh");
+  const auto start = script.find("forwarded=\"");
+  REQUIRE(start != std::string::npos);
+  const std::string list = " " + script.substr(start + 11, script.find('"', start + 11) - start - 11) + " ";
+  std::string words;
+  for (char ch : list) words += std::isspace(static_cast<unsigned char>(ch)) ? ' ' : ch;
+  for (const auto& s : lane::train::train_settings()) {
+    if (s.env.empty()) continue;
+    INFO(s.env);
+    CHECK(words.find(" " + s.env + " ") != std::string::npos);
+  }
 }

@@ -20,9 +20,10 @@ std::string train_footer() {
          " (with validation), " + std::string(RunLayout::kCurves) + ".";
 }
 
-// The value's type for --help, from the setting's default: INT, FLOAT, BOOL (true|false), LIST
+// The value's type for --help (MODE for --resume), else from the default: INT, FLOAT, BOOL (true|false), LIST
 // (a,b,...), DIR for the folders, else TEXT.
 std::string type_name(const TrainSetting& s) {
+  if (!s.bare_value.empty()) return "MODE";  // its help says what the flag alone means
   const nlohmann::json value = s.value(TrainConfig{});
   if (value.is_number_integer()) return "INT";
   if (value.is_number_float()) return "FLOAT";
@@ -37,7 +38,12 @@ TrainFlags given_flags(const CLI::App& cmd) {
   for (const auto& s : train_settings()) {
     const CLI::Option* option = cmd.get_option(s.flag);
     if (option->count() == 0) continue;
-    flags[s.flag] = s.is_switch ? (option->as<bool>() ? "true" : "false") : option->as<std::string>();
+    if (s.is_switch)
+      flags[s.flag] = option->as<bool>() ? "true" : "false";
+    else if (!s.bare_value.empty() && option->as<std::string>().empty())
+      flags[s.flag] = s.bare_value;  // given alone: --resume
+    else
+      flags[s.flag] = option->as<std::string>();
   }
   return flags;
 }
@@ -49,6 +55,7 @@ void add_train(CLI::App& app, const std::function<void(const TrainConfig&)>& run
     CLI::Option* option = s.is_switch ? cmd->add_flag(s.flag) : cmd->add_option(s.flag);
     option->description(setting_help(s));
     if (!s.is_switch) option->type_name(type_name(s));
+    if (!s.bare_value.empty()) option->expected(0, 1);
   }
   cmd->callback([cmd, run] { run(resolve_train_config(given_flags(*cmd), process_environment())); });
 }

@@ -55,7 +55,11 @@ struct TrainConfig {
   int64_t checkpoint_every = 500;
   int threads = 0;                  // 0: libtorch's default
   uint64_t seed = 1;
-  bool resume = false;              // continue from <output_dir>/checkpoint_latest.pt
+  // off: start at step 0. on: continue from <output_dir>/checkpoint_latest.pt (it must exist).
+  // auto: continue when that checkpoint was saved by a run with the same training settings
+  // (train_settings.h: changes_training), else start at step 0 (no checkpoint) or refuse (other
+  // settings): what a job that a scheduler restarts after preemption needs.
+  std::string resume = "off", resume_source = "--resume";
   // Device and precision requests (resolved at start-up by train/device/device_select.h) and the
   // flag or variable they came from, for error messages.
   std::string device = "auto", device_source = "--device";

@@ -1,6 +1,7 @@
 #include "train/config/train_settings.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <sstream>
@@ -50,7 +51,7 @@ struct Names {
 template <class Field>
 TrainSetting setting(const Names& n, Field f, Apply apply) {
   return {n.key, n.flag, n.env, n.help, false, std::move(apply),
-          [f](const TrainConfig& c) { return nlohmann::json(f(c)); }};
+          [f](const TrainConfig& c) { return nlohmann::json(f(c)); }, "", true};
 }
 
 // An integer of at least `min` that fits its field (an int field refuses 4294967360, which a
@@ -73,6 +74,7 @@ template <class Field>
 TrainSetting real(const Names& n, Bound bound, Field f) {
   return setting(n, f, [f, bound](TrainConfig& c, const SettingSource& s) {
     const double v = parse_double(s.text, s.name);
+    if (!std::isfinite(v)) throw UsageError(fmt::format("{}: {} is not a finite number", s.name, s.text));
     if ((bound == Bound::kPositive && !(v > 0)) || (bound == Bound::kNonNegative && v < 0))
       throw UsageError(fmt::format("{}: {} must be {}", s.name, s.text, bound == Bound::kPositive ? "> 0" : ">= 0"));
     f(c) = v;
@@ -110,7 +112,7 @@ TrainSetting path(const Names& n, fs::path TrainConfig::*member, Apply check) {
             check(c, s);
             c.*member = s.text;
           },
-          [member](const TrainConfig& c) { return nlohmann::json((c.*member).string()); }};
+          [member](const TrainConfig& c) { return nlohmann::json((c.*member).string()); }, "", true};
 }
 
 // Comma-separated label files in the data directory (their existence is checked once it is known).
@@ -145,7 +147,8 @@ TrainSetting scnn_edge() {
               throw UsageError(fmt::format("{}: '{}' is not 'orig' or 'pad'", s.name, s.text));
             c.model.update_first_slice = s.text == "orig";
           },
-          [](const TrainConfig& c) { return nlohmann::json(c.model.update_first_slice ? "orig" : "pad"); }};
+          [](const TrainConfig& c) { return nlohmann::json(c.model.update_first_slice ? "orig" : "pad"); },
+          "", true};
 }
 
 void check_dropout(TrainConfig& c, const SettingSource& s) {
@@ -176,6 +179,37 @@ void check_pretrained(TrainConfig&, const SettingSource& s) {
   if (!fs::is_regular_file(s.text)) throw UsageError(fmt::format("{}: '{}' is not a file", s.name, s.text));
 }
 
+void check_momentum(TrainConfig& c, const SettingSource& s) {
+  if (c.momentum >= 1.0)
+    throw UsageError(fmt::format("{}: {} must be below 1 (0.9 is usual; 0 turns momentum off)", s.name, s.text));
+}
+
+// A setting that does not change what the run trains: `--resume auto` ignores it.
+TrainSetting run_only(TrainSetting s) {
+  s.changes_training = false;
+  return s;
+}
+
+// --resume [off|on|auto] / RESUME; the flag alone means on.
+TrainSetting resume_setting() {
+  TrainSetting s{"resume", "--resume", "RESUME",
+                 "off: start at step 0; on (the flag alone): continue from <output-dir>/checkpoint_latest.pt; "
+                 "auto: continue it when its run had the same training settings, start at step 0 when there is "
+                 "none (for jobs that are restarted after preemption)",
+                 false,
+                 [](TrainConfig& c, const SettingSource& src) {
+                   if (src.text != "off" && src.text != "on" && src.text != "auto")
+                     throw UsageError(
+                         fmt::format("{}: '{}' is not off, on or auto", src.name, src.text));
+                   c.resume = src.text;
+                   c.resume_source = src.name;
+                 },
+                 [](const TrainConfig& c) { return nlohmann::json(c.resume); },
+                 /*bare_value=*/"on",
+                 /*changes_training=*/false};
+  return s;
+}
+
 // A setting followed by a check of the stored value.
 TrainSetting then_check(TrainSetting s, Apply check) {
   s.apply = [apply = std::move(s.apply), check = std::move(check)](TrainConfig& c, const SettingSource& src) {
@@ -198,21 +232,21 @@ using M = model::ScnnConfig;
 
 std::vector<TrainSetting> data_settings() {
   return {
-      path({"data_dir", "--data-dir", "DATA_DIR", "TuSimple root (clips/ + label files)"}, &C::data_dir,
-           check_data_dir),
-      path({"output_dir", "--output-dir", "OUTPUT_DIR", "Checkpoints, metrics, curves"}, &C::output_dir,
-           check_output_dir),
+      run_only(path({"data_dir", "--data-dir", "DATA_DIR", "TuSimple root (clips/ + label files)"}, &C::data_dir,
+           check_data_dir)),
+      run_only(path({"output_dir", "--output-dir", "OUTPUT_DIR", "Checkpoints, metrics, curves"}, &C::output_dir,
+           check_output_dir)),
       integer({"batch_size", "--batch-size", "BATCH_SIZE", "Per-rank batch size"}, 1, field(&C::batch_size)),
-      integer({"val_batch_size", "--val-batch-size", "VAL_BATCH_SIZE", "Validation batch size"}, 1,
-              field(&C::val_batch_size)),
+      run_only(integer({"val_batch_size", "--val-batch-size", "VAL_BATCH_SIZE", "Validation batch size"}, 1,
+              field(&C::val_batch_size))),
       integer({"epochs", "--epochs", "EPOCHS", "Epochs"}, 1, field(&C::epochs)),
-      integer({"num_workers", "--num-workers", "NUM_WORKERS", "Data loader worker threads"}, 0,
-              field(&C::num_workers)),
-      boolean({"use_workers", "--use-workers", "USE_WORKERS", "true: decode in worker threads"}, field(&C::use_workers)),
-      boolean({"use_val", "--use-val", "USE_VAL", "true: validate every epoch"}, field(&C::use_val)),
+      run_only(integer({"num_workers", "--num-workers", "NUM_WORKERS", "Data loader worker threads"}, 0,
+              field(&C::num_workers))),
+      run_only(boolean({"use_workers", "--use-workers", "USE_WORKERS", "true: decode in worker threads"}, field(&C::use_workers))),
+      run_only(boolean({"use_val", "--use-val", "USE_VAL", "true: validate every epoch"}, field(&C::use_val))),
       label_files({"train_labels", "--train-labels", "", "Comma-separated label files in the data dir"},
                   &C::train_labels),
-      label_files({"val_labels", "--val-labels", "", "Comma-separated validation label files"}, &C::val_labels),
+      run_only(label_files({"val_labels", "--val-labels", "", "Comma-separated validation label files"}, &C::val_labels)),
   };
 }
 
@@ -241,7 +275,9 @@ std::vector<TrainSetting> model_settings() {
 std::vector<TrainSetting> optimiser_settings() {
   return {
       real({"lr", "--lr", "", "Base learning rate"}, Bound::kPositive, field(&C::lr)),
-      real({"momentum", "--momentum", "", "SGD momentum"}, Bound::kNonNegative, field(&C::momentum)),
+      then_check(real({"momentum", "--momentum", "", "SGD momentum, in [0, 1)"}, Bound::kNonNegative,
+                      field(&C::momentum)),
+                 check_momentum),
       real({"weight_decay", "--weight-decay", "", "Weight decay"}, Bound::kNonNegative, field(&C::weight_decay)),
       switch_flag({"nesterov", "--nesterov", "", "Nesterov momentum (ORIG, HH)"}, true, field(&C::nesterov)),
       real({"poly_power", "--poly-power", "", "Poly LR decay power"}, Bound::kNonNegative, field(&C::poly_power)),
@@ -254,8 +290,8 @@ std::vector<TrainSetting> optimiser_settings() {
       integer({"max_steps", "--max-steps", "",
                "End the run (and the LR schedule) after this many steps; 0: epochs x batches per epoch"},
               0, field(&C::max_steps)),
-      integer({"stop_after", "--stop-after", "", "Stop with a checkpoint at this step, like a preempted job; 0: never"},
-              0, field(&C::stop_after)),
+      run_only(integer({"stop_after", "--stop-after", "", "Stop with a checkpoint at this step, like a preempted job; 0: never"},
+              0, field(&C::stop_after))),
       switch_flag({"augment", "--no-augment", "", "Disable the training augmentation"}, false, field(&C::augment)),
       then_check(real({"dropout", "--dropout", "", "Dropout2d probability before the classifier, 0 = off"},
                       Bound::kAny, model_field(&M::dropout)),
@@ -271,36 +307,35 @@ std::vector<TrainSetting> run_settings() {
   return {
       switch_flag({"skip_bad", "--skip-bad", "", "Skip unreadable frames and malformed label lines"}, true,
                   field(&C::skip_bad)),
-      integer({"log_every", "--log-every", "", "Progress line every N steps"}, 1, field(&C::log_every)),
-      switch_flag({"tensorboard", "--no-tensorboard", "",
+      run_only(integer({"log_every", "--log-every", "", "Progress line every N steps"}, 1, field(&C::log_every))),
+      run_only(switch_flag({"tensorboard", "--no-tensorboard", "",
                    "Write no TensorBoard event files (events.out.tfevents.*) beside metrics.jsonl"},
-                  false, field(&C::tensorboard)),
-      integer({"checkpoint_every", "--checkpoint-every", "", "Checkpoint every N steps"}, 1,
-              field(&C::checkpoint_every)),
-      integer({"threads", "--threads", "OMP_NUM_THREADS", "Intra-op threads; 0: libtorch's default"}, 0,
-              field(&C::threads)),
+                  false, field(&C::tensorboard))),
+      run_only(integer({"checkpoint_every", "--checkpoint-every", "", "Checkpoint every N steps"}, 1,
+              field(&C::checkpoint_every))),
+      run_only(integer({"threads", "--threads", "OMP_NUM_THREADS", "Intra-op threads; 0: libtorch's default"}, 0,
+              field(&C::threads))),
       integer({"seed", "--seed", "", "Seed for init, shuffling and augmentation"}, 0, field(&C::seed)),
-      request({"device", "--device", "DEVICE", "auto, cpu, cuda (the GPU of this local rank) or cuda:N"}, &C::device,
-              &C::device_source),
+      run_only(request({"device", "--device", "DEVICE", "auto, cpu, cuda (the GPU of this local rank) or cuda:N"}, &C::device,
+              &C::device_source)),
       request({"precision", "--precision", "PRECISION",
                "fp32 (strict, no TF32), tf32 (GPU), bf16 or fp16 (GPU, loss scaling); unset: bf16 where the GPU "
                "or CPU has it, else fp16 on GPUs, fp32 on CPUs"},
               &C::precision, &C::precision_source),
-      text({"memory_format", "--memory-format", "MEMORY_FORMAT",
+      run_only(text({"memory_format", "--memory-format", "MEMORY_FORMAT",
             "Feature-map layout: channels_last (NHWC), contiguous (NCHW) or auto: channels_last on GPUs, "
             "contiguous on CPUs"},
-           field(&C::memory_format), check_memory_format),
-      text({"memory_check", "--memory-check", "MEMORY_CHECK",
+           field(&C::memory_format), check_memory_format)),
+      run_only(text({"memory_check", "--memory-check", "MEMORY_CHECK",
             "on: stop before training when the estimated peak memory exceeds what this rank may use; off: "
             "only report it"},
-           field(&C::memory_check), check_memory_check),
-      then_check(request({"memory_limit", "--memory-limit", "MEMORY_LIMIT",
+           field(&C::memory_check), check_memory_check)),
+      run_only(then_check(request({"memory_limit", "--memory-limit", "MEMORY_LIMIT",
                           "Memory this rank may use (6Gi, 6G); unset: the cgroup limit and MemAvailable, shared by "
                           "the ranks of the host"},
                          &C::memory_limit, &C::memory_limit_source),
-                 check_memory_limit),
-      switch_flag({"resume", "--resume", "", "Continue from <output-dir>/checkpoint_latest.pt"}, true,
-                  field(&C::resume)),
+                 check_memory_limit)),
+      resume_setting(),
   };
 }
 
@@ -363,6 +398,18 @@ nlohmann::json settings_record(const TrainConfig& config) {
   nlohmann::json record = nlohmann::json::object();
   for (const auto& s : train_settings()) record[s.key] = s.value(config);
   return record;
+}
+
+std::vector<std::string> training_differences(const nlohmann::json& record, const TrainConfig& config) {
+  std::vector<std::string> differences;
+  for (const auto& s : train_settings()) {
+    if (!s.changes_training || !record.is_object() || !record.contains(s.key)) continue;
+    const nlohmann::json here = s.value(config);
+    if (record[s.key] != here)
+      differences.push_back(
+          fmt::format("{}: {} there, {} here", s.key, setting_text(record[s.key]), setting_text(here)));
+  }
+  return differences;
 }
 
 std::string settings_line(const TrainConfig& config) {

@@ -20,11 +20,16 @@ struct TrainSetting {
   std::string flag;   // "--batch-size"
   std::string env;    // "BATCH_SIZE"; empty: flag only
   std::string help;
-  bool is_switch = false;  // a flag without a value (--resume); the others take one
+  bool is_switch = false;  // a flag without a value (--nesterov); the others take one
   // Checks the text and stores it; throws lane::UsageError naming source.name and the fix.
   std::function<void(TrainConfig&, const SettingSource&)> apply;
   // The setting's value in a config.
   std::function<nlohmann::json(const TrainConfig&)> value;
+  // The value of the flag given without one (--resume alone: "on"); empty: a value is required.
+  std::string bare_value;
+  // false: the setting does not change what the run trains (threads, folders, logging, memory
+  // check), so `--resume auto` continues a run saved with another value of it.
+  bool changes_training = true;
 };
 
 // The text of the flags given on the command line, by flag ("--batch-size" -> "4"; a switch
@@ -48,6 +53,11 @@ std::string setting_text(const nlohmann::json& value);
 
 // {key: value} of every setting: the checkpoint's settings record.
 nlohmann::json settings_record(const TrainConfig& config);
+
+// The settings that change what the run trains whose value in `record` (a checkpoint's
+// settings_record) differs from `config`'s, as "key: <record's> there, <config's> here". Keys
+// the record lacks (an older version's) are not compared.
+std::vector<std::string> training_differences(const nlohmann::json& record, const TrainConfig& config);
 
 // "key=value key=value ..." of every setting, in list order: the resolved-settings log line.
 std::string settings_line(const TrainConfig& config);

@@ -43,6 +43,10 @@ void install_stop_handlers() {
   sa.sa_flags = SA_RESTART;
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
+  // The output may go away before the run stops: mpirun closes the pipes that carry its ranks'
+  // output to the job log as soon as it is stopped, and a rank's next line would end it by
+  // SIGPIPE before it saves. A write to a closed stdout fails instead (the line is lost).
+  ::signal(SIGPIPE, SIG_IGN);
 }
 
 int stop_signal() { return g_signal; }

@@ -5,7 +5,8 @@
 // process at once (one stop may be delivered twice at the same moment).
 namespace lane::train {
 
-// Installs the handlers (the handler only records the signal). Call once, before the loop.
+// Installs the handlers (the handler only records the signal) and ignores SIGPIPE (a closed
+// stdout must not end the run before it saves). Call once, before the loop.
 void install_stop_handlers();
 // The signal that asked to stop (SIGTERM or SIGINT), 0 when none has.
 int stop_signal();

@@ -165,15 +165,44 @@ Loaders open_loaders(const TrainConfig& cfg, const dist::Communicator& comm) {
   return l;
 }
 
-// Where the run starts: step 0, or the latest checkpoint with --resume (restored on the CPU).
-// Then the same starting point on every rank (parameters, BN buffers, momentum), Horovod-style;
-// the broadcasts work on host memory, so they run before the move to the device.
-TrainingProgress start_point(const TrainConfig& cfg, const RunLayout& layout, dist::Communicator& comm,
+// Whether the run continues the checkpoint in its output dir. --resume on: always (it must exist).
+// auto: when it exists, and only if its run had the same training settings (else exit 2 with the
+// differences: a restarted job never continues another run, nor overwrites it); none: step 0.
+// Every rank looks at the file; they agree (allreduce_min), so no rank resumes alone.
+bool continues_checkpoint(const TrainConfig& cfg, const RunLayout& layout, dist::Communicator& comm, bool lead) {
+  const fs::path file = layout.latest_checkpoint();
+  if (cfg.resume == "off") return false;
+  if (cfg.resume == "on") {
+    if (!fs::exists(file)) throw UsageError(fmt::format("{}: no checkpoint at '{}'", cfg.resume_source, file.string()));
+    return true;
+  }
+  const bool exists = fs::exists(file);
+  if (exists) {
+    const auto differences = training_differences(read_checkpoint_settings(file), cfg);
+    if (!differences.empty()) {
+      std::string list;
+      for (const auto& d : differences) list += (list.empty() ? "" : "; ") + d;
+      throw UsageError(fmt::format(
+          "{} is auto: '{}' was saved by a run with other training settings ({}); to continue that run, give "
+          "its settings; to start a new one, use another --output-dir / OUTPUT_DIR (or --resume off / "
+          "RESUME=off to train over it)",
+          cfg.resume_source, file.string(), list));
+    }
+  }
+  const bool all = comm.allreduce_min(exists ? 1 : 0) == 1;
+  if (lead && !all)
+    std::cout << fmt::format("scnn-train: auto-resume: no checkpoint in '{}' yet: starting at step 0\n",
+                             layout.dir.string());
+  return all;
+}
+
+// Where the run starts: step 0, or the latest checkpoint (continues_checkpoint; restored on the
+// CPU). Then the same starting point on every rank (parameters, BN buffers, momentum),
+// Horovod-style; the broadcasts work on host memory, so they run before the move to the device.
+TrainingProgress start_point(const TrainConfig& cfg, const RunLayout& layout, dist::Communicator& comm, bool resume,
                              model::Scnn& net, torch::optim::SGD& opt, torch::Device device) {
   TrainingProgress progress;
-  if (cfg.resume) {
-    if (!fs::exists(layout.latest_checkpoint()))
-      throw UsageError(fmt::format("--resume: no checkpoint at '{}'", layout.latest_checkpoint().string()));
+  if (resume) {
     // The frames' crop is the data's geometry: the rest of the run must see the same frames.
     const int crop = read_checkpoint_info(layout.latest_checkpoint()).crop_top;
     if (crop != cfg.crop_top)
@@ -203,6 +232,7 @@ struct Run {
   int64_t total_steps;
   Clock::time_point start;
   int64_t first_step;  // where this process started (> 0 when resumed)
+  bool resumed;        // from the checkpoint in the output dir
 };
 
 // The run's first lines (rank 0): what trains on what, then every resolved setting.
@@ -215,7 +245,7 @@ void announce(const Run& run, const Compute& compute, const data::TusimpleLoader
       cfg.model.num_classes, train.dataset_size(), run.comm.size(), per_epoch, run.total_steps,
       compute.choice.describe(), precision_name(compute.precision), memory_format_name(compute.memory_format),
       compute.choice.kind == DeviceKind::kCuda ? fmt::format(" ({})", compute.math.describe()) : "",
-      cfg.resume ? fmt::format(", resuming at step {}", run.first_step) : "");
+      run.resumed ? fmt::format(", resuming at step {}", run.first_step) : "");
   // The note when it matters: bf16 on the CPU, or fp32 because of the cap.
   if (compute.choice.kind == DeviceKind::kCpu && !onednn_isa_note().empty() &&
       (compute.precision == Precision::kBf16 || compute.onednn == OnednnBf16::kCapped))
@@ -227,9 +257,14 @@ void announce(const Run& run, const Compute& compute, const data::TusimpleLoader
               << "\n";
   std::cout << "scnn-train: settings " << settings_line(cfg) << "\n";
   // Flushed: through a pipe (a job's log) these lines would otherwise wait for the first log line.
-  std::cout << fmt::format("scnn-train: step {} of {} under way (a progress line every {} steps)", run.first_step + 1,
-                           run.total_steps, cfg.log_every)
-            << std::endl;
+  if (run.first_step >= run.total_steps)  // a restarted job whose training had finished
+    std::cout << fmt::format("scnn-train: the run in '{}' has finished its {} steps: nothing left to train (what "
+                             "follows training runs again); to train again, use another output dir",
+                             run.layout.dir.string(), run.total_steps);
+  else
+    std::cout << fmt::format("scnn-train: step {} of {} under way (a progress line every {} steps)",
+                             run.first_step + 1, run.total_steps, cfg.log_every);
+  std::cout << std::endl;  // flushed
 }
 
 // Checkpoint: rank 0 saves the weights, optimiser state and progress (atomically).
@@ -471,17 +506,18 @@ TrainingResult run_training(const TrainConfig& cfg, const EndOfTraining& end_of_
   Loaders loaders = open_loaders(cfg, *comm);
   const LrSchedule schedule{cfg.lr, cfg.warmup_steps, loaders.total_steps, cfg.poly_power};
   LoopState st;
-  st.progress = start_point(cfg, layout, *comm, net, opt, compute.device);
+  const bool resumed = continues_checkpoint(cfg, layout, *comm, lead);
+  st.progress = start_point(cfg, layout, *comm, resumed, net, opt, compute.device);
   net->set_memory_format(compute.memory_format);
   // CUDA parameters make the synchronizer reduce with NCCL (bootstrapped over this communicator).
   dist::GradientSynchronizer sync(*comm, net->parameters(), dist::kDefaultFusionThresholdBytes);
   const ScnnLoss loss_fn(cfg.model.num_classes, cfg.background_weight, cfg.exist_weight, compute.device);
   data::DeviceLoader batches(*loaders.train, compute.device);
   std::unique_ptr<MetricsLog> metrics;
-  if (lead) metrics = std::make_unique<MetricsLog>(layout.metrics(), cfg.resume ? st.progress.step : -1, cfg.tensorboard);
+  if (lead) metrics = std::make_unique<MetricsLog>(layout.metrics(), resumed ? st.progress.step : -1, cfg.tensorboard);
 
   const Run run{cfg, *comm, lead, net, opt, {cfg.model, cfg.crop_top}, settings_record(cfg), layout,
-                metrics.get(), loaders.total_steps, Clock::now(), st.progress.step};
+                metrics.get(), loaders.total_steps, Clock::now(), st.progress.step, resumed};
   if (lead) announce(run, compute, *loaders.train, loaders.per_epoch);
   EpochBatches epoch(batches, loaders.per_epoch);
   LogWindow window(compute.device, run.start);
@@ -502,8 +538,10 @@ TrainingResult run_training(const TrainConfig& cfg, const EndOfTraining& end_of_
   comm->barrier();
   if (ending == Ending::kPreempted && stop_signal() != 0) {
     if (lead)
-      std::cout << fmt::format("stopped by {} after step {}: checkpoint saved; continue with --resume\n",
-                               stop_signal() == SIGINT ? "SIGINT" : "SIGTERM", st.progress.step)
+      std::cout << fmt::format("stopped by {} after step {}: checkpoint saved; {}\n",
+                               stop_signal() == SIGINT ? "SIGINT" : "SIGTERM", st.progress.step,
+                               cfg.resume == "auto" ? "the same command continues from it (auto-resume)"
+                                                    : "continue with --resume")
                 << std::flush;
     die_by_stop_signal();
   }

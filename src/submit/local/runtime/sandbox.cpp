@@ -117,7 +117,10 @@ void hide_command_line() {
 
 // PID 1 of the job's namespace: builds the root, runs the command as PID 2, reaps orphans,
 // passes SIGTERM on to every process of the job (also those that left the session), and exits
-// when the command ends, which makes the kernel kill whatever is left in the namespace.
+// when the command ends, which makes the kernel kill whatever is left in the namespace. After a
+// stop (SIGTERM, SIGINT, SIGHUP) it exits once every process has ended instead: a launcher such
+// as mpirun may end before the ranks it started, which are still saving their checkpoint (the
+// supervisor's SIGKILL after the grace period bounds the wait).
 [[noreturn]] void run_init(const LaunchPlan& plan, int status_fd, const sigset_t& child_mask) {
   hide_command_line();
   if (!plan.host_network) loopback_up();
@@ -142,17 +145,29 @@ void hide_command_line() {
     exec_job(plan);
   }
   if (command < 0) die(std::string("fork: ") + std::strerror(errno));
+  bool stopping = false, command_ended = false;
+  int command_status = 0;
+  auto finish = [&] {
+    ssize_t ignored = write(status_fd, &command_status, sizeof command_status);
+    (void)ignored;
+    _exit(0);
+  };
   for (;;) {
     siginfo_t info;
     int sig = sigwaitinfo(&waited, &info);
-    if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) kill(-1, SIGTERM);
+    if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
+      kill(-1, SIGTERM);
+      stopping = true;
+    }
     int status = 0;
-    for (pid_t p; (p = waitpid(-1, &status, WNOHANG)) > 0;)
+    pid_t p;
+    while ((p = waitpid(-1, &status, WNOHANG)) > 0)
       if (p == command) {
-        ssize_t ignored = write(status_fd, &status, sizeof status);
-        (void)ignored;
-        _exit(0);
+        command_ended = true;
+        command_status = status;
+        if (!stopping) finish();
       }
+    if (command_ended && p < 0 && errno == ECHILD) finish();  // stopped, and every process has ended
   }
 }
 
