@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "net/redact.h"
 #include "net/retry.h"
 
 namespace lane::kube {
@@ -97,7 +98,8 @@ net::Response KubeClient::execute(net::Transport& transport, net::Request req, c
       net::idempotent(req.method), retry_, hooks);
   std::fill(req.bearer_token.begin(), req.bearer_token.end(), '\0');
   if (out.transport_failed) {
-    const std::string message = fmt::format("{}: cannot reach {}: {}", context, connection_.server, out.error);
+    const std::string message = fmt::format("{}: cannot reach {}: {}", context, net::redact_url(connection_.server),
+                                            net::redact_url(out.error));
     if (out.permanent) throw TransportError(message + " (check the server URL in the kubeconfig)", false);
     if (out.tls_failure) {
       throw TransportError(message + " (TLS verification failed: check certificate-authority in the kubeconfig)",

@@ -10,6 +10,7 @@
 
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "net/redact.h"
 
 namespace lane::kube {
 
@@ -250,7 +251,7 @@ Connection load_kubeconfig(const KubeconfigOptions& options) {
   while (!conn.server.empty() && conn.server.back() == '/') conn.server.pop_back();
   if (auto why = server_url_problem(conn.server))
     throw lane::Error(fmt::format("{}: cluster '{}' has server '{}': {}; use https://HOST[:PORT]", cfile.string(),
-                                  cluster_name, conn.server, *why));
+                                  cluster_name, net::redact_url(conn.server), *why));
   conn.ca_pem = pem_from(cn, "certificate-authority", cfile);
   conn.insecure_skip_tls_verify = boolean(cn, "insecure-skip-tls-verify");
   conn.tls_server_name = str(cn, "tls-server-name");

@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "kube/api_error.h"
 #include "net/http.h"
+#include "net/redact.h"
 
 namespace lane::kube {
 namespace {
@@ -133,7 +134,7 @@ WebSocket::WebSocket(const Connection& connection, const Credential& credential,
   const auto [authority, prefix] = split_server(connection.server);
   const std::string failed = connection_.connect(connection.server, tls_options(connection, credential), 10);
   if (!failed.empty())
-    throw TransportError(fmt::format("{}: cannot connect to {}: {}", context, connection.server, failed), false);
+    throw TransportError(fmt::format("{}: cannot connect to {}: {}", context, net::redact_url(connection.server), failed), false);
   fd_ = connection_.socket();
 
   unsigned char nonce[16];

@@ -122,6 +122,26 @@ TEST_CASE("kube safety: unsupported schemes and invalid ports fail at once, nami
   }
 }
 
+TEST_CASE("kube safety: a password in the server URL never reaches an error message", "[kube][fast]") {
+  lane::test::TempDir dir;
+  std::ofstream(dir.path / "config") << "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n- name: k\n"
+                                        "  cluster: {server: 'gopher://admin:pa55word@127.0.0.1:1'}\nusers:\n"
+                                        "- name: u\n  user: {token: t}\ncontexts:\n- name: c\n"
+                                        "  context: {cluster: k, user: u}\n";
+  lane::kube::KubeconfigOptions o;
+  o.kubeconfig_env = (dir.path / "config").string();
+  CHECK_THROWS_WITH(lane::kube::load_kubeconfig(o),
+                    Catch::Contains("'gopher://***@127.0.0.1:1'") && !Catch::Contains("pa55word"));
+  // A server that refuses the connection (port 1): "cannot reach https://***@127.0.0.1:1".
+  lane::kube::Connection c;
+  c.server = "https://admin:pa55word@127.0.0.1:1";
+  lane::net::RetryPolicy once;
+  once.max_attempts = 1;
+  lane::kube::KubeClient client(c, once);
+  CHECK_THROWS_WITH(client.request("GET", "/api/v1/namespaces"),
+                    Catch::Contains("cannot reach https://***@127.0.0.1:1") && !Catch::Contains("pa55word"));
+}
+
 TEST_CASE("kube safety: a 1 MB kubeconfig token is reported as too large, not as out of memory", "[kube][fast]") {
   lane::test::FakeApiServer server;
   lane::kube::Connection c = server.connection();
