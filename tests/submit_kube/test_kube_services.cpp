@@ -161,3 +161,19 @@ TEST_CASE("kube cli: list -o wide and describe print SERVICE URL(S)", "[submit_k
   CHECK(r.out.find("SERVICE URL(S):") != std::string::npos);
   CHECK(r.out.find("52.1.1.1:8080") != std::string::npos);
 }
+
+TEST_CASE("kube services: a submit whose Service fails leaves no job behind, and the name can be used again",
+          "[submit_kube][fast]") {
+  ServiceFixture f;
+  f.backend.jobs().submit(notebook("nodeport", {"30888:8888"}));
+  JobSpec second = notebook("nodeport", {"30888:8888"});  // the node port is taken: the Service is refused
+  second.name = "notebook-2";
+  CHECK_THROWS_WITH(f.backend.jobs().submit(second), Catch::Contains("30888"));
+  CHECK_FALSE(f.client->try_get(res::kJob, kNs, "notebook-2"));  // the Job created before it is gone again
+  CHECK_FALSE(f.client->try_get(res::kService, kNs, "notebook-2"));
+  CHECK_FALSE(f.backend.jobs().describe_job("notebook-2", "lane-detection"));
+  second.ports = {parse_port("30889:8888")};
+  f.backend.jobs().submit(second);  // the same name again, with a free node port
+  CHECK(f.client->get(res::kService, kNs, "notebook-2")["spec"]["ports"][0]["nodePort"] == 30889);
+  CHECK(f.client->try_get(res::kJob, kNs, "notebook")); // the first job is untouched
+}

@@ -109,6 +109,10 @@ JobInfo KubeJobs::submit(const JobSpec& spec) {
     await_deletion(ns, *existing, spec.project);
   }
   check_claims(ns, spec, objects);
+  // What this submission created besides claims, removed again if a later object fails (a
+  // Service whose nodePort is taken, one the account may not create): a failed submit leaves no
+  // job behind that would take its name. Claims stay: a new submission reuses them.
+  std::vector<std::pair<const lane::kube::Resource*, std::string>> created;
   for (const auto& obj : objects) {
     std::string kind = obj.value("kind", "");
     const lane::kube::Resource& r = kind == "PersistentVolumeClaim" ? res::kPvc
@@ -117,17 +121,37 @@ JobInfo KubeJobs::submit(const JobSpec& spec) {
                                                                     : workload_resource(kind);
     try {
       ctx_.client->create_idempotent(r, ns, obj);
+      if (&r != &res::kPvc) created.emplace_back(&r, text(obj["metadata"], "name"));
     } catch (const ApiError& e) {
       // A claim left by an earlier run of the same job is reused (runai behaves the same).
       if (e.already_exists() && kind == "PersistentVolumeClaim") continue;
+      roll_back(ns, spec.name, spec.project, created);
       // 409 for the workload: another submission took the name since find_workload.
       if (e.already_exists() && &r == &workload_resource(kind)) throw job_name_taken(spec.name, spec.project);
+      throw;
+    } catch (const std::exception&) {
+      roll_back(ns, spec.name, spec.project, created);
       throw;
     }
   }
   auto info = describe_job(spec.name, spec.project);
   if (!info) throw lane::Error(fmt::format("job '{}' was created but cannot be read back", spec.name));
   return *info;
+}
+
+void KubeJobs::roll_back(const std::string& ns, const std::string& job, const std::string& project,
+                         const std::vector<std::pair<const lane::kube::Resource*, std::string>>& created) {
+  for (auto it = created.rbegin(); it != created.rend(); ++it) {
+    const auto& [r, name] = *it;
+    try {
+      ctx_.client->remove(*r, ns, name, "Background");
+      ctx_.note(fmt::format("submit of job '{}' failed: removed the {} '{}' it had created", job, r->kind, name));
+    } catch (const std::exception& e) {
+      ctx_.note(fmt::format("submit of job '{}' failed, and the {} '{}' it had created could not be removed: {}; "
+                            "delete it with 'lanectl delete {} -p {}'",
+                            job, r->kind, name, e.what(), job, project));
+    }
+  }
 }
 
 std::string KubeJobs::next_job_name(const std::string& project, const std::string& prefix) {
