@@ -1,5 +1,7 @@
 // The synthetic TuSimple generator: layout, label format, determinism, visible markings.
 #include <algorithm>
+#include <cmath>
+#include <filesystem>
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -104,6 +106,13 @@ TEST_CASE("synth rejects bad options with usage errors", "[data_layer][fast]") {
   o.val_fraction = 0.7;
   o.test_fraction = 0.4;
   CHECK_THROWS_AS(data::generate_synth_dataset(o), UsageError);
+  o.test_fraction = 0;
+  o.val_fraction = std::nan("");  // every comparison with nan is false: refused, not a set without val
+  CHECK_THROWS_WITH(data::generate_synth_dataset(o), Catch::Contains("--val-fraction"));
+  o.val_fraction = 0.2;
+  o.threads = -1;
+  CHECK_THROWS_WITH(data::generate_synth_dataset(o), Catch::Contains("--threads is -1"));
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "label_data_train.json"));  // nothing written
 }
 
 TEST_CASE("the synth and inspect verbs write a set and label overlays", "[data_layer][fast]") {

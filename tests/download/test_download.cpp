@@ -237,6 +237,8 @@ TEST_CASE("download verb: bad options are usage errors", "[download][fast]") {
   CHECK_THROWS_AS(parse({"--base-url", "http://127.0.0.1:1"}), CLI::RequiredError);
   CHECK_THROWS_AS(parse({"--out", "/tmp/x", "--base-url", "ftp://mirror"}), lane::UsageError);
   CHECK_THROWS_AS(parse({"--out", "/tmp/x", "--archives", "../etc/passwd"}), lane::UsageError);
+  for (const char* none : {"", ","})  // no archive named: refused, not the full set
+    CHECK_THROWS_WITH(parse({"--out", "/tmp/x", "--archives", none}), Contains("--archives: no archive named"));
   const fs::path bad = fs::temp_directory_path() / ("lane-test-sums-" + std::to_string(::getpid()));
   std::ofstream(bad) << "not-a-hash train_set.zip\n";
   CHECK_THROWS_WITH(lane::data::load_checksums(bad), Contains(":1:") && Contains("sha256sum format"));

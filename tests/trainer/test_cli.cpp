@@ -33,6 +33,11 @@ TEST_CASE("scnn-train train rejects bad configuration with exit 2 and the variab
       {"", data + "--batch-size 0", "--batch-size"},
       {"", data + "--model giant", "--model"},
       {"", data + "--epochs 2x", "--epochs"},
+      {"", data + "--lr inf", "--lr: inf is not a finite number"},
+      {"", data + "--momentum 1.5", "--momentum: 1.5 must be below 1"},
+      {"", data + "--output-dir " + test::tusimple_dir().string() + "/label_data_0601_first6.json",
+       "is a file, not a directory"},
+      {"", data + "--resume maybe", "--resume: 'maybe' is not off, on or auto"},
   };
   for (const auto& c : cases) {
     INFO(c.env << " " << c.args);

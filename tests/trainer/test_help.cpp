@@ -27,4 +27,12 @@ TEST_CASE("every scnn-train verb's --help shows real types and defaults as [defa
   const auto predict = test::run_command(test::scnn_train() + " predict --help").output;
   CHECK_THAT(predict, Catch::Contains("--lane-fit INT") && Catch::Contains("(0 to 3)") &&
                           Catch::Contains("--labels FILE") && Catch::Contains("--threads INT"));
+  CHECK_THAT(predict, Catch::Contains("minimum lane probability of a point (0 to 1)"));
+  for (const char* flag : {"--prob-threshold", "--exist-threshold", "--relative-threshold"}) {
+    INFO(flag);  // CLI::Range lets nan through; these must not
+    const auto r = test::run_command(test::scnn_train() + " predict --checkpoint c.pt --input in --out out " + flag +
+                                     " nan");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.output, Catch::Contains(std::string(flag) + ": Value nan is not a number from 0 to 1"));
+  }
 }

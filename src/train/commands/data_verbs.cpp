@@ -73,11 +73,14 @@ void add_download(CLI::App& app, const std::function<void(const data::DownloadOp
       ->check(CLI::Range(0, 100));
   cmd->add_flag("--remove-archives", args->options.remove_archives, "Delete the archives once the set is complete");
   cmd->add_flag("--quiet", args->quiet, "No progress lines");
-  cmd->callback([args, run] {
+  cmd->callback([args, run, cmd] {
     std::stringstream ss(args->archives);
     std::string item;
     while (std::getline(ss, item, ','))
       if (!item.empty()) args->options.archives.push_back(item);
+    if (args->options.archives.empty() && cmd->count("--archives") > 0)
+      throw UsageError("--archives: no archive named; give names such as train_set.zip,test_label.json, or leave "
+                       "the flag out for the full set");
     args->options.progress = !args->quiet;
     run(args->options);
   });

@@ -60,17 +60,30 @@ void add_train(CLI::App& app, const std::function<void(const TrainConfig&)>& run
   cmd->callback([cmd, run] { run(resolve_train_config(given_flags(*cmd), process_environment())); });
 }
 
+// A number from 0 to 1, described as CLI::Range(0.0, 1.0) is; unlike it, "nan" is refused.
+CLI::Validator probability() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !(v >= 0.0 && v <= 1.0))
+          return "Value " + text + " is not a number from 0 to 1";
+        return {};
+      },
+      CLI::Range(0.0, 1.0).get_description());
+}
+
 // The post-processing overrides of predict (inference.cpp has the values used without them).
 void add_postprocess_flags(CLI::App& cmd, PredictOptions& o) {
   cmd.add_option("--prob-threshold", o.prob_threshold, "Post-processing: minimum lane probability of a point")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(probability());
   cmd.add_option("--exist-threshold", o.exist_threshold, "Post-processing: minimum existence probability of a lane")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(probability());
   cmd.add_option("--fill-gaps", o.fill_gaps, "Post-processing: 1 interpolates rows between detected points, 0 not")
       ->check(CLI::Range(0, 1));
   cmd.add_option("--relative-threshold", o.relative_threshold,
                  "Post-processing: a point also needs this share of its lane's median peak probability")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(probability());
   cmd.add_option("--lane-fit", o.lane_fit,
                  "Post-processing: degree of the robust polynomial x(y) each lane is resampled on (0 = off, "
                  "points as decoded)")

@@ -135,6 +135,9 @@ void check_data_dir(TrainConfig&, const SettingSource& s) {
 
 void check_output_dir(TrainConfig&, const SettingSource& s) {
   if (s.text.empty()) throw UsageError(s.name + ": empty output directory");
+  if (fs::exists(s.text) && !fs::is_directory(s.text))
+    throw UsageError(fmt::format("{}: '{}' is a file, not a directory; name a folder (it is created if missing)",
+                                 s.name, s.text));
 }
 
 void preset_model(TrainConfig& c, const SettingSource& s) { c.model = model::model_preset(s.text, s.name); }
@@ -288,7 +291,8 @@ std::vector<TrainSetting> optimiser_settings() {
            Bound::kNonNegative, field(&C::exist_weight)),
       integer({"warmup_steps", "--warmup-steps", "", "Linear LR warm-up steps"}, 0, field(&C::warmup_steps)),
       integer({"max_steps", "--max-steps", "",
-               "End the run (and the LR schedule) after this many steps; 0: epochs x batches per epoch"},
+               "End the run (and the LR schedule) after this many steps, or when the epochs end first; 0: epochs "
+               "x batches per epoch"},
               0, field(&C::max_steps)),
       run_only(integer({"stop_after", "--stop-after", "", "Stop with a checkpoint at this step, like a preempted job; 0: never"},
               0, field(&C::stop_after))),

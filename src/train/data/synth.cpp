@@ -285,8 +285,9 @@ void write_frame(const std::filesystem::path& path, const cv::Mat& image, int qu
 SynthSummary generate_synth_dataset(const SynthOptions& o) {
   if (o.out.empty()) throw UsageError("--out is required: the folder to write the data set to");
   if (o.frames < 1) throw UsageError(fmt::format("--frames is {}; it must be at least 1", o.frames));
-  if (o.val_fraction < 0 || o.test_fraction < 0 || o.val_fraction + o.test_fraction >= 1)
+  if (!(o.val_fraction >= 0) || !(o.test_fraction >= 0) || !(o.val_fraction + o.test_fraction < 1))  // nan too
     throw UsageError("--val-fraction and --test-fraction must be >= 0 and leave some frames for training");
+  if (o.threads < 0) throw UsageError(fmt::format("--threads is {}; use 0 (one per core) or a positive count", o.threads));
   if (o.jpeg_quality < 1 || o.jpeg_quality > 100) throw UsageError("jpeg quality must be in 1..100");
 
   // Split by position: the first frames train, then val, then test.

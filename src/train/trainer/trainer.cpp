@@ -176,6 +176,7 @@ bool continues_checkpoint(const TrainConfig& cfg, const RunLayout& layout, dist:
     if (!fs::exists(file)) throw UsageError(fmt::format("{}: no checkpoint at '{}'", cfg.resume_source, file.string()));
     return true;
   }
+  if (cfg.resume != "auto") throw UsageError(fmt::format("{}: '{}' is not off, on or auto", cfg.resume_source, cfg.resume));
   const bool exists = fs::exists(file);
   if (exists) {
     const auto differences = training_differences(read_checkpoint_settings(file), cfg);
@@ -256,6 +257,10 @@ void announce(const Run& run, const Compute& compute, const data::TusimpleLoader
                       : "")
               << "\n";
   std::cout << "scnn-train: settings " << settings_line(cfg) << "\n";
+  if (cfg.max_steps > 0 && cfg.max_steps > run.total_steps)  // the epochs end the run first
+    std::cout << fmt::format("scnn-train: note: --max-steps {} is more than {} epoch(s) x {} batches = {} steps, where "
+                             "the run ends; raise --epochs / EPOCHS to train longer\n",
+                             cfg.max_steps, cfg.epochs, per_epoch, run.total_steps);
   // Flushed: through a pipe (a job's log) these lines would otherwise wait for the first log line.
   if (run.first_step >= run.total_steps)  // a restarted job whose training had finished
     std::cout << fmt::format("scnn-train: the run in '{}' has finished its {} steps: nothing left to train (what "
