@@ -4,6 +4,7 @@
 // behind --pvc (or --volume-id) instead of the configured backend's store.
 #include <algorithm>
 #include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -46,17 +47,20 @@ void print_info_text(std::ostream& out, const storage::SnapshotInfo& s) {
   }
 }
 
-// Every project's snapshots (of `volume` when given), oldest first, each once.
-std::vector<storage::SnapshotInfo> every_projects_snapshots(const std::optional<std::string>& volume, CliContext& ctx) {
-  std::vector<storage::SnapshotInfo> out;
+// Every project's snapshots (of `volume` when given), oldest first, each once, with its project
+// ("-" for one that no project's view holds).
+std::vector<std::pair<std::string, storage::SnapshotInfo>> every_projects_snapshots(
+    const std::optional<std::string>& volume, CliContext& ctx) {
+  std::vector<std::pair<std::string, storage::SnapshotInfo>> out;
   std::set<std::pair<std::string, std::string>> seen;
-  auto add = [&](storage::SnapshotStore& store) {
+  auto add = [&](storage::SnapshotStore& store, const std::string& project) {
     for (auto& s : store.list(volume))
-      if (seen.insert({s.ns, s.name}).second) out.push_back(std::move(s));
+      if (seen.insert({s.ns, s.name}).second) out.emplace_back(project, std::move(s));
   };
-  add(ctx.storage().snapshots());
-  for (const auto& p : ctx.projects().list_projects()) add(ctx.storage().snapshots_of(p.spec.name));
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.created_unix_ms < b.created_unix_ms; });
+  for (const auto& p : ctx.projects().list_projects()) add(ctx.storage().snapshots_of(p.spec.name), p.spec.name);
+  add(ctx.storage().snapshots(), "");
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.second.created_unix_ms < b.second.created_unix_ms; });
   return out;
 }
 
@@ -69,10 +73,14 @@ void run_list(const SnapshotOptions& o, CliContext& ctx) {
   }
   SelectedStorage selected(o.storage);
   std::vector<storage::SnapshotInfo> snaps;
+  std::vector<std::string> projects;  // -A: each snapshot's project
   if (o.all_projects) {
     if (selected.traits().one_volume || !o.project.empty())
       throw UsageError("snapshot list -A lists every project's snapshots: drop -p and --backend");
-    snaps = every_projects_snapshots(volume, ctx);
+    for (auto& [project, s] : every_projects_snapshots(volume, ctx)) {
+      projects.push_back(project);
+      snaps.push_back(std::move(s));
+    }
   } else {
     snaps = selected.open(o.pvc, o.project, ctx).list(volume);
   }
@@ -80,7 +88,7 @@ void run_list(const SnapshotOptions& o, CliContext& ctx) {
     ctx.out << "No snapshots found.\n";
     return;
   }
-  print_snapshots(ctx.out, snaps, selected.traits(), format);
+  print_snapshots(ctx.out, snaps, selected.traits(), format, projects);
 }
 
 void run_describe(const SnapshotOptions& o, CliContext& ctx) {

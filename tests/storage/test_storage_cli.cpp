@@ -235,6 +235,15 @@ TEST_CASE("snapshots are per project: -p scopes list, create, restore, revert an
   CHECK(lanectl(home.path, "snapshot list -p team-a -o json").out.find("\"snap-a\"") != std::string::npos);
   CHECK(lanectl(home.path, "snapshot list -A -o json").out.find("\"snap-a\"") != std::string::npos);
   CHECK(lanectl(home.path, "snapshot list -A -p team-a").code == 2);
+  // -A says whose each snapshot is: a PROJECT column after NAME, "project" in JSON.
+  const Run all = lanectl(home.path, "snapshot list -A");
+  INFO(all.out);
+  CHECK(all.out.find("ID        NAME    PROJECT  VOLUME") != std::string::npos);
+  CHECK(all.out.find("snap-a  team-a   pvc-w-0") != std::string::npos);
+  CHECK(lanectl(home.path, "snapshot list -p team-a").out.find("PROJECT") == std::string::npos);
+  const auto listed = nlohmann::json::parse(lanectl(home.path, "snapshot list -A -o json").out);
+  REQUIRE(listed["items"].size() == 1);
+  CHECK(listed["items"][0]["project"] == "team-a");
 
   // In its own project it all works; the restored volume is team-a's.
   REQUIRE(lanectl(home.path, "restore snap-a --to-pvc mine -p team-a -q").code == 0);

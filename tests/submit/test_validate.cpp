@@ -142,6 +142,14 @@ TEST_CASE("validate: each rule has one message naming the flag and the fix", "[s
       {"node port above the range", [](JobSpec& s) { s.ports = {lane::submit::parse_port("32768:8888")}; },
        "--port '32768:8888': with --service-type nodeport the external port is the node port, which must be "
        "30000-32767 (e.g. --port 30080:8888); or give only the container port and Kubernetes picks one"},
+      {"container port twice",
+       [](JobSpec& s) { s.ports = {lane::submit::parse_port("30080:8888"), lane::submit::parse_port("30081:8888")}; },
+       "--port '30080:8888' and --port '30081:8888' use port 8888 twice; give each --port its own container port and "
+       "external port (e.g. --port 8888 --port 6006)"},
+      {"service port twice",
+       [](JobSpec& s) { s.ports = {lane::submit::parse_port("30080:8888"), lane::submit::parse_port("30080:6006")}; },
+       "--port '30080:8888' and --port '30080:6006' use port 30080 twice; give each --port its own container port "
+       "and external port (e.g. --port 8888 --port 6006)"},
       {"cpu not a quantity", [](JobSpec& s) { s.cpu = "lots"; },
        "--cpu 'lots': not a Kubernetes quantity; use e.g. 2, 0.5 or 500m (cores)"},
       {"cpu with a byte unit", [](JobSpec& s) { s.cpu = "2GB"; },

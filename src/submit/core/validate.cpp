@@ -243,6 +243,19 @@ void check_env(const JobSpec& spec) {
 }
 
 void check_ports(const JobSpec& spec) {
+  // Each --port is one container port and one Service port: Kubernetes refuses a Service with a
+  // port twice, and two mappings to one container port are one port.
+  for (size_t i = 0; i < spec.ports.size(); ++i)
+    for (size_t j = 0; j < i; ++j) {
+      const PortMapping &a = spec.ports[j], &b = spec.ports[i];
+      const int a_service = a.external_given ? a.external : a.container;
+      const int b_service = b.external_given ? b.external : b.container;
+      if (a.container == b.container || a_service == b_service)
+        throw UsageError(fmt::format("--port '{}' and --port '{}' use port {} twice; give each --port its own "
+                                     "container port and external port (e.g. --port 8888 --port 6006)",
+                                     to_string(a), to_string(b),
+                                     a.container == b.container ? a.container : a_service));
+    }
   if (spec.service_type.empty()) return;
   static const char* kTypes[] = {"portforward", "loadbalancer", "nodeport", "ingress"};
   bool known = false;
