@@ -66,7 +66,15 @@ ApiError api_error_from_response(int http_code, const std::string& body, const s
     while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
   }
   if (message.empty()) message = fmt::format("HTTP {} {}", http_code, reason);
-  return ApiError(http_code, reason, fmt::format("{}: {} ({})", context, message, reason), causes,
+  // What to do about it: the server's text names neither fix.
+  std::string hint;
+  if (http_code == 401)
+    hint = "; the API server refused the credentials of the kubeconfig's current user: get new ones (e.g. az aks "
+           "get-credentials, a fresh token) or pick another context with --context";
+  else if (http_code == 403)
+    hint = "; the kubeconfig's user may not do this: ask the cluster administrator for a Role (or ClusterRole) "
+           "granting it";
+  return ApiError(http_code, reason, fmt::format("{}: {} ({}){}", context, message, reason, hint), causes,
                   retry_after);
 }
 

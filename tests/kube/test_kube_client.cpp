@@ -85,6 +85,24 @@ TEST_CASE("client: typed errors from Status objects", "[kube][fast]") {
   }
 }
 
+TEST_CASE("client: 401 and 403 say what to do besides the server's text", "[kube][fast]") {
+  const std::string forbidden =
+      R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":"configmaps is forbidden: User \"u\" cannot )"
+      R"(list resource \"configmaps\" in API group \"\" in the namespace \"team\"","reason":"Forbidden","code":403})";
+  const ApiError denied = api_error_from_response(403, forbidden, "GET /api/v1/namespaces/team/configmaps");
+  CHECK(denied.forbidden());
+  CHECK_THAT(denied.what(), Catch::StartsWith("GET /api/v1/namespaces/team/configmaps: configmaps is forbidden: User "
+                                              "\"u\" cannot list") &&
+                                Catch::Contains("(Forbidden); the kubeconfig's user may not do this"));
+  const ApiError refused = api_error_from_response(401, "", "GET /api/v1/namespaces");
+  CHECK(refused.unauthorized());
+  CHECK_THAT(refused.what(), Catch::Contains("HTTP 401 Unauthorized (Unauthorized); the API server refused the "
+                                             "credentials") &&
+                                 Catch::Contains("--context"));
+  const ApiError missing = api_error_from_response(404, "", "GET /x");
+  CHECK(std::string(missing.what()) == "GET /x: HTTP 404 NotFound (NotFound)");  // no hint where none helps
+}
+
 TEST_CASE("client: retries 429 honouring Retry-After and 5xx on idempotent requests", "[kube][slow]") {
   lane::test::FakeApiServer server;
   KubeClient client(server.connection(), fast_retries());
@@ -289,6 +307,7 @@ TEST_CASE("client: TLS with the kubeconfig's CA and a bearer token", "[kube][fas
   } catch (const ApiError& e) {
     CHECK(e.unauthorized());
     CHECK(std::string(e.what()).find("guess") == std::string::npos);
+    CHECK_THAT(e.what(), Catch::Contains("the API server refused the credentials of the kubeconfig's current user"));
   }
   Connection untrusted = c;
   untrusted.ca_pem.clear();  // the system store does not know our self-signed CA
