@@ -120,7 +120,12 @@ std::string pem_from(const YAML::Node& n, const std::string& key, const fs::path
   }
   std::string path = str(n, key.c_str());
   if (path.empty()) return {};
-  return lane::read_file(resolve(path, file));
+  try {
+    return lane::read_file(resolve(path, file));
+  } catch (const lane::Error& e) {
+    throw lane::Error(fmt::format("{}: {} {}; fix the path, or put the PEM text in '{}-data' (base64)", file.string(),
+                                  key, e.what(), key));
+  }
 }
 
 ExecConfig exec_from(const YAML::Node& n, const fs::path& file) {
@@ -160,7 +165,9 @@ Merged merge_files(const std::vector<fs::path>& files) {
     try {
       doc = YAML::LoadFile(file.string());
     } catch (const YAML::Exception& e) {
-      throw lane::Error(fmt::format("{}: not valid YAML: {}", file.string(), e.what()));
+      std::string why = e.what();
+      if (why.rfind("yaml-cpp: ", 0) == 0) why.erase(0, 10);  // the library's name says nothing to the user
+      throw lane::Error(fmt::format("{}: not valid YAML: {}", file.string(), why));
     }
     if (!doc || doc.IsNull()) continue;
     merge_section(doc, "clusters", "cluster", m.clusters, file);
@@ -228,7 +235,12 @@ Connection load_kubeconfig(const KubeconfigOptions& options) {
   }
   auto ctx = m.contexts.find(context_name);
   if (ctx == m.contexts.end()) {
-    throw lane::Error(fmt::format("context '{}' is not defined in the kubeconfig", context_name));
+    std::string known;
+    for (const auto& entry : m.contexts) known += (known.empty() ? "" : ", ") + entry.first;
+    throw lane::UsageError(fmt::format("context '{}' is not defined in the kubeconfig ({}); {}", context_name,
+                                       known.empty() ? "it defines none" : "it defines " + known,
+                                       options.context ? "pass one of them to --context"
+                                                       : "run 'kubectl config use-context NAME' or pass --context"));
   }
   const YAML::Node& c = ctx->second.node;
   std::string cluster_name = str(c, "cluster"), user_name = str(c, "user");
@@ -327,10 +339,13 @@ void set_context_namespace(const Connection& connection, const std::string& ns) 
       item["context"]["namespace"] = ns;
       YAML::Emitter out;
       out << doc;
-      // The file holds credentials: keep its permissions (usually 0600) across the rewrite.
-      auto perms = fs::status(connection.config_file).permissions();
-      lane::write_file_atomic(connection.config_file, std::string(out.c_str()) + "\n");
-      fs::permissions(connection.config_file, perms);
+      // A kubeconfig that is a link (to a managed or shared file) stays one: the file it points to
+      // is rewritten, as kubectl config does. It holds credentials: keep its permissions (usually
+      // 0600) across the rewrite.
+      const fs::path target = fs::canonical(connection.config_file);
+      auto perms = fs::status(target).permissions();
+      lane::write_file_atomic(target, std::string(out.c_str()) + "\n");
+      fs::permissions(target, perms);
       return;
     }
   }

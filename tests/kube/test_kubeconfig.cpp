@@ -196,3 +196,44 @@ TEST_CASE("kubeconfig: config project writes the context namespace", "[kube][fas
   CHECK(load_kubeconfig(o).ns == "runai-lane-detection");
   CHECK(fs::status(dir.path / "config").permissions() == (fs::perms::owner_read | fs::perms::owner_write));
 }
+
+TEST_CASE("kubeconfig: config project through a symlinked kubeconfig rewrites its target, the link stays",
+          "[kube][fast]") {
+  lane::test::TempDir dir;
+  fs::create_directories(dir.path / "managed");
+  write(dir.path / "managed" / "config", "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters: [{name: k, "
+                                         "cluster: {server: 'https://k'}}]\ncontexts: [{name: c, context: {cluster: k}}]\n");
+  fs::create_symlink(dir.path / "managed" / "config", dir.path / "config");
+  KubeconfigOptions o;
+  o.kubeconfig_env = (dir.path / "config").string();
+  set_context_namespace(load_kubeconfig(o), "runai-team");
+  CHECK(fs::is_symlink(dir.path / "config"));
+  CHECK(load_kubeconfig(o).ns == "runai-team");
+  CHECK(fs::read_symlink(dir.path / "config") == dir.path / "managed" / "config");
+}
+
+TEST_CASE("kubeconfig: a broken file, an unreadable CA file and an unknown context name the file and the fix",
+          "[kube][fast]") {
+  lane::test::TempDir dir;
+  KubeconfigOptions o;
+  o.kubeconfig_env = (dir.path / "config").string();
+  write(dir.path / "config", "apiVersion: v1\nkind: Config\nclusters: [\n  - name: k\n");
+  CHECK_THROWS_WITH(load_kubeconfig(o), Catch::StartsWith((dir.path / "config").string() + ": not valid YAML: error at "
+                                                                                           "line") &&
+                                            !Catch::Contains("yaml-cpp"));
+  write(dir.path / "config", "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters: [{name: k, cluster: "
+                             "{server: 'https://k', certificate-authority: missing-ca.pem}}]\n"
+                             "contexts: [{name: c, context: {cluster: k}}, {name: d, context: {cluster: k}}]\n");
+  CHECK_THROWS_WITH(load_kubeconfig(o),
+                    Catch::Contains((dir.path / "config").string() + ": certificate-authority cannot read '" +
+                                    (dir.path / "missing-ca.pem").string() + "'") &&
+                        Catch::Contains("put the PEM text in 'certificate-authority-data'"));
+  o.context = "nosuch";
+  try {
+    load_kubeconfig(o);
+    FAIL("expected a usage error");
+  } catch (const lane::UsageError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("context 'nosuch' is not defined in the kubeconfig (it defines c, d); "
+                                         "pass one of them to --context"));
+  }
+}

@@ -150,8 +150,9 @@ TEST_CASE("kube cli: --kubeconfig and --context choose the cluster, before or af
   CHECK(r.out.find("\"fairShare\": 0") == std::string::npos);
   // A context the kubeconfig does not define, and a file that does not exist, are named.
   r = cli.run_shell("project list --context nosuch");
-  CHECK(r.code != 0);
-  CHECK(r.out.find("context 'nosuch' is not defined in the kubeconfig") != std::string::npos);
+  CHECK(r.code == 2);  // a usage error, as an unknown project is
+  CHECK(r.out.find("context 'nosuch' is not defined in the kubeconfig (it defines ") != std::string::npos);
+  CHECK(r.out.find("pass one of them to --context") != std::string::npos);
   r = cli.run_shell("project list --kubeconfig " + (dir.path / "missing").string());
   CHECK(r.code == 2);
   CHECK(r.out.find("--kubeconfig '" + (dir.path / "missing").string() + "': no such file") != std::string::npos);
