@@ -100,13 +100,16 @@ submit::EnvVar parse_env(const std::string& value) {
   return {name, value.substr(eq + 1)};
 }
 
-double parse_gpu(const std::string& value) {
+double parse_gpu(const std::string& value, const std::string& flag) {
   const char* begin = value.c_str();
   char* end = nullptr;
   errno = 0;
   double gpu = value.empty() || std::isspace(static_cast<unsigned char>(value[0])) ? 0 : std::strtod(begin, &end);
   if (end == nullptr || end == begin || *end != '\0')
-    throw UsageError("--gpu '" + value + "' is not a number; use 0, a fraction below 1 (e.g. 0.5) or a whole number");
+    throw UsageError(flag + " '" + value + "' is not a number; use " +
+                     (flag == "--gpu-devices-request"   ? std::string("a whole number of GPUs (e.g. 2)")
+                      : flag == "--gpu-portion-request" ? std::string("a portion of one GPU (e.g. 0.5)")
+                                                        : std::string("0, a fraction below 1 (e.g. 0.5) or a whole number")));
   // Out of range: keep the side it is on (1e400 is too many GPUs, 1e-400 too small a fraction).
   if (errno == ERANGE && gpu == 0) return std::numeric_limits<double>::denorm_min();
   return gpu;

@@ -22,9 +22,10 @@ submit::HostMount parse_host_mount(const std::string& value);
 // `NAME=VALUE` (NAME: letters, digits, '_', not starting with a digit)
 submit::EnvVar parse_env(const std::string& value);
 
-// `--gpu`: a decimal number (0, 0.5, 2); empty or trailing text is refused rather than read as 0.
-// The range rules are submit::validate's.
-double parse_gpu(const std::string& value);
+// `--gpu`: a decimal number (0, 0.5, 2); empty or trailing text is refused rather than read as 0,
+// naming `flag` (the v2 verbs: --gpu-devices-request, --gpu-portion-request). The range rules are
+// submit::validate's.
+double parse_gpu(const std::string& value, const std::string& flag = "--gpu");
 
 // `--toleration KEY[=VALUE][:EFFECT]` (key and effect rules: submit::validate).
 submit::Toleration parse_toleration(const std::string& value);

@@ -282,7 +282,7 @@ void apply_command(const CliContext& ctx, submit::JobSpec& spec) {
 // portion of one (above 0, at most 1); then -g's rules (parse_gpu, validate).
 double requested_gpus(const SubmitOptions& o) {
   if (!o.gpu) return 0;
-  const double gpu = parse_gpu(*o.gpu);
+  const double gpu = parse_gpu(*o.gpu, o.gpu_flag == "-g,--gpu" ? "--gpu" : o.gpu_flag);
   if (o.gpu_flag == "--gpu-devices-request" && gpu != static_cast<double>(static_cast<int64_t>(gpu)))
     throw UsageError(fmt::format("--gpu-devices-request {}: a whole number of GPUs; for a part of one GPU use "
                                  "--gpu-portion-request {}", *o.gpu, *o.gpu));

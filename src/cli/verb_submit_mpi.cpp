@@ -39,7 +39,15 @@ void add_mpi_submit_verb(CLI::App& parent, const std::string& name, Dialect dial
   if (dialect == Dialect::kV2) {
     processes->group("");
     cmd->add_option("--workers", opts->spec.processes, "Number of MPI workers (each gets the GPUs asked)")
-        ->group(group);
+        ->group(group)
+        ->check(CLI::Validator(
+            [](std::string& text) -> std::string {  // in v2's terms (validate names --processes)
+              return text.find_first_not_of("0123456789") == std::string::npos && text.find_first_not_of('0') !=
+                                                                                       std::string::npos
+                         ? std::string()
+                         : "'" + text + "': use 1 or more workers (e.g. --workers 2)";
+            },
+            ""));
     cmd->get_option("--gpu-devices-request")->description("Whole GPUs per worker (e.g. 1)");
     cmd->get_option("--gpu-portion-request")->group("");  // workers take whole GPUs
   } else {

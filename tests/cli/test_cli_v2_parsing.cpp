@@ -87,6 +87,9 @@ TEST_CASE("v2 submit flags refuse what lanectl cannot honour, naming the part an
   const std::vector<std::pair<Args, std::string>> refused = {
       {{"--gpu-devices-request", "0.5"}, "--gpu-devices-request 0.5: a whole number of GPUs; for a part of one GPU use --gpu-portion-request 0.5"},
       {{"--gpu-portion-request", "2"}, "--gpu-portion-request 2: a portion of one GPU, above 0 and at most 1"},
+      // Messages name the v2 flag that was given, not -g/--gpu.
+      {{"--gpu-devices-request", "abc"}, "--gpu-devices-request 'abc' is not a number; use a whole number of GPUs"},
+      {{"--gpu-portion-request", "half"}, "--gpu-portion-request 'half' is not a number; use a portion of one GPU"},
       {{"--new-pvc", "size=1Gi,path=/d,accessmode-rwm"}, "--new-pvc 'size=1Gi,path=/d,accessmode-rwm': 'accessmode-rwm' is not supported"},
       {{"--new-pvc", "size=1Gi,path=/d,ephemeral"}, "'ephemeral' is not supported"},
       {{"--new-pvc", "path=/d"}, "--new-pvc 'path=/d': size= is missing; use --new-pvc [claimname=CLAIM,]"},
@@ -142,6 +145,13 @@ TEST_CASE("v2 spellings on v1 verbs are refused with the v1 spelling to use", "[
     }
   }
   FakeBackend b;
+  for (const std::string workers : {"0", "-1", "2x"}) {  // v2's own verb names its own flag
+    auto r = run_in_process(b, {"training", "mpi", "submit", "j2", "-i", "x", "--workers", workers, "-c", "--", "true"});
+    CHECK(r.code == 2);
+    CHECK(has(r.err, "--workers: '" + workers + "': use 1 or more workers (e.g. --workers 2)"));
+    CHECK_FALSE(has(r.err, "--processes"));
+  }
+  CHECK(b.calls.empty());
   auto r = run_in_process(b, {"submit-mpi", "j2", "-i", "x", "--workers", "3", "--command", "--", "true"});
   CHECK(r.code == 2);
   CHECK(has(r.err, "unknown flag '--workers' for `lanectl submit-mpi`; did you mean '--processes'?"));
