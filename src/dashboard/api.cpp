@@ -19,10 +19,12 @@ constexpr int64_t kMaxTail = 10000;
 
 std::vector<std::string> split_api_path(const std::string& path) {
   std::vector<std::string> parts;
-  std::string part;
-  std::istringstream in(path);
-  while (std::getline(in, part, '/'))
-    if (!part.empty()) parts.push_back(part);
+  const std::string p = path.size() > 1 && path.back() == '/' ? path.substr(0, path.size() - 1) : path;
+  size_t start = !p.empty() && p[0] == '/' ? 1 : 0;  // the leading '/'
+  if (start >= p.size()) return parts;
+  for (size_t slash; (slash = p.find('/', start)) != std::string::npos; start = slash + 1)
+    parts.push_back(p.substr(start, slash - start));
+  parts.push_back(p.substr(start));
   return parts;
 }
 

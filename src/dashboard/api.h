@@ -105,7 +105,8 @@ class Api {
   std::mutex backend_mutex_;
 };
 
-// "/api/jobs/p/n" → {"api", "jobs", "p", "n"} (empty parts dropped).
+// "/api/jobs/p/n" → {"api", "jobs", "p", "n"}; one trailing '/' is dropped, but an empty part
+// inside ("/api/jobs//") stays "", so that such a path matches no route (404).
 std::vector<std::string> split_api_path(const std::string& path);
 // {"error": message} with `status`.
 Reply error_reply(int status, const std::string& message);

@@ -239,6 +239,11 @@ def case_loopback(env):
     status, _, body, _ = request(port, "GET", "/api/nodes")
     check(status == 200 and isinstance(json.loads(body), list), f"/api/nodes -> {status} {body}")
     check(request(port, "GET", "/api/nope")[0] == 404, "an unknown API path is not 404")
+    # An empty part is no path of the API (it used to read as /api/jobs); one trailing '/' is fine.
+    for path in ("/api/jobs//", "/api//jobs", "/api/jobs//default"):
+        status = request(port, "GET", path)[0]
+        check(status in (400, 404), f"{path} -> {status}, not 400 or 404")
+    check(request(port, "GET", "/api/jobs/")[0] == 200, "/api/jobs/ is not the job list")
     # An unknown project is 404 (as `lanectl list -p nosuch` is an error), not an empty list.
     status, _, body, _ = request(port, "GET", "/api/jobs?project=nosuch")
     check(status == 404 and "project 'nosuch' does not exist" in body, f"/api/jobs?project=nosuch -> {status} {body}")

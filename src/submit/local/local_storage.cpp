@@ -76,8 +76,7 @@ void LocalStorage::delete_volume(const std::string& name, const std::string& pro
       throw Error(fmt::format("volume '{}' does not exist; see `lanectl volume list -A`", name));
     const std::string owner = st_.volumes.owner(name);
     if (!owner.empty() && owner != project)
-      throw UsageError(fmt::format("volume '{}' belongs to project '{}', not '{}'; add -p {}", name, owner, project,
-                                   owner));
+      throw owned_by_another_project("volume", name, owner, project);
     require_unused(name, mounts_in(st_.db), fmt::format("delete volume '{}'", name), "");
     st_.volumes.remove_row(name);
     tx.commit();

@@ -10,6 +10,12 @@
 
 namespace lane::submit::local {
 
+UsageError owned_by_another_project(const std::string& what, const std::string& name, const std::string& owner,
+                                    const std::string& project) {
+  return UsageError(fmt::format("{} '{}' belongs to project '{}', not '{}'; add -p {}", what, name, owner, project,
+                                owner));
+}
+
 ProjectSnapshots::ProjectSnapshots(storage::SnapshotStore& all, LocalVolumes& volumes, std::string project)
     : all_(all), volumes_(volumes), project_(std::move(project)) {}
 
@@ -27,8 +33,7 @@ storage::SnapshotInfo ProjectSnapshots::own_snapshot(const std::string& name) {
   storage::SnapshotInfo info = all_.describe(name);
   if (!ours(info)) {
     const std::string owner = namespace_project(info.ns);
-    throw UsageError(fmt::format("snapshot '{}' belongs to project '{}', not '{}'; add -p {}", name, owner, project_,
-                                 owner));
+    throw owned_by_another_project("snapshot", name, owner, project_);
   }
   return info;
 }
@@ -37,8 +42,7 @@ void ProjectSnapshots::require_own_volume(const std::string& volume) {
   if (!volumes_.find(volume)) return;  // the store's own error names it
   const std::string owner = volumes_.owner(volume);
   if (!owner.empty() && owner != project_)
-    throw UsageError(fmt::format("volume '{}' belongs to project '{}', not '{}'; add -p {}", volume, owner, project_,
-                                 owner));
+    throw owned_by_another_project("volume", volume, owner, project_);
 }
 
 storage::SnapshotInfo ProjectSnapshots::create(const std::string& volume, const std::string& name,

@@ -6,11 +6,17 @@
 // snapshot or volume is refused (exit 2) with the -p that names its owner.
 #include <string>
 
+#include "common/error.h"
 #include "storage/core/snapshots.h"
 
 namespace lane::submit::local {
 
 class LocalVolumes;
+
+// The refusal of another project's object: "volume 'v' belongs to project 'a', not 'b'; add -p a"
+// (`what`: volume, snapshot).
+UsageError owned_by_another_project(const std::string& what, const std::string& name, const std::string& owner,
+                                    const std::string& project);
 
 class ProjectSnapshots : public storage::SnapshotStore {
  public:
