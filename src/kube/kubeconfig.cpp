@@ -123,8 +123,8 @@ std::string pem_from(const YAML::Node& n, const std::string& key, const fs::path
   try {
     return lane::read_file(resolve(path, file));
   } catch (const lane::Error& e) {
-    throw lane::Error(fmt::format("{}: {} {}; fix the path, or put the PEM text in '{}-data' (base64)", file.string(),
-                                  key, e.what(), key));
+    throw lane::Error(fmt::format("{}: {}: {}; fix the path, or put the PEM text in '{}-data' (base64)",
+                                  file.string(), key, e.what(), key));
   }
 }
 

@@ -225,7 +225,7 @@ TEST_CASE("kubeconfig: a broken file, an unreadable CA file and an unknown conte
                              "{server: 'https://k', certificate-authority: missing-ca.pem}}]\n"
                              "contexts: [{name: c, context: {cluster: k}}, {name: d, context: {cluster: k}}]\n");
   CHECK_THROWS_WITH(load_kubeconfig(o),
-                    Catch::Contains((dir.path / "config").string() + ": certificate-authority cannot read '" +
+                    Catch::Contains((dir.path / "config").string() + ": certificate-authority: cannot read '" +
                                     (dir.path / "missing-ca.pem").string() + "'") &&
                         Catch::Contains("put the PEM text in 'certificate-authority-data'"));
   o.context = "nosuch";
