@@ -120,7 +120,7 @@ TEST_CASE("a GPU run resumes on the CPU and a CPU run resumes on the GPU", "[gpu
     REQUIRE(train::run_training(config).steps == 3);
     config.device = second;
     config.stop_after = 0;
-    config.resume = "on";
+    config.resume = lane::train::ResumeMode::kOn;
     const auto r = train::run_training(config);
     CHECK(r.steps == 6);
     CHECK(std::isfinite(r.final_loss));

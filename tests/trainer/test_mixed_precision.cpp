@@ -166,7 +166,7 @@ TEST_CASE("bf16 training on the CPU lowers the loss on the real frames, and its 
   for (const auto& p : net->parameters()) CHECK(p.scalar_type() == torch::kFloat32);
   config.stop_after = 0;
   config.epochs = 7;
-  config.resume = "on";
+  config.resume = lane::train::ResumeMode::kOn;
   config.precision = "fp32";
   const auto resumed = train::run_training(config);
   CHECK(resumed.steps == 21);

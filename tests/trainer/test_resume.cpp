@@ -50,7 +50,7 @@ TEST_CASE("resume continues bit-exactly: N steps + resume N steps == 2N steps", 
   REQUIRE(first.steps == 4);
   CHECK(hook_steps == std::vector<int64_t>{6});  // preempted: no hook
   config.stop_after = 0;
-  config.resume = "on";
+  config.resume = lane::train::ResumeMode::kOn;
   const auto second = train::run_training(config);
   REQUIRE(second.steps == 6);
 

@@ -252,12 +252,12 @@ TEST_CASE("switches set their field, and a flag that is no setting is refused", 
 }
 
 TEST_CASE("RESUME and --resume take off, on or auto, and anything else is refused by name", "[trainer][fast]") {
-  CHECK(resolve_train_config(with_data(), env_of({})).resume == "off");
+  CHECK(resolve_train_config(with_data(), env_of({})).resume == lane::train::ResumeMode::kOff);
   auto f = with_data();
   f["--resume"] = "on";  // what the command line passes for the flag alone
-  CHECK(resolve_train_config(f, env_of({})).resume == "on");
+  CHECK(resolve_train_config(f, env_of({})).resume == lane::train::ResumeMode::kOn);
   const auto c = resolve_train_config(with_data(), env_of({{"RESUME", "auto"}}));
-  CHECK(c.resume == "auto");
+  CHECK(c.resume == lane::train::ResumeMode::kAuto);
   CHECK(c.resume_source == "environment variable RESUME");
   f["--resume"] = "yes";
   CHECK_THROWS_WITH(resolve_train_config(f, env_of({})), Catch::Contains("--resume: 'yes' is not off, on or auto"));

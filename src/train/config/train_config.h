@@ -14,6 +14,9 @@
 
 namespace lane::train {
 
+// --resume / RESUME (see TrainConfig::resume).
+enum class ResumeMode { kOff, kOn, kAuto };
+
 // Every training setting with its default (train_settings.h declares how each is given).
 struct TrainConfig {
   std::filesystem::path data_dir;
@@ -59,7 +62,8 @@ struct TrainConfig {
   // auto: continue when that checkpoint was saved by a run with the same training settings
   // (train_settings.h: changes_training), else start at step 0 (no checkpoint) or refuse (other
   // settings): what a job that a scheduler restarts after preemption needs.
-  std::string resume = "off", resume_source = "--resume";
+  ResumeMode resume = ResumeMode::kOff;
+  std::string resume_source = "--resume";
   // Device and precision requests (resolved at start-up by train/device/device_select.h) and the
   // flag or variable they came from, for error messages.
   std::string device = "auto", device_source = "--device";

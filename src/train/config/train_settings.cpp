@@ -201,13 +201,17 @@ TrainSetting resume_setting() {
                  "none (for jobs that are restarted after preemption)",
                  false,
                  [](TrainConfig& c, const SettingSource& src) {
-                   if (src.text != "off" && src.text != "on" && src.text != "auto")
-                     throw UsageError(
-                         fmt::format("{}: '{}' is not off, on or auto", src.name, src.text));
-                   c.resume = src.text;
+                   if (src.text == "off") c.resume = ResumeMode::kOff;
+                   else if (src.text == "on") c.resume = ResumeMode::kOn;
+                   else if (src.text == "auto") c.resume = ResumeMode::kAuto;
+                   else throw UsageError(fmt::format("{}: '{}' is not off, on or auto", src.name, src.text));
                    c.resume_source = src.name;
                  },
-                 [](const TrainConfig& c) { return nlohmann::json(c.resume); },
+                 [](const TrainConfig& c) {
+                   return nlohmann::json(c.resume == ResumeMode::kOn     ? "on"
+                                         : c.resume == ResumeMode::kAuto ? "auto"
+                                                                         : "off");
+                 },
                  /*bare_value=*/"on",
                  /*changes_training=*/false};
   return s;
@@ -236,20 +240,22 @@ using M = model::ScnnConfig;
 std::vector<TrainSetting> data_settings() {
   return {
       run_only(path({"data_dir", "--data-dir", "DATA_DIR", "TuSimple root (clips/ + label files)"}, &C::data_dir,
-           check_data_dir)),
+                    check_data_dir)),
       run_only(path({"output_dir", "--output-dir", "OUTPUT_DIR", "Checkpoints, metrics, curves"}, &C::output_dir,
-           check_output_dir)),
+                    check_output_dir)),
       integer({"batch_size", "--batch-size", "BATCH_SIZE", "Per-rank batch size"}, 1, field(&C::batch_size)),
       run_only(integer({"val_batch_size", "--val-batch-size", "VAL_BATCH_SIZE", "Validation batch size"}, 1,
-              field(&C::val_batch_size))),
+                       field(&C::val_batch_size))),
       integer({"epochs", "--epochs", "EPOCHS", "Epochs"}, 1, field(&C::epochs)),
       run_only(integer({"num_workers", "--num-workers", "NUM_WORKERS", "Data loader worker threads"}, 0,
-              field(&C::num_workers))),
-      run_only(boolean({"use_workers", "--use-workers", "USE_WORKERS", "true: decode in worker threads"}, field(&C::use_workers))),
+                       field(&C::num_workers))),
+      run_only(boolean({"use_workers", "--use-workers", "USE_WORKERS", "true: decode in worker threads"},
+                       field(&C::use_workers))),
       run_only(boolean({"use_val", "--use-val", "USE_VAL", "true: validate every epoch"}, field(&C::use_val))),
       label_files({"train_labels", "--train-labels", "", "Comma-separated label files in the data dir"},
                   &C::train_labels),
-      run_only(label_files({"val_labels", "--val-labels", "", "Comma-separated validation label files"}, &C::val_labels)),
+      run_only(label_files({"val_labels", "--val-labels", "", "Comma-separated validation label files"},
+                           &C::val_labels)),
   };
 }
 
@@ -294,8 +300,9 @@ std::vector<TrainSetting> optimiser_settings() {
                "End the run (and the LR schedule) after this many steps, or when the epochs end first; 0: epochs "
                "x batches per epoch"},
               0, field(&C::max_steps)),
-      run_only(integer({"stop_after", "--stop-after", "", "Stop with a checkpoint at this step, like a preempted job; 0: never"},
-              0, field(&C::stop_after))),
+      run_only(integer({"stop_after", "--stop-after", "",
+                        "Stop with a checkpoint at this step, like a preempted job; 0: never"},
+                       0, field(&C::stop_after))),
       switch_flag({"augment", "--no-augment", "", "Disable the training augmentation"}, false, field(&C::augment)),
       then_check(real({"dropout", "--dropout", "", "Dropout2d probability before the classifier, 0 = off"},
                       Bound::kAny, model_field(&M::dropout)),
@@ -313,32 +320,32 @@ std::vector<TrainSetting> run_settings() {
                   field(&C::skip_bad)),
       run_only(integer({"log_every", "--log-every", "", "Progress line every N steps"}, 1, field(&C::log_every))),
       run_only(switch_flag({"tensorboard", "--no-tensorboard", "",
-                   "Write no TensorBoard event files (events.out.tfevents.*) beside metrics.jsonl"},
-                  false, field(&C::tensorboard))),
+                            "Write no TensorBoard event files (events.out.tfevents.*) beside metrics.jsonl"},
+                           false, field(&C::tensorboard))),
       run_only(integer({"checkpoint_every", "--checkpoint-every", "", "Checkpoint every N steps"}, 1,
-              field(&C::checkpoint_every))),
+                       field(&C::checkpoint_every))),
       run_only(integer({"threads", "--threads", "OMP_NUM_THREADS", "Intra-op threads; 0: libtorch's default"}, 0,
-              field(&C::threads))),
+                       field(&C::threads))),
       integer({"seed", "--seed", "", "Seed for init, shuffling and augmentation"}, 0, field(&C::seed)),
-      run_only(request({"device", "--device", "DEVICE", "auto, cpu, cuda (the GPU of this local rank) or cuda:N"}, &C::device,
-              &C::device_source)),
+      run_only(request({"device", "--device", "DEVICE", "auto, cpu, cuda (the GPU of this local rank) or cuda:N"},
+                       &C::device, &C::device_source)),
       request({"precision", "--precision", "PRECISION",
                "fp32 (strict, no TF32), tf32 (GPU), bf16 or fp16 (GPU, loss scaling); unset: bf16 where the GPU "
                "or CPU has it, else fp16 on GPUs, fp32 on CPUs"},
               &C::precision, &C::precision_source),
       run_only(text({"memory_format", "--memory-format", "MEMORY_FORMAT",
-            "Feature-map layout: channels_last (NHWC), contiguous (NCHW) or auto: channels_last on GPUs, "
-            "contiguous on CPUs"},
-           field(&C::memory_format), check_memory_format)),
+                     "Feature-map layout: channels_last (NHWC), contiguous (NCHW) or auto: channels_last on GPUs, "
+                     "contiguous on CPUs"},
+                    field(&C::memory_format), check_memory_format)),
       run_only(text({"memory_check", "--memory-check", "MEMORY_CHECK",
-            "on: stop before training when the estimated peak memory exceeds what this rank may use; off: "
-            "only report it"},
-           field(&C::memory_check), check_memory_check)),
+                     "on: stop before training when the estimated peak memory exceeds what this rank may use; off: "
+                     "only report it"},
+                    field(&C::memory_check), check_memory_check)),
       run_only(then_check(request({"memory_limit", "--memory-limit", "MEMORY_LIMIT",
-                          "Memory this rank may use (6Gi, 6G); unset: the cgroup limit and MemAvailable, shared by "
-                          "the ranks of the host"},
-                         &C::memory_limit, &C::memory_limit_source),
-                 check_memory_limit)),
+                                   "Memory this rank may use (6Gi, 6G); unset: the cgroup limit and MemAvailable, "
+                                   "shared by the ranks of the host"},
+                                  &C::memory_limit, &C::memory_limit_source),
+                          check_memory_limit)),
       resume_setting(),
   };
 }

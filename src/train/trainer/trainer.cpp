@@ -171,12 +171,11 @@ Loaders open_loaders(const TrainConfig& cfg, const dist::Communicator& comm) {
 // Every rank looks at the file; they agree (allreduce_min), so no rank resumes alone.
 bool continues_checkpoint(const TrainConfig& cfg, const RunLayout& layout, dist::Communicator& comm, bool lead) {
   const fs::path file = layout.latest_checkpoint();
-  if (cfg.resume == "off") return false;
-  if (cfg.resume == "on") {
+  if (cfg.resume == ResumeMode::kOff) return false;
+  if (cfg.resume == ResumeMode::kOn) {
     if (!fs::exists(file)) throw UsageError(fmt::format("{}: no checkpoint at '{}'", cfg.resume_source, file.string()));
     return true;
   }
-  if (cfg.resume != "auto") throw UsageError(fmt::format("{}: '{}' is not off, on or auto", cfg.resume_source, cfg.resume));
   const bool exists = fs::exists(file);
   if (exists) {
     const auto differences = training_differences(read_checkpoint_settings(file), cfg);
@@ -545,7 +544,7 @@ TrainingResult run_training(const TrainConfig& cfg, const EndOfTraining& end_of_
     if (lead)
       std::cout << fmt::format("stopped by {} after step {}: checkpoint saved; {}\n",
                                stop_signal() == SIGINT ? "SIGINT" : "SIGTERM", st.progress.step,
-                               cfg.resume == "auto" ? "the same command continues from it (auto-resume)"
+                               cfg.resume == ResumeMode::kAuto ? "the same command continues from it (auto-resume)"
                                                     : "continue with --resume")
                 << std::flush;
     die_by_stop_signal();
