@@ -30,11 +30,14 @@ void add_switch(CLI::App& app, CliContext& ctx, bool suspend) {
   cmd->callback([o, &ctx, suspend] {
     std::string project = ctx.project(o->project);
     for (const auto& name : o->names) {
-      bool found = suspend ? ctx.jobs().suspend_job(name, project) : ctx.jobs().resume_job(name, project);
-      if (!found)
+      auto result = suspend ? ctx.jobs().suspend_job(name, project) : ctx.jobs().resume_job(name, project);
+      if (result == submit::SwitchResult::kNoJob)
         throw Error("job '" + name + "' does not exist in project '" + project +
                     "'. If the job exists in a different project, use -p <project-name>.");
-      ctx.out << "Job " << name << (suspend ? " suspended" : " resumed") << " successfully.\n";
+      if (result == submit::SwitchResult::kUnchanged)
+        ctx.out << "Job " << name << " is already suspended.\n";
+      else
+        ctx.out << "Job " << name << (suspend ? " suspended" : " resumed") << " successfully.\n";
     }
   });
 }

@@ -126,10 +126,13 @@ Reply Api::post(const std::string& path, const std::string& body) {
     if (action != "suspend" && action != "resume" && action != "delete")
       return error_reply(404, "no action '" + action + "': use suspend, resume, delete or resubmit");
     std::lock_guard<std::mutex> lock(backend_mutex_);
-    bool found = action == "suspend" ? roles_.jobs.suspend_job(name, project)
-                 : action == "resume" ? roles_.jobs.resume_job(name, project)
-                                      : roles_.jobs.delete_job(name, project);
-    if (!found) return no_job_reply(project, name);
+    using submit::SwitchResult;
+    SwitchResult result = action == "suspend" ? roles_.jobs.suspend_job(name, project)
+                          : action == "resume" ? roles_.jobs.resume_job(name, project)
+                          : roles_.jobs.delete_job(name, project) ? SwitchResult::kDone
+                                                                  : SwitchResult::kNoJob;
+    if (result == SwitchResult::kNoJob) return no_job_reply(project, name);
+    if (result == SwitchResult::kUnchanged) return json_reply({{"message", "Job " + name + " is already suspended."}});
     std::string done = action == "suspend" ? "suspended" : action == "resume" ? "resumed" : "deleted";
     return json_reply({{"message", "Job " + name + " " + done + " successfully."}});
   } catch (const UsageError& e) {

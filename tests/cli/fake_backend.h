@@ -75,8 +75,12 @@ class FakeBackend : public submit::Backend, submit::Jobs, submit::Projects {
     out << "exec in " << project << "/" << name << "\n";
     return 7;
   }
-  bool suspend_job(const std::string&, const std::string&) override { return false; }
-  bool resume_job(const std::string&, const std::string&) override { return false; }
+  submit::SwitchResult suspend_job(const std::string&, const std::string&) override {
+    return submit::SwitchResult::kNoJob;
+  }
+  submit::SwitchResult resume_job(const std::string&, const std::string&) override {
+    return submit::SwitchResult::kNoJob;
+  }
   int attach(const std::string&, const std::string&, const submit::AttachOptions&, std::ostream&,
              std::ostream&) override {
     return 3;

@@ -142,6 +142,8 @@ def case_actions(env):
     status, doc = c.post(base + "/suspend")
     check(status == 200 and doc["message"] == "Job train-a suspended successfully.", f"suspend -> {status} {doc}")
     wait_for("train-a suspended", lambda: status_of(env, "train-a") == "Suspended")
+    status, doc = c.post(base + "/suspend")
+    check(status == 200 and doc["message"] == "Job train-a is already suspended.", f"suspend again -> {status} {doc}")
     status, doc = c.post(base + "/resume")
     check(status == 200 and doc["message"] == "Job train-a resumed successfully.", f"resume -> {status} {doc}")
     wait_for("train-a running again", lambda: status_of(env, "train-a") == "Running")

@@ -49,8 +49,12 @@ class FakeJobs : public lane::submit::Jobs {
            std::ostream&, std::ostream&) override {
     return 0;
   }
-  bool suspend_job(const std::string&, const std::string&) override { return false; }
-  bool resume_job(const std::string&, const std::string&) override { return false; }
+  lane::submit::SwitchResult suspend_job(const std::string&, const std::string&) override {
+    return lane::submit::SwitchResult::kNoJob;
+  }
+  lane::submit::SwitchResult resume_job(const std::string&, const std::string&) override {
+    return lane::submit::SwitchResult::kNoJob;
+  }
   int attach(const std::string&, const std::string&, const lane::submit::AttachOptions&, std::ostream&,
              std::ostream&) override {
     return 0;

@@ -30,6 +30,10 @@ TEST_CASE("suspend stops a running job and keeps it Suspended and resume runs it
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(r.out == "Job sleeper suspended successfully.\n");
+  // Again: nothing to do, and it says so.
+  r = l.run({"suspend", "sleeper"});
+  CHECK(r.code == 0);
+  CHECK(r.out == "Job sleeper is already suspended.\n");
   auto doc = l.job("sleeper");
   CHECK(doc.value("status", "") == "Suspended");
   CHECK(doc["gpusAllocated"] == 0);

@@ -111,6 +111,12 @@ TEST_CASE("kube verbs: suspend and resume set spec.suspend / spec.runPolicy.susp
   CHECK(r.out == "Job train1 suspended successfully.\nJob dist1 suspended successfully.\n");
   CHECK(client.get(res::kJob, "runai-p", "train1")["spec"]["suspend"] == true);
   CHECK(client.get(res::kMpiJob, "runai-p", "dist1")["spec"]["runPolicy"]["suspend"] == true);
+  // Again: no patch, and it says so.
+  const std::string version = client.get(res::kMpiJob, "runai-p", "dist1")["metadata"]["resourceVersion"];
+  r = cli.run_shell("suspend dist1 -p p");
+  CHECK(r.code == 0);
+  CHECK(r.out == "Job dist1 is already suspended.\n");
+  CHECK(client.get(res::kMpiJob, "runai-p", "dist1")["metadata"]["resourceVersion"] == version);
 
   // What the Job controller does next: the pods go, the Suspended condition appears.
   client.remove(res::kPod, "runai-p", job_pod(client, "train1")["metadata"]["name"].get<std::string>());

@@ -34,6 +34,13 @@ struct AttachOptions {
   bool tty = false;            // -t: a terminal (Kubernetes only)
 };
 
+// What `suspend` / `resume` did to one job.
+enum class SwitchResult {
+  kNoJob,      // no such job in the project
+  kDone,       // suspended / resumed now
+  kUnchanged,  // suspend: it was already suspended
+};
+
 class Jobs {
  public:
   virtual ~Jobs() = default;
@@ -80,10 +87,11 @@ class Jobs {
   virtual int exec(const std::string& name, const std::string& project, const std::vector<std::string>& argv,
                    bool tty, const std::string& pod, std::ostream& out, std::ostream& err) = 0;
   // Stops a pending or running job and keeps it Suspended (the scheduler leaves it alone);
-  // resume makes it Pending again. False when the job does not exist; UsageError for a job
-  // that has ended (suspend) or is not Suspended (resume).
-  virtual bool suspend_job(const std::string& name, const std::string& project) = 0;
-  virtual bool resume_job(const std::string& name, const std::string& project) = 0;
+  // resume makes it Pending again. kNoJob when the job does not exist, kUnchanged when it is
+  // already suspended (suspend); UsageError for a job that has ended (suspend) or is not
+  // Suspended (resume).
+  virtual SwitchResult suspend_job(const std::string& name, const std::string& project) = 0;
+  virtual SwitchResult resume_job(const std::string& name, const std::string& project) = 0;
   // Waits until the job runs (up to opts.wait_seconds), writes its output to `out` as it arrives
   // until the job ends, and returns its exit code. Throws Error when the job does not exist or
   // does not start in time, JobDeleted when it is deleted meanwhile.

@@ -30,23 +30,24 @@ bool suspended_in_spec(const Json& w, bool mpi) {
 
 }  // namespace
 
-bool KubeJobs::suspend_job(const std::string& name, const std::string& project) {
+SwitchResult KubeJobs::suspend_job(const std::string& name, const std::string& project) {
   const std::string ns = ctx_.ns_of(project);
   auto w = find_workload(ns, name);
-  if (!w) return false;
+  if (!w) return SwitchResult::kNoJob;
+  const std::string kind = text(*w, "kind");
+  if (suspended_in_spec(*w, kind != kJobKind)) return SwitchResult::kUnchanged;
   auto info = describe_job(name, project);
   if (info && (info->status == JobStatus::kSucceeded || info->status == JobStatus::kFailed))
     throw UsageError(fmt::format("job '{}' is {}; only a Pending or Running job can be suspended", name,
                                  to_string(info->status)));
-  const std::string kind = text(*w, "kind");
   ctx_.client->merge_patch(workload_resource(kind), ns, name, suspend_patch(kind != kJobKind, true));
-  return true;
+  return SwitchResult::kDone;
 }
 
-bool KubeJobs::resume_job(const std::string& name, const std::string& project) {
+SwitchResult KubeJobs::resume_job(const std::string& name, const std::string& project) {
   const std::string ns = ctx_.ns_of(project);
   auto w = find_workload(ns, name);
-  if (!w) return false;
+  if (!w) return SwitchResult::kNoJob;
   const std::string kind = text(*w, "kind");
   const bool mpi = kind != kJobKind;  // MPIJob and PyTorchJob: spec.runPolicy.suspend
   if (!suspended_in_spec(*w, mpi))
@@ -54,7 +55,7 @@ bool KubeJobs::resume_job(const std::string& name, const std::string& project) {
                                  "stopped with `lanectl suspend`",
                                  name, mpi ? "spec.runPolicy.suspend" : "spec.suspend"));
   ctx_.client->merge_patch(workload_resource(kind), ns, name, suspend_patch(mpi, false));
-  return true;
+  return SwitchResult::kDone;
 }
 
 }  // namespace lane::submit::kube

@@ -43,8 +43,8 @@ class KubeJobs : public Jobs, public JobFiles {
   std::vector<std::string> delete_all_jobs(const std::string& project) override;
   int exec(const std::string& name, const std::string& project, const std::vector<std::string>& argv, bool tty,
            const std::string& pod, std::ostream& out, std::ostream& err) override;
-  bool suspend_job(const std::string& name, const std::string& project) override;
-  bool resume_job(const std::string& name, const std::string& project) override;
+  SwitchResult suspend_job(const std::string& name, const std::string& project) override;
+  SwitchResult resume_job(const std::string& name, const std::string& project) override;
   // pods/attach to the chief pod while it runs (stdin and tty as asked); a pod that has already
   // ended has its log printed instead. The exit code is the workload's outcome.
   int attach(const std::string& name, const std::string& project, const AttachOptions& opts, std::ostream& out,

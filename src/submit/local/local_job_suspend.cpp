@@ -12,13 +12,13 @@
 
 namespace lane::submit::local {
 
-bool LocalJobs::suspend_job(const std::string& name, const std::string& project) {
+SwitchResult LocalJobs::suspend_job(const std::string& name, const std::string& project) {
   PassEffects effects;
   {
     WriteTransaction tx(st_.db);
     auto row = load_job_row(st_.db, project, name, false);
-    if (!row) return false;
-    if (row->status == JobStatus::kSuspended) return true;
+    if (!row) return SwitchResult::kNoJob;
+    if (row->status == JobStatus::kSuspended) return SwitchResult::kUnchanged;
     try {
       // A new attempt: the stopped attempt's supervisor records nothing (finish_attempt checks it).
       local::suspend_job(st_.db, row->id, "suspended by lanectl suspend");
@@ -34,15 +34,15 @@ bool LocalJobs::suspend_job(const std::string& name, const std::string& project)
     tx.commit();
   }
   terminate_supervisors(effects);
-  return true;
+  return SwitchResult::kDone;
 }
 
-bool LocalJobs::resume_job(const std::string& name, const std::string& project) {
+SwitchResult LocalJobs::resume_job(const std::string& name, const std::string& project) {
   PassEffects effects;
   {
     WriteTransaction tx(st_.db);
     auto row = load_job_row(st_.db, project, name, false);
-    if (!row) return false;
+    if (!row) return SwitchResult::kNoJob;
     try {
       local::resume_job(st_.db, row->id, "waiting for the scheduler");
     } catch (const JobTransitionRefused&) {
@@ -54,7 +54,7 @@ bool LocalJobs::resume_job(const std::string& name, const std::string& project) 
     tx.commit();
   }
   terminate_supervisors(effects);
-  return true;
+  return SwitchResult::kDone;
 }
 
 }  // namespace lane::submit::local

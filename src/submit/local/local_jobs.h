@@ -30,8 +30,8 @@ class LocalJobs : public Jobs, public JobFiles {
            bool tty, const std::string& pod, std::ostream& out, std::ostream& err) override;
   // Suspend stops the job's supervisor as preemption does (SIGTERM, then SIGKILL) and keeps the
   // row 'Suspended', which the scheduling pass does not see; resume makes it 'Pending'.
-  bool suspend_job(const std::string& name, const std::string& project) override;
-  bool resume_job(const std::string& name, const std::string& project) override;
+  SwitchResult suspend_job(const std::string& name, const std::string& project) override;
+  SwitchResult resume_job(const std::string& name, const std::string& project) override;
   // Follows the job's output log (from its start) until the job ends; stdin is not forwarded
   // (a local job's stdin is /dev/null).
   int attach(const std::string& name, const std::string& project, const AttachOptions& opts, std::ostream& out,
