@@ -83,6 +83,7 @@ submit::PvcMount parse_existing_pvc(const std::string& value) {
   m.claim = required(f, value, kv, "claimname");
   m.mount_path = required(f, value, kv, "path");
   m.read_only = kv.words.count("ro") > 0;
+  m.must_exist = true;
   check_mount_path(f, value, m.mount_path);
   return m;
 }

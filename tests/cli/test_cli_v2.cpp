@@ -39,4 +39,20 @@ TEST_CASE("v2 --new-pvc claimname creates the claim under its name, once", "[cli
   r = l.run({"training", "submit", "j3", "-i", "x", "--existing-pvc", "claimname=scratch,path=/s", "-c", "--", "true"});
   INFO(r.err);
   CHECK(r.code == 0);
+  // A claim that does not exist is refused before anything is made (--pvc NAME:PATH would create
+  // it, as runai does; --existing-pvc says the claim is there): a misspelt name is not an empty
+  // new volume.
+  r = l.run({"training", "submit", "j4", "-i", "x", "--existing-pvc", "claimname=scrach,path=/s", "-c", "--", "true"});
+  CHECK(r.code == 2);
+  CHECK(has(r.err, "--existing-pvc claimname=scrach: project 'default' has no claim 'scrach' (its claims: scratch)"));
+  CHECK(has(r.err, "--new-pvc claimname=scrach,size=SIZE,path=/s"));
+  CHECK(l.run({"describe", "job", "j4"}).code != 0);
+  r = l.run({"volume", "list", "-o", "json"});
+  CHECK(nlohmann::json::parse(r.out)["items"].size() == 1);
+  // The claim must be the job's project's.
+  REQUIRE(l.run({"project", "create", "team-b", "--gpu-quota", "1"}).code == 0);
+  r = l.run({"training", "submit", "j5", "-p", "team-b", "-i", "x", "--existing-pvc", "claimname=x,path=/s", "-c",
+             "--", "true"});
+  CHECK(r.code == 2);
+  CHECK(has(r.err, "project 'team-b' has no claim 'x' (it has no claims)"));
 }

@@ -73,6 +73,11 @@ TEST_CASE("v2 flags on Kubernetes: resources, claims, host paths, node pool, TTL
   const Json claim = c.pod_spec("t2")["volumes"][0]["persistentVolumeClaim"];
   CHECK(claim["claimName"] == "scratch");
   CHECK(claim["readOnly"] == true);
+  // A claim that is not there: refused before anything is created, naming the flag.
+  auto r = c.cli.run_shell("training submit t3 -i busybox --existing-pvc claimname=scrach,path=/s -c -- true");
+  CHECK(r.code == 2);
+  CHECK(r.out.find("--existing-pvc claimname=scrach: claim 'scrach' does not exist in runai-team") != std::string::npos);
+  CHECK(!c.client.try_get(res::kJob, kNs, "t3"));
 }
 
 TEST_CASE("v2 flags on Kubernetes: --port service-type and --external-url make the Service and Ingress", "[cli][fast]") {

@@ -74,10 +74,12 @@ std::string normalized(std::string text, const Lanectl& l) {
   return std::regex_replace(text, std::regex(R"(\b\d+(ms|s|m|h|d)\b)"), "<age>");
 }
 
-// Nodes, a project and, when the row names it, a finished job j1.
+// Nodes, a project and, when the row names them, the claim `data` and a finished job j1.
 void prepare(const Lanectl& l, const Row& row) {
   REQUIRE(l.run({"cluster", "set-nodes", "node-a=2"}).code == 0);
   REQUIRE(l.run({"project", "create", "team-a", "--gpu-quota", "1"}).code == 0);
+  if (has(row.line, "claimname=data,"))  // --existing-pvc mounts only a claim that exists
+    REQUIRE(l.run({"submit", "mkdata", "-i", "x", "--pvc", "data:/data", "--command", "--", "true"}).code == 0);
   if (!has(row.line, " j1")) return;
   REQUIRE(l.run({"submit", "j1", "-i", "x", "--command", "--", "echo", "hello"}).code == 0);
   REQUIRE(l.wait_status("j1", {"Succeeded"}).value("status", "") == "Succeeded");
@@ -89,6 +91,8 @@ nlohmann::json stored_spec(const Lanectl& l, const RunResult& submitted) {
   REQUIRE(std::regex_search(submitted.out, m, std::regex("The job '([^']+)'")));
   nlohmann::json spec = l.job(m[1].str())["spec"];
   spec.erase("cliArgv");
+  if (spec.contains("pvcs"))
+    for (auto& pvc : spec["pvcs"]) pvc.erase("mustExist");  // --existing-pvc's one difference from --pvc
   return spec;
 }
 

@@ -22,7 +22,7 @@ JobSpec sleeper(const std::string& name, double gpu) {
   s.project = "lane-detection";
   s.image = "busybox";
   s.gpu = gpu;
-  s.pvcs.push_back({true, "", "", "1Gi", "/data", false});
+  s.pvcs.push_back({true, "", "", "1Gi", "/data", false, false});
   s.user = "researcher";
   return s;
 }

@@ -241,8 +241,8 @@ TEST_CASE("JobFiles paths: clean absolute paths only, mounts matched deepest fir
   CHECK(relative_path_under("/a", "") == "");
 
   JobSpec s;
-  s.pvcs.push_back({false, "data", "", "", "/mnt", true});
-  s.pvcs.push_back({false, "runs", "", "", "/mnt/runs", false});
+  s.pvcs.push_back({false, "data", "", "", "/mnt", true, false});
+  s.pvcs.push_back({false, "runs", "", "", "/mnt/runs", false, false});
   s.volumes.push_back({"/host/out", "/out", false});
   auto a = locate_in_mounts(s, "/mnt/runs/metrics.jsonl");
   REQUIRE(a);

@@ -23,8 +23,8 @@ JobSpec valid_spec() {
   s.project = "lane-detection";
   s.image = "scnn-train";
   s.gpu = 1;
-  s.pvcs.push_back({true, "", "", "10Gi", "/data", false});
-  s.pvcs.push_back({false, "pvc-download-tusimple-data-0", "", "", "/mnt", true});
+  s.pvcs.push_back({true, "", "", "10Gi", "/data", false, false});
+  s.pvcs.push_back({false, "pvc-download-tusimple-data-0", "", "", "/mnt", true, false});
   s.volumes.push_back({"/host", "/in", true});
   s.env.push_back({"BATCH_SIZE", "33"});
   s.ports.push_back(lane::submit::parse_port("30080:80"));

@@ -26,7 +26,7 @@ JobSpec seed_download() {
   s.name = "download-tusimple-data";
   s.project = "lane-detection";
   s.image = "muneer7589/download-tusimple:1.0";
-  s.pvcs.push_back({true, "", "azurenetappfiles", "100Gi", "/mnt", false});
+  s.pvcs.push_back({true, "", "azurenetappfiles", "100Gi", "/mnt", false, false});
   s.cli_argv = {"lanectl", "submit", "--name", "download-tusimple-data", "--pvc", "azurenetappfiles:100Gi:/mnt",
                 "--image", "muneer7589/download-tusimple:1.0"};
   s.user = "verronmartina";
@@ -44,7 +44,7 @@ JobSpec seed_training() {
   s.large_shm = true;
   s.processes = 3;
   s.gpu = 1;
-  s.pvcs.push_back({false, "pvc-download-tusimple-data-0", "", "", "/mnt", false});
+  s.pvcs.push_back({false, "pvc-download-tusimple-data-0", "", "", "/mnt", false, false});
   s.env = {{"USE_WORKERS", "true"}, {"NUM_WORKERS", "4"},    {"BATCH_SIZE", "33"},
            {"USE_VAL", "false"},    {"VAL_BATCH_SIZE", "99"}, {"ENABLE_SNAPSHOT", "true"},
            {"PVC_NAME", "pvc-download-tusimple-data-0"}};

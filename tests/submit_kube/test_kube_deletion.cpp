@@ -145,13 +145,13 @@ TEST_CASE("kube deletion: a claim being deleted is refused before anything is cr
   };
   going("shared-data");
   JobSpec mounts = training();
-  mounts.pvcs.push_back({false, "shared-data", "", "", "/mnt", false});
+  mounts.pvcs.push_back({false, "shared-data", "", "", "/mnt", false, false});
   CHECK_THROWS_WITH(d.backend.jobs().submit(mounts),
                     Catch::Contains("--pvc: claim 'shared-data' in runai-lane-detection is being deleted") &&
                         Catch::Contains("kubectl get pvc shared-data -n runai-lane-detection"));
   going("pvc-dist-lane-detection-training-0");  // left by an earlier run of the job, now going
   JobSpec creates = training();
-  creates.pvcs.push_back({true, "", "azurenetappfiles", "10Gi", "/data", false});
+  creates.pvcs.push_back({true, "", "azurenetappfiles", "10Gi", "/data", false, false});
   CHECK_THROWS_WITH(d.backend.jobs().submit(creates), Catch::Contains("claim 'pvc-dist-lane-detection-training-0'"));
   CHECK_FALSE(d.client->try_get(res::kMpiJob, kNs, "dist-lane-detection-training"));
 }

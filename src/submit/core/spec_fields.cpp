@@ -32,8 +32,10 @@ const char* preemptibility_name(Preemptibility p) {
 json encode(const EnvVar& e) { return {{"name", e.name}, {"value", e.value}}; }
 json encode(const Quantity& q) { return q.text(); }  // as written: "" when not given
 json encode(const PvcMount& p) {
-  return {{"create", p.create}, {"claim", p.claim}, {"storageClass", p.storage_class},
-          {"size", encode(p.size)}, {"mountPath", p.mount_path}, {"readOnly", p.read_only}};
+  json j = {{"create", p.create}, {"claim", p.claim}, {"storageClass", p.storage_class},
+            {"size", encode(p.size)}, {"mountPath", p.mount_path}, {"readOnly", p.read_only}};
+  if (p.must_exist) j["mustExist"] = true;  // only then: specs stored without it stay as they were
+  return j;
 }
 json encode(const HostMount& v) {
   return {{"hostPath", v.host_path}, {"containerPath", v.container_path}, {"readOnly", v.read_only}};
@@ -61,7 +63,7 @@ void decode(const json& j, EnvVar& e) { e = {j.value("name", ""), j.value("value
 void decode(const json& j, Quantity& q) { q = Quantity(j.get<std::string>()); }
 void decode(const json& j, PvcMount& p) {
   p = {j.value("create", false), j.value("claim", ""), j.value("storageClass", ""),
-       j.value("size", ""), j.value("mountPath", ""), j.value("readOnly", false)};
+       j.value("size", ""), j.value("mountPath", ""), j.value("readOnly", false), j.value("mustExist", false)};
 }
 void decode(const json& j, HostMount& v) {
   v = {j.value("hostPath", ""), j.value("containerPath", ""), j.value("readOnly", false)};

@@ -35,6 +35,8 @@ struct PvcMount {
   Quantity size;               // new claims only ("3Gi"; at least kMinPvcBytes: validate.h)
   std::string mount_path;      // absolute path inside the job
   bool read_only = false;
+  bool must_exist = false;     // --existing-pvc: a missing claim is an error (the local backend
+                               // creates a missing claim of --pvc CLAIM:PATH, as runai does)
 };
 
 // The claim a new --pvc entry creates: pvc-<job>-<index> (index counts all --pvc entries).

@@ -86,9 +86,13 @@ void KubeJobs::check_claims(const std::string& ns, const JobSpec& spec, const st
     if (m.create) continue;
     auto claim = ctx_.client->try_get(res::kPvc, ns, m.claim);
     if (!claim) {
-      throw UsageError(fmt::format("--pvc: claim '{}' does not exist in {}; create it first or use the "
-                                   "StorageClass:Size:Path form",
-                                   m.claim, ns));
+      throw UsageError(m.must_exist ? fmt::format("--existing-pvc claimname={}: claim '{}' does not exist in {}; "
+                                                  "create it first or let the job create it with --new-pvc "
+                                                  "claimname={},size=SIZE,path={}",
+                                                  m.claim, m.claim, ns, m.claim, m.mount_path)
+                                    : fmt::format("--pvc: claim '{}' does not exist in {}; create it first or use "
+                                                  "the StorageClass:Size:Path form",
+                                                  m.claim, ns));
     }
     refuse_if_going(*claim);
   }

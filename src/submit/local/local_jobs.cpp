@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/clock.h"
 #include "common/error.h"
@@ -31,6 +32,19 @@ bool path_within(const std::string& path, const std::string& root) {
       .has_value();
 }
 
+// --existing-pvc names a claim the project does not have.
+UsageError missing_claim(LocalVolumes& volumes, const PvcMount& p, const std::string& project) {
+  std::vector<std::string> claims;
+  for (const auto& v : volumes.list())
+    if (volumes.owner(v.name) == project) claims.push_back(v.name);
+  return UsageError(fmt::format(
+      "--existing-pvc claimname={}: project '{}' has no claim '{}' ({}). Check the name with `lanectl volume list "
+      "-p {}`, or let the job create it with --new-pvc claimname={},size=SIZE,path={}",
+      p.claim, project, p.claim,
+      claims.empty() ? "it has no claims" : "its claims: " + fmt::format("{}", fmt::join(claims, ", ")), project,
+      p.claim, p.mount_path));
+}
+
 }  // namespace
 
 void LocalJobs::validate(const JobSpec& spec) {
@@ -44,7 +58,8 @@ void LocalJobs::validate(const JobSpec& spec) {
         "set-network {} --allow-host-network`, or submit without --host-network",
         spec.project, spec.project));
   for (const auto& p : spec.pvcs) {
-    if (p.create || !st_.volumes.find(p.claim)) continue;  // a missing named claim is created by submit
+    if (!p.create && p.must_exist && !st_.volumes.find(p.claim)) throw missing_claim(st_.volumes, p, spec.project);
+    if (p.create || !st_.volumes.find(p.claim)) continue;  // a missing --pvc CLAIM:PATH is created by submit
     std::string owner = st_.volumes.owner(p.claim);
     if (!owner.empty() && owner != spec.project)
       throw UsageError(fmt::format(
