@@ -72,6 +72,29 @@ TEST_CASE("checkpoint round trip restores model, optimiser, progress and RNG", "
   CHECK_THROWS_AS(train::read_checkpoint_info(dir.path / "missing.pt"), UsageError);
 }
 
+TEST_CASE("a CheckpointFile reads the file once: settings, shape and weights come from that read", "[trainer][fast]") {
+  test::ScratchDir dir("ckpt_file");
+  torch::manual_seed(5);
+  model::Scnn net(tiny_model());
+  torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
+  one_step(net, opt);
+  const auto path = dir.path / "checkpoint_latest.pt";
+  train::save_checkpoint(path, net, opt, {3, 0, 3, -1}, {net->config(), 16}, {{"lr", 0.1}});
+
+  train::CheckpointFile checkpoint(path);
+  // What the resume of a run does between its settings check and the load: the file may change
+  // (a restore, another writer); what was checked is what is loaded.
+  std::filesystem::remove(path);
+  CHECK(checkpoint.settings() == nlohmann::json{{"lr", 0.1}});
+  CHECK(checkpoint.info().crop_top == 16);
+  torch::manual_seed(99);
+  model::Scnn other(tiny_model());
+  torch::optim::SGD other_opt(other->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
+  CHECK(checkpoint.load_into(other, &other_opt).step == 3);
+  CHECK(same_parameters(net, other));
+  CHECK_THROWS_WITH(train::CheckpointFile(path), Catch::Contains("does not exist"));
+}
+
 TEST_CASE("a channels-last run's checkpoint loads into a contiguous model in its own layout", "[trainer][fast]") {
   test::ScratchDir dir("ckpt_layout");
   torch::manual_seed(5);

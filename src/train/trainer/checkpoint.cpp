@@ -150,9 +150,7 @@ std::optional<std::vector<torch::Tensor>> read_cuda_rng_states(torch::serialize:
 }
 
 std::optional<std::vector<torch::Tensor>> read_checkpoint_cuda_rng_states(const fs::path& path) {
-  torch::serialize::InputArchive archive;
-  open_archive(path, archive);
-  return read_cuda_rng_states(archive);
+  return CheckpointFile(path).cuda_rng_states();
 }
 
 std::string serialize_checkpoint(model::Scnn& net, torch::optim::Optimizer& opt, const TrainingProgress& p,
@@ -194,68 +192,76 @@ void remove_stale_checkpoint_temporaries(const fs::path& dir) {
   }
 }
 
-CheckpointModelInfo read_checkpoint_info(const fs::path& path) {
-  torch::serialize::InputArchive archive;
-  open_archive(path, archive);
+CheckpointFile::CheckpointFile(fs::path path) : path_(std::move(path)) { open_archive(path_, archive_); }
+
+CheckpointModelInfo CheckpointFile::info() {
   try {
-    return info_from_json(nlohmann::json::parse(tensor_string(read_tensor(archive, "model_info"))));
+    return info_from_json(nlohmann::json::parse(tensor_string(read_tensor(archive_, "model_info"))));
   } catch (const std::exception& e) {
-    throw UsageError(fmt::format("checkpoint '{}' has no readable model description: {}", path.string(),
+    throw UsageError(fmt::format("checkpoint '{}' has no readable model description: {}", path_.string(),
                                  without_backtrace(e.what())));
   }
 }
 
-nlohmann::json read_checkpoint_settings(const fs::path& path) {
-  torch::serialize::InputArchive archive;
-  open_archive(path, archive);
+nlohmann::json CheckpointFile::settings() {
   torch::Tensor text;
-  if (!archive.try_read("settings", text)) return nullptr;
+  if (!archive_.try_read("settings", text)) return nullptr;
   auto settings = nlohmann::json::parse(tensor_string(text), nullptr, /*allow_exceptions=*/false);
   if (settings.is_discarded())
-    throw UsageError(fmt::format("checkpoint '{}' has an unreadable settings record", path.string()));
+    throw UsageError(fmt::format("checkpoint '{}' has an unreadable settings record", path_.string()));
   return settings;
 }
 
-TrainingProgress load_checkpoint(const fs::path& path, model::Scnn& net, torch::optim::Optimizer* opt) {
-  const CheckpointModelInfo info = read_checkpoint_info(path);
+std::optional<std::vector<torch::Tensor>> CheckpointFile::cuda_rng_states() { return read_cuda_rng_states(archive_); }
+
+TrainingProgress CheckpointFile::load_into(model::Scnn& net, torch::optim::Optimizer* opt) {
+  const CheckpointModelInfo stored = info();
   const auto& have = net->config();
-  if (info.model.num_classes != have.num_classes || info.model.input_height != have.input_height ||
-      info.model.input_width != have.input_width || info.model.width_mult != have.width_mult)
+  const std::string path = path_.string();
+  if (stored.model.num_classes != have.num_classes || stored.model.input_height != have.input_height ||
+      stored.model.input_width != have.input_width || stored.model.width_mult != have.width_mult)
     throw UsageError(fmt::format(
         "checkpoint '{}' was trained with {} classes, {}x{} input, width {}; the run asks for {} classes, "
         "{}x{}, width {} (use the same --model/--num-classes/--input-height/--input-width)",
-        path.string(), info.model.num_classes, info.model.input_height, info.model.input_width,
-        info.model.width_mult, have.num_classes, have.input_height, have.input_width, have.width_mult));
+        path, stored.model.num_classes, stored.model.input_height, stored.model.input_width,
+        stored.model.width_mult, have.num_classes, have.input_height, have.input_width, have.width_mult));
   // The message passing's edge rule and kernel change what the weights compute.
-  if (info.model.update_first_slice != have.update_first_slice || info.model.scnn_kernel != have.scnn_kernel)
+  if (stored.model.update_first_slice != have.update_first_slice || stored.model.scnn_kernel != have.scnn_kernel)
     throw UsageError(fmt::format(
         "checkpoint '{}' was trained with --scnn-edge {} and a message-passing kernel of {}; the run asks for "
         "--scnn-edge {} and {} (use the checkpoint's)",
-        path.string(), info.model.update_first_slice ? "orig" : "pad", info.model.scnn_kernel,
+        path, stored.model.update_first_slice ? "orig" : "pad", stored.model.scnn_kernel,
         have.update_first_slice ? "orig" : "pad", have.scnn_kernel));
-  torch::serialize::InputArchive archive;
-  open_archive(path, archive);
   torch::serialize::InputArchive model_archive;
-  archive.read("model", model_archive);
+  archive_.read("model", model_archive);
   net->load(model_archive);
   net->set_memory_format(net->memory_format());  // the model's layout, whatever the saving run's was
   TrainingProgress p;
-  const auto counters = read_tensor(archive, "progress");
+  const auto counters = read_tensor(archive_, "progress");
   p.step = counters[0].item<int64_t>();
   p.epoch = counters[1].item<int64_t>();
   p.batch_in_epoch = counters[2].item<int64_t>();
-  p.best_accuracy = read_tensor(archive, "best_accuracy")[0].item<double>();
+  p.best_accuracy = read_tensor(archive_, "best_accuracy")[0].item<double>();
   if (opt != nullptr) {
     torch::serialize::InputArchive opt_archive;
-    archive.read("optimizer", opt_archive);
+    archive_.read("optimizer", opt_archive);
     opt->load(opt_archive);
-    auto gen = at::detail::getDefaultCPUGenerator();
-    std::lock_guard<std::mutex> lock(gen.mutex());
-    gen.set_state(read_tensor(archive, "rng_cpu"));
+    {
+      auto gen = at::detail::getDefaultCPUGenerator();
+      std::lock_guard<std::mutex> lock(gen.mutex());
+      gen.set_state(read_tensor(archive_, "rng_cpu"));
+    }
+    if (auto cuda = read_cuda_rng_states(archive_)) restore_cuda_rng_states(*cuda, path);
   }
-  if (opt != nullptr)
-    if (auto cuda = read_cuda_rng_states(archive)) restore_cuda_rng_states(*cuda, path.string());
   return p;
+}
+
+CheckpointModelInfo read_checkpoint_info(const fs::path& path) { return CheckpointFile(path).info(); }
+
+nlohmann::json read_checkpoint_settings(const fs::path& path) { return CheckpointFile(path).settings(); }
+
+TrainingProgress load_checkpoint(const fs::path& path, model::Scnn& net, torch::optim::Optimizer* opt) {
+  return CheckpointFile(path).load_into(net, opt);
 }
 
 }  // namespace lane::train

@@ -43,6 +43,29 @@ void save_checkpoint(const std::filesystem::path& path, model::Scnn& net, torch:
 // killed while saving leaves. Called when training starts and before each save.
 void remove_stale_checkpoint_temporaries(const std::filesystem::path& dir);
 
+// A checkpoint file read and verified (its digest) once, for a caller that needs several of its
+// parts: the resume of a training run reads its settings, its model shape and then the weights.
+// The constructor throws lane::UsageError for a missing, damaged or foreign file.
+class CheckpointFile {
+ public:
+  explicit CheckpointFile(std::filesystem::path path);
+  CheckpointFile(const CheckpointFile&) = delete;
+  CheckpointFile& operator=(const CheckpointFile&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  CheckpointModelInfo info();
+  nlohmann::json settings();  // null when it has none (see read_checkpoint_settings)
+  std::optional<std::vector<torch::Tensor>> cuda_rng_states();
+  // Restores weights, and when `opt` is given the optimiser state and the CPU and CUDA RNG
+  // states. The model must have the stored shape (lane::UsageError otherwise).
+  TrainingProgress load_into(model::Scnn& net, torch::optim::Optimizer* opt);
+
+ private:
+  std::filesystem::path path_;
+  torch::serialize::InputArchive archive_;
+};
+
+// One part of a checkpoint file, for a caller that needs only that (each reads the whole file).
 // Model shape stored in a checkpoint (for predict). Throws lane::UsageError for a bad file.
 CheckpointModelInfo read_checkpoint_info(const std::filesystem::path& path);
 // The settings record stored in a checkpoint; null when it has none (saved outside a training run

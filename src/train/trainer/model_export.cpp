@@ -14,9 +14,10 @@ namespace lane::train {
 
 ExportSummary run_export(const ExportOptions& o) {
   if (o.out.empty()) throw UsageError("--out is required: the TorchScript file to write");
-  const auto info = read_checkpoint_info(o.checkpoint);
+  CheckpointFile checkpoint(o.checkpoint);
+  const auto info = checkpoint.info();
   model::Scnn net(info.model);
-  load_checkpoint(o.checkpoint, net, nullptr);
+  checkpoint.load_into(net, nullptr);
   net->eval();
   torch::NoGradGuard no_grad;
 

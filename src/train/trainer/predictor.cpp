@@ -111,12 +111,13 @@ std::string PredictTiming::describe() const {
 
 PredictSummary run_predict(const PredictOptions& o) {
   if (o.threads > 0) torch::set_num_threads(o.threads);
-  const auto info = read_checkpoint_info(o.checkpoint);
+  CheckpointFile checkpoint(o.checkpoint);
+  const auto info = checkpoint.info();
   // Checkpoints hold CPU tensors whatever device trained them, so any checkpoint runs on either.
   const DeviceChoice device_choice = select_device(o.device, o.device_source);
   const torch::Device device = torch_device(device_choice);
   model::Scnn net(info.model);
-  const int64_t trained_steps = load_checkpoint(o.checkpoint, net, nullptr).step;
+  const int64_t trained_steps = checkpoint.load_into(net, nullptr).step;
   net->to(device);
   net->eval();
   torch::NoGradGuard no_grad;

@@ -13,6 +13,7 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <optional>
 
 #include <fmt/format.h>
@@ -168,17 +169,20 @@ Loaders open_loaders(const TrainConfig& cfg, const dist::Communicator& comm) {
 // Whether the run continues the checkpoint in its output dir. --resume on: always (it must exist).
 // auto: when it exists, and only if its run had the same training settings (else exit 2 with the
 // differences: a restarted job never continues another run, nor overwrites it); none: step 0.
-// Every rank looks at the file; they agree (allreduce_min), so no rank resumes alone.
-bool continues_checkpoint(const TrainConfig& cfg, const RunLayout& layout, dist::Communicator& comm, bool lead) {
+// Every rank looks at the file; they agree (allreduce_min), so no rank resumes alone. Returns the
+// checkpoint, read once (null: start at step 0).
+std::unique_ptr<CheckpointFile> continues_checkpoint(const TrainConfig& cfg, const RunLayout& layout,
+                                                     dist::Communicator& comm, bool lead) {
   const fs::path file = layout.latest_checkpoint();
-  if (cfg.resume == ResumeMode::kOff) return false;
+  if (cfg.resume == ResumeMode::kOff) return nullptr;
   if (cfg.resume == ResumeMode::kOn) {
     if (!fs::exists(file)) throw UsageError(fmt::format("{}: no checkpoint at '{}'", cfg.resume_source, file.string()));
-    return true;
+    return std::make_unique<CheckpointFile>(file);
   }
-  const bool exists = fs::exists(file);
-  if (exists) {
-    const auto differences = training_differences(read_checkpoint_settings(file), cfg);
+  std::unique_ptr<CheckpointFile> checkpoint;
+  if (fs::exists(file)) {
+    checkpoint = std::make_unique<CheckpointFile>(file);
+    const auto differences = training_differences(checkpoint->settings(), cfg);
     if (!differences.empty()) {
       std::string list;
       for (const auto& d : differences) list += (list.empty() ? "" : "; ") + d;
@@ -189,27 +193,28 @@ bool continues_checkpoint(const TrainConfig& cfg, const RunLayout& layout, dist:
           cfg.resume_source, file.string(), list));
     }
   }
-  const bool all = comm.allreduce_min(exists ? 1 : 0) == 1;
+  const bool all = comm.allreduce_min(checkpoint ? 1 : 0) == 1;
   if (lead && !all)
     std::cout << fmt::format("scnn-train: auto-resume: no checkpoint in '{}' yet: starting at step 0\n",
                              layout.dir.string());
-  return all;
+  if (!all) checkpoint.reset();
+  return checkpoint;
 }
 
 // Where the run starts: step 0, or the latest checkpoint (continues_checkpoint; restored on the
 // CPU). Then the same starting point on every rank (parameters, BN buffers, momentum),
 // Horovod-style; the broadcasts work on host memory, so they run before the move to the device.
-TrainingProgress start_point(const TrainConfig& cfg, const RunLayout& layout, dist::Communicator& comm, bool resume,
+TrainingProgress start_point(const TrainConfig& cfg, CheckpointFile* checkpoint, dist::Communicator& comm,
                              model::Scnn& net, torch::optim::SGD& opt, torch::Device device) {
   TrainingProgress progress;
-  if (resume) {
+  if (checkpoint != nullptr) {
     // The frames' crop is the data's geometry: the rest of the run must see the same frames.
-    const int crop = read_checkpoint_info(layout.latest_checkpoint()).crop_top;
+    const int crop = checkpoint->info().crop_top;
     if (crop != cfg.crop_top)
       throw UsageError(fmt::format("--resume: the checkpoint was trained with --crop-top {}, this run asks for {}; "
                                    "resume with --crop-top {}",
                                    crop, cfg.crop_top, crop));
-    progress = load_checkpoint(layout.latest_checkpoint(), net, &opt);
+    progress = checkpoint->load_into(net, &opt);
   }
   dist::broadcast_module(comm, *net);
   dist::broadcast_optimizer_state(comm, opt);
@@ -510,8 +515,11 @@ TrainingResult run_training(const TrainConfig& cfg, const EndOfTraining& end_of_
   Loaders loaders = open_loaders(cfg, *comm);
   const LrSchedule schedule{cfg.lr, cfg.warmup_steps, loaders.total_steps, cfg.poly_power};
   LoopState st;
-  const bool resumed = continues_checkpoint(cfg, layout, *comm, lead);
-  st.progress = start_point(cfg, layout, *comm, resumed, net, opt, compute.device);
+  const bool resumed = [&] {
+    auto checkpoint = continues_checkpoint(cfg, layout, *comm, lead);  // freed once loaded
+    st.progress = start_point(cfg, checkpoint.get(), *comm, net, opt, compute.device);
+    return checkpoint != nullptr;
+  }();
   net->set_memory_format(compute.memory_format);
   // CUDA parameters make the synchronizer reduce with NCCL (bootstrapped over this communicator).
   dist::GradientSynchronizer sync(*comm, net->parameters(), dist::kDefaultFusionThresholdBytes);
