@@ -13,8 +13,8 @@ namespace {
 volatile std::sig_atomic_t g_signal = 0;
 volatile std::sig_atomic_t g_first_second = 0;  // CLOCK_MONOTONIC seconds of the first signal
 
-// One stop often arrives twice at once: the local backend signals the job's process group and
-// the sandbox's init passes the signal on to every process. A second signal counts from 2 s on.
+// One stop may arrive twice at once: a signal to the process group, and a launcher or init that
+// passes it on. A second signal counts from 2 s on.
 constexpr long kRepeatSeconds = 2;
 
 long monotonic_seconds() {

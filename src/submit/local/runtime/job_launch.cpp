@@ -97,6 +97,7 @@ LaunchPlan make_launch_plan(const JobSpec& spec, const nlohmann::json& placement
   namespace fs = std::filesystem;
   LaunchPlan plan;
   plan.bin_dir = fs::path(lanectl_exe).parent_path().string();
+  plan.init_exe = relocate(lanectl_exe, plan.bin_dir, kJobBinDir);
   std::vector<std::string> command = job_command(spec);
   for (auto& word : command) word = relocate(word, plan.bin_dir, kJobBinDir);
   // Only what the job spec says, plus what a process needs: never the submitter's environment.
@@ -123,6 +124,7 @@ LaunchPlan make_launch_plan(const JobSpec& spec, const nlohmann::json& placement
     }
     plan.argv.insert(plan.argv.end(), {relocate(lanectl_exe, plan.bin_dir, kJobBinDir), "__rank", rank_gpus, "--"});
     plan.argv.insert(plan.argv.end(), command.begin(), command.end());
+    plan.stop_command_last = true;
   } else if (spec.type == JobType::kPyTorch) {
     // Master and workers as torchrun starts them on one node: `lanectl __torchrun` forks one
     // process per placement entry inside the job's sandbox (so in its network namespace).

@@ -40,6 +40,12 @@ struct LaunchPlan {
   uint64_t shm_bytes = 64ull << 20;                       // tmpfs /dev/shm size
   std::string working_dir = "/tmp";
   bool host_network = false;  // --host-network: the host's network namespace, else its own (loopback only)
+  // A stop signals the command last: its other processes first, and the command once they are
+  // gone. For MPI jobs, whose command is mpirun: stopped, it stops relaying its ranks' output and
+  // SIGKILLs them 2 s later, while a rank that saves its checkpoint on SIGTERM needs longer and
+  // prints what it saved.
+  bool stop_command_last = false;
+  std::string init_exe;  // lanectl as the job sees it (under kJobBinDir): bubblewrap runs `__job-init` of it
   // Filled in by the supervisor: the job's uid/gid, the job API directory (host), and the
   // generated /etc/passwd and /etc/group that name the job's user.
   uid_t uid = 0;

@@ -16,6 +16,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <functional>
+#include <iostream>
+#include <optional>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -115,12 +119,108 @@ void hide_command_line() {
   prctl(PR_SET_NAME, "job-init");
 }
 
-// PID 1 of the job's namespace: builds the root, runs the command as PID 2, reaps orphans,
-// passes SIGTERM on to every process of the job (also those that left the session), and exits
-// when the command ends, which makes the kernel kill whatever is left in the namespace. After a
-// stop (SIGTERM, SIGINT, SIGHUP) it exits once every process has ended instead: a launcher such
-// as mpirun may end before the ranks it started, which are still saving their checkpoint (the
-// supervisor's SIGKILL after the grace period bounds the wait).
+constexpr int kInitSignals[] = {SIGTERM, SIGINT, SIGHUP, SIGCHLD};
+bool is_stop(int sig) { return sig == SIGTERM || sig == SIGINT || sig == SIGHUP; }
+
+// PID 1's signals: handled (PID 1 gets no signal it has no handler for) and blocked, for
+// sigtimedwait; `waited` receives the set.
+void take_init_signals(sigset_t& waited) {
+  sigemptyset(&waited);
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  for (int sig : kInitSignals) {
+    sigaction(sig, &sa, nullptr);
+    sigaddset(&waited, sig);
+  }
+  sigprocmask(SIG_BLOCK, &waited, nullptr);
+}
+
+// The processes of this PID namespace other than PID 1 and `command`, zombies left out.
+std::vector<pid_t> other_processes(pid_t command) {
+  std::vector<pid_t> pids;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = static_cast<pid_t>(std::atol(name.c_str()));
+    if (pid == 1 || pid == command) continue;
+    std::ifstream stat(e.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    const auto close = line.rfind(')');
+    if (close == std::string::npos || close + 2 >= line.size() || line[close + 2] == 'Z') continue;
+    pids.push_back(pid);
+  }
+  return pids;
+}
+
+// PID 1's duty once the command (a child in its own process group) runs, in either mechanism:
+// reap orphans, and end with the command. A stop (SIGTERM, SIGINT, SIGHUP) goes on to every
+// process of the job, also those that left the session; after it, PID 1 ends once every process
+// has ended, not with the command: a launcher such as mpirun may end before the ranks it started,
+// which are still saving their checkpoint (the supervisor's SIGKILL after the grace period bounds
+// the wait). With `command_last`, the stop reaches the other processes first (those there when
+// it arrives: what they start while saving is theirs to end) and the command when they are gone
+// and it has not ended by itself within kCommandLastWait.
+[[noreturn]] void serve_as_init(pid_t command, bool command_last, const sigset_t& waited,
+                                const std::function<void(int wait_status)>& finish) {
+  constexpr auto kCommandLastWait = std::chrono::seconds(3);
+  bool stopping = false, command_signalled = false, command_ended = false;
+  int command_status = 0;
+  bool alone = false;  // the command is the job's only process (command_last)
+  std::chrono::steady_clock::time_point alone_since;
+  for (;;) {
+    siginfo_t info;
+    const timespec tick{0, 100 * 1000 * 1000};
+    const bool polling = stopping && command_last && !command_signalled;
+    const int sig = polling ? sigtimedwait(&waited, &info, &tick) : sigwaitinfo(&waited, &info);
+    if (sig > 0 && is_stop(sig)) {
+      stopping = true;
+      if (!command_last || command_signalled || command_ended) {
+        kill(-1, SIGTERM);
+      } else {
+        for (pid_t pid : other_processes(command)) kill(pid, SIGTERM);
+      }
+    }
+    int status = 0;
+    pid_t p;
+    while ((p = waitpid(-1, &status, WNOHANG)) > 0)
+      if (p == command) {
+        command_ended = true;
+        command_status = status;
+        if (!stopping) finish(command_status);
+      }
+    const bool no_children = p < 0 && errno == ECHILD;
+    if (stopping && command_last && !command_signalled && !command_ended) {
+      const auto others = other_processes(command);
+      const auto now = std::chrono::steady_clock::now();
+      if (!others.empty()) alone = false;
+      else if (!alone) alone = true, alone_since = now;
+      if (alone && now - alone_since >= kCommandLastWait) {
+        kill(command, SIGTERM);
+        command_signalled = true;
+      }
+    }
+    if (command_ended && no_children) finish(command_status);  // stopped, and every process has ended
+  }
+}
+
+// The command, forked by PID 1 into its own process group: a stop sent to the supervisor's
+// process group reaches PID 1, which passes it on (serve_as_init), not the command directly.
+template <typename Exec>
+pid_t fork_command(const sigset_t& child_mask, Exec exec) {
+  pid_t command = fork();
+  if (command == 0) {
+    setpgid(0, 0);
+    sigprocmask(SIG_SETMASK, &child_mask, nullptr);
+    exec();
+  }
+  if (command < 0) die(std::string("fork: ") + std::strerror(errno));
+  return command;
+}
+
+// PID 1 of the job's namespace in the unshare mechanism: builds the root, runs the command as
+// PID 2 and serves as init; the command's wait status goes to `status_fd`.
 [[noreturn]] void run_init(const LaunchPlan& plan, int status_fd, const sigset_t& child_mask) {
   hide_command_line();
   if (!plan.host_network) loopback_up();
@@ -131,45 +231,39 @@ void hide_command_line() {
     die(e.what());
   }
   sigset_t waited;
-  sigemptyset(&waited);
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;  // PID 1 gets no signal it has no handler for
-  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGCHLD}) {
-    sigaction(sig, &sa, nullptr);
-    sigaddset(&waited, sig);
-  }
-  sigprocmask(SIG_BLOCK, &waited, nullptr);
-  pid_t command = fork();
-  if (command == 0) {
-    sigprocmask(SIG_SETMASK, &child_mask, nullptr);
-    exec_job(plan);
-  }
-  if (command < 0) die(std::string("fork: ") + std::strerror(errno));
-  bool stopping = false, command_ended = false;
-  int command_status = 0;
-  auto finish = [&] {
-    ssize_t ignored = write(status_fd, &command_status, sizeof command_status);
+  take_init_signals(waited);
+  const pid_t command = fork_command(child_mask, [&plan] { exec_job(plan); });
+  serve_as_init(command, plan.stop_command_last, waited, [status_fd](int status) {
+    ssize_t ignored = write(status_fd, &status, sizeof status);
     (void)ignored;
     _exit(0);
-  };
-  for (;;) {
-    siginfo_t info;
-    int sig = sigwaitinfo(&waited, &info);
-    if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
-      kill(-1, SIGTERM);
-      stopping = true;
-    }
-    int status = 0;
-    pid_t p;
-    while ((p = waitpid(-1, &status, WNOHANG)) > 0)
-      if (p == command) {
-        command_ended = true;
-        command_status = status;
-        if (!stopping) finish();
-      }
-    if (command_ended && p < 0 && errno == ECHILD) finish();  // stopped, and every process has ended
-  }
+  });
 }
+
+}  // namespace
+
+int job_init_exec(int argc, char** argv) {
+  // argv: lanectl __job-init [--command-last] -- CMD ARGS...
+  int at = 2;
+  const bool command_last = argc > at && std::string(argv[at]) == "--command-last";
+  if (command_last) ++at;
+  if (argc < at + 2 || std::string(argv[at]) != "--" || getpid() != 1) {
+    std::cerr << "usage: lanectl __job-init [--command-last] -- CMD ARGS... (internal: PID 1 of a job's sandbox)\n";
+    return 2;
+  }
+  std::vector<std::string> command(argv + at + 1, argv + argc);
+  sigset_t child_mask, waited;
+  sigprocmask(SIG_SETMASK, nullptr, &child_mask);
+  take_init_signals(waited);
+  const pid_t pid = fork_command(child_mask, [&command] { exec_argv(command); });
+  serve_as_init(pid, command_last, waited, [](int status) {
+    // PID 1 cannot end by its own signal: a command killed by signal N reads as exit 128+N, as a
+    // shell and bubblewrap report it.
+    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0));
+  });
+}
+
+namespace {
 
 bool bwrap_installed() {
   const char* path = std::getenv("PATH");
@@ -194,7 +288,8 @@ bool is_standard_dev(const ViewEntry& e) {
 }  // namespace
 
 std::vector<std::string> bwrap_argv(const LaunchPlan& plan) {
-  std::vector<std::string> argv = {"bwrap", "--unshare-pid", "--unshare-ipc", "--die-with-parent"};
+  // --as-pid-1: PID 1 is lanectl's own init (`__job-init`, serve_as_init), not bubblewrap's reaper.
+  std::vector<std::string> argv = {"bwrap", "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--as-pid-1"};
   if (!plan.host_network) argv.push_back("--unshare-net");  // bubblewrap brings up its loopback
   auto add = [&argv](std::initializer_list<std::string> words) { argv.insert(argv.end(), words); };
   // bubblewrap creates missing parents with mode 0700, which the job's user could not enter:
@@ -234,6 +329,13 @@ std::vector<std::string> bwrap_argv(const LaunchPlan& plan) {
     }
   }
   add({"--remount-ro", "/", "--chdir", plan.working_dir, "--"});
+  // The init before setpriv: it keeps bubblewrap's --die-with-parent (PR_SET_PDEATHSIG, which a
+  // change of user clears), so that the job ends with a supervisor that is killed.
+  if (!plan.init_exe.empty()) {
+    argv.insert(argv.end(), {plan.init_exe, "__job-init"});
+    if (plan.stop_command_last) argv.push_back("--command-last");
+    argv.push_back("--");
+  }
   if (drops_to_job_user(plan))  // bubblewrap run by root keeps root; setpriv drops to the job's user
     add({"setpriv", "--reuid=" + std::to_string(plan.uid), "--regid=" + std::to_string(plan.gid),
          "--clear-groups", "--no-new-privs", "--"});
@@ -271,6 +373,11 @@ SandboxedJob start_sandboxed(const LaunchPlan& plan, int out_fd, const sigset_t&
     close_range(bwrap ? 3 : 4, ~0U, 0);
     signal(SIGPIPE, SIG_DFL);
     if (bwrap) {
+      // bubblewrap itself ignores a stop: the supervisor's SIGTERM to the process group reaches
+      // the job's init (`__job-init`, which handles it) and the setup, and would otherwise end
+      // bubblewrap, which takes the whole job with it (--die-with-parent) before any process of
+      // it could save its work. The supervisor's SIGKILL still ends everything.
+      for (int sig : {SIGTERM, SIGINT, SIGHUP}) signal(sig, SIG_IGN);
       sigprocmask(SIG_SETMASK, &child_mask, nullptr);
       use_plan_environment(plan);
       // The options go through a memfd (--args) so that the job's /proc/1/cmdline does not

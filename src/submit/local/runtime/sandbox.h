@@ -57,6 +57,12 @@ JobNamespaces open_job_namespaces(pid_t sandbox_pid, long long sandbox_start);
 // for it and exits with its status. Never returns.
 [[noreturn]] void exec_in_job(const LaunchPlan& plan, const std::vector<std::string>& argv);
 
+// `lanectl __job-init [--command-last] -- CMD ARGS...`: PID 1 of a job's bubblewrap sandbox
+// (--as-pid-1), which runs CMD and passes a stop on as the unshare mechanism's init does;
+// returns 2 for bad usage or outside a new PID namespace, else exits with CMD's status (a
+// signal N as 128+N).
+int job_init_exec(int argc, char** argv);
+
 // bubblewrap's command line for the plan (exposed for tests and --dry-run style inspection).
 std::vector<std::string> bwrap_argv(const LaunchPlan& plan);
 

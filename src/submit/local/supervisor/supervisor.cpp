@@ -8,6 +8,7 @@
 #include <iostream>
 #include <string>
 
+#include "submit/local/runtime/sandbox.h"
 #include "submit/local/supervisor/job_supervisor.h"
 #include "submit/local/supervisor/torchrun.h"
 
@@ -40,6 +41,7 @@ int run_internal_verb(int argc, char** argv) {
   std::string verb = argv[1];
   if (verb == "__rank") return rank_exec(argc, argv);
   if (verb == "__torchrun") return torchrun_exec(argc, argv);
+  if (verb == "__job-init") return job_init_exec(argc, argv);
   if (verb != "__supervise") return -1;
   if (argc != 5) {
     std::cerr << "usage: lanectl __supervise HOME JOB_ID ATTEMPT (internal)\n";

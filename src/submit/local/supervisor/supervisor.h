@@ -15,7 +15,8 @@ int supervise_job(const std::filesystem::path& home, int64_t job_id, int attempt
 // CUDA_VISIBLE_DEVICES to this rank's entry (OMPI_COMM_WORLD_RANK) and execs CMD.
 int rank_exec(int argc, char** argv);
 
-// Dispatches the hidden verbs above and __torchrun; returns -1 when argv[1] is not one of them.
+// Dispatches the hidden verbs above, __torchrun and __job-init (sandbox.h); returns -1 when
+// argv[1] is not one of them.
 int run_internal_verb(int argc, char** argv);
 
 }  // namespace lane::submit::local
