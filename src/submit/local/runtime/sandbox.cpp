@@ -17,13 +17,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <functional>
-#include <iostream>
-#include <optional>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <iostream>
 #include <set>
 #include <sstream>
 #include <string>
