@@ -204,9 +204,14 @@ std::unique_ptr<CheckpointFile> continues_checkpoint(const TrainConfig& cfg, con
 // Where the run starts: step 0, or the latest checkpoint (continues_checkpoint; restored on the
 // CPU). Then the same starting point on every rank (parameters, BN buffers, momentum),
 // Horovod-style; the broadcasts work on host memory, so they run before the move to the device.
-TrainingProgress start_point(const TrainConfig& cfg, CheckpointFile* checkpoint, dist::Communicator& comm,
-                             model::Scnn& net, torch::optim::SGD& opt, torch::Device device) {
+struct StartPoint {
   TrainingProgress progress;
+  bool resumed = false;  // from the checkpoint in the output dir
+};
+StartPoint start_point(const TrainConfig& cfg, const RunLayout& layout, dist::Communicator& comm, bool lead,
+                       model::Scnn& net, torch::optim::SGD& opt, torch::Device device) {
+  TrainingProgress progress;
+  const auto checkpoint = continues_checkpoint(cfg, layout, comm, lead);  // freed once loaded
   if (checkpoint != nullptr) {
     // The frames' crop is the data's geometry: the rest of the run must see the same frames.
     const int crop = checkpoint->info().crop_top;
@@ -220,7 +225,7 @@ TrainingProgress start_point(const TrainConfig& cfg, CheckpointFile* checkpoint,
   dist::broadcast_optimizer_state(comm, opt);
   net->to(device);
   move_optimizer_state(opt, device);
-  return progress;
+  return {progress, checkpoint != nullptr};
 }
 
 // What the named steps below share; fixed once the run is set up.
@@ -515,11 +520,9 @@ TrainingResult run_training(const TrainConfig& cfg, const EndOfTraining& end_of_
   Loaders loaders = open_loaders(cfg, *comm);
   const LrSchedule schedule{cfg.lr, cfg.warmup_steps, loaders.total_steps, cfg.poly_power};
   LoopState st;
-  const bool resumed = [&] {
-    auto checkpoint = continues_checkpoint(cfg, layout, *comm, lead);  // freed once loaded
-    st.progress = start_point(cfg, checkpoint.get(), *comm, net, opt, compute.device);
-    return checkpoint != nullptr;
-  }();
+  const StartPoint start = start_point(cfg, layout, *comm, lead, net, opt, compute.device);
+  st.progress = start.progress;
+  const bool resumed = start.resumed;
   net->set_memory_format(compute.memory_format);
   // CUDA parameters make the synchronizer reduce with NCCL (bootstrapped over this communicator).
   dist::GradientSynchronizer sync(*comm, net->parameters(), dist::kDefaultFusionThresholdBytes);
