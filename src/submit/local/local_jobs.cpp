@@ -58,8 +58,10 @@ void LocalJobs::validate(const JobSpec& spec) {
         "set-network {} --allow-host-network`, or submit without --host-network",
         spec.project, spec.project));
   for (const auto& p : spec.pvcs) {
-    if (!p.create && p.must_exist && !st_.volumes.find(p.claim)) throw missing_claim(st_.volumes, p, spec.project);
-    if (p.create || !st_.volumes.find(p.claim)) continue;  // a missing --pvc CLAIM:PATH is created by submit
+    if (p.create) continue;
+    const bool exists = st_.volumes.find(p.claim).has_value();
+    if (!exists && p.must_exist) throw missing_claim(st_.volumes, p, spec.project);
+    if (!exists) continue;  // a missing --pvc CLAIM:PATH is created by submit
     std::string owner = st_.volumes.owner(p.claim);
     if (!owner.empty() && owner != spec.project)
       throw UsageError(fmt::format(

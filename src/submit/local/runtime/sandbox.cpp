@@ -171,7 +171,8 @@ std::vector<pid_t> other_processes(pid_t command) {
   for (;;) {
     siginfo_t info;
     const timespec tick{0, 100 * 1000 * 1000};
-    const bool polling = stopping && command_last && !command_signalled;
+    // Polled only while the command waits for the others; after, their ends raise SIGCHLD.
+    const bool polling = stopping && command_last && !command_signalled && !command_ended;
     const int sig = polling ? sigtimedwait(&waited, &info, &tick) : sigwaitinfo(&waited, &info);
     if (sig > 0 && is_stop(sig)) {
       stopping = true;
