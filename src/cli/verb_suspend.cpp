@@ -34,10 +34,7 @@ void add_switch(CLI::App& app, CliContext& ctx, bool suspend) {
       if (result == submit::SwitchResult::kNoJob)
         throw Error("job '" + name + "' does not exist in project '" + project +
                     "'. If the job exists in a different project, use -p <project-name>.");
-      if (result == submit::SwitchResult::kUnchanged)
-        ctx.out << "Job " << name << " is already suspended.\n";
-      else
-        ctx.out << "Job " << name << (suspend ? " suspended" : " resumed") << " successfully.\n";
+      ctx.out << submit::switch_message(name, suspend ? "suspend" : "resume", result) << "\n";
     }
   });
 }

@@ -132,9 +132,7 @@ Reply Api::post(const std::string& path, const std::string& body) {
                           : roles_.jobs.delete_job(name, project) ? SwitchResult::kDone
                                                                   : SwitchResult::kNoJob;
     if (result == SwitchResult::kNoJob) return no_job_reply(project, name);
-    if (result == SwitchResult::kUnchanged) return json_reply({{"message", "Job " + name + " is already suspended."}});
-    std::string done = action == "suspend" ? "suspended" : action == "resume" ? "resumed" : "deleted";
-    return json_reply({{"message", "Job " + name + " " + done + " successfully."}});
+    return json_reply({{"message", submit::switch_message(name, action, result)}});
   } catch (const UsageError& e) {
     return error_reply(400, e.what());
   } catch (const std::exception& e) {

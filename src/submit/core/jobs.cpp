@@ -4,6 +4,12 @@
 
 namespace lane::submit {
 
+std::string switch_message(const std::string& name, const std::string& verb, SwitchResult result) {
+  const std::string done = verb == "suspend" ? "suspended" : verb == "resume" ? "resumed" : "deleted";
+  if (result == SwitchResult::kUnchanged) return "Job " + name + " is already " + done + ".";
+  return "Job " + name + " " + done + " successfully.";
+}
+
 std::vector<JobInfo> Jobs::select_jobs(const std::optional<std::string>& project, const LabelSelector& selector) {
   std::vector<JobInfo> out;
   for (auto& j : list_jobs(project))

@@ -41,6 +41,11 @@ enum class SwitchResult {
   kUnchanged,  // suspend: it was already suspended
 };
 
+// What the CLI and the dashboard tell the user: "Job train-1 suspended successfully." or
+// "Job train-1 is already suspended." `verb`: suspend, resume or delete; kNoJob is the
+// caller's error, not a message.
+std::string switch_message(const std::string& name, const std::string& verb, SwitchResult result);
+
 class Jobs {
  public:
   virtual ~Jobs() = default;
