@@ -57,7 +57,9 @@ TEST_CASE("batches have the documented shapes, types and targets", "[data_layer]
     CHECK(b->seg.min().item<int64_t>() == 0);
     CHECK(b->seg.max().item<int64_t>() <= 6);
     REQUIRE(b->labels.size() == 4);
+    REQUIRE(b->frames.size() == 4);
     for (int64_t i = 0; i < 4; ++i) {
+      CHECK(b->frames[size_t(i)] == cv::Size(1280, 720));  // synth frames: validation scores in their pixels
       const auto exist = data::lane_existence(b->labels[size_t(i)], 6);
       for (int64_t k = 0; k < 6; ++k) {
         CHECK(b->exist[i][k].item<float>() == float(exist[size_t(k)]));

@@ -1,5 +1,6 @@
 // The sample pipeline: decode geometry, normalisation, augmentation consistency, determinism
 // across worker counts, DistributedSampler sharding, corrupt-JPEG skipping, bounded queue.
+#include <algorithm>
 #include <chrono>
 #include <set>
 #include <thread>
@@ -12,6 +13,7 @@
 #include "data_test_util.h"
 #include "test_paths.h"
 #include "train/data/frame_transform.h"
+#include "train/data/image_codec.h"
 #include "train/data/lane_masks.h"
 #include "train/data/pipeline.h"
 #include "train/data/shard_sampler.h"
@@ -264,4 +266,103 @@ TEST_CASE("real TuSimple frames load through the pipeline", "[data_layer][fast]"
   }
   CHECK(n == 6);
   CHECK(p.skipped_images() == 0);
+}
+
+TEST_CASE("frames of another size are decoded and cropped for their own size", "[data_layer][fast]") {
+  data::FrameGeometry g;  // 368x640 input, crop_top in rows of a 720-row frame
+  g.crop_top = 160;
+  CHECK(data::decode_reduction(g, cv::Size(1280, 720)) == 1);  // 560 rows left
+  g.crop_top = 0;
+  CHECK(data::decode_reduction(g, cv::Size(1280, 720)) == 2);
+  CHECK(data::decode_reduction(g, cv::Size(512, 288)) == 1);   // never shrunk below the input
+  CHECK(data::decode_reduction(g, cv::Size(2560, 1440)) == 4);
+  g.crop_top = 160;
+  CHECK(data::crop_rows(g, 720) == 160);
+  CHECK(data::crop_rows(g, 288) == 64);
+  CHECK(data::crop_rows(g, 1080) == 240);
+}
+
+namespace {
+
+// The 512x288 sample (real 0313 frames, labels scaled by 0.4) and the same frames brought back
+// to 1280x720 with the original 1280x720 label lines: one scene in two pixel grids.
+struct TwoScales {
+  test::TempDir full{"full-scale"};
+  std::filesystem::path small = test::tusimple_dir() / "tusimple_sample_512x288";
+  TwoScales() {
+    const auto labels = data::load_label_file(small / "label_data.json").labels;
+    for (const auto& label : labels) {
+      const cv::Mat frame = data::read_image(small / label.raw_file);
+      cv::Mat up;
+      cv::resize(frame, up, cv::Size(1280, 720), 0, 0, cv::INTER_LINEAR);
+      std::filesystem::create_directories((full.path() / label.raw_file).parent_path());
+      data::write_jpeg(full.path() / label.raw_file, up, 95);
+    }
+    std::filesystem::copy_file(test::tusimple_dir() / "label_data_0313_sample10_1280x720.json",
+                               full.path() / "label_data.json");
+  }
+};
+
+data::PipelineOptions sample_options(const std::filesystem::path& root) {
+  data::PipelineOptions o;
+  o.data_dir = root;
+  o.label_files = {"label_data.json"};
+  o.shuffle = false;
+  o.crop_top = 160;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("labels of down-scaled frames are drawn in the frame's own pixels", "[data_layer][fast]") {
+  TwoScales sets;
+  data::SamplePipeline small(sample_options(sets.small)), full(sample_options(sets.full.path()));
+  small.start_epoch(0);
+  full.start_epoch(0);
+  size_t n = 0;
+  while (auto s = small.next()) {
+    auto f = full.next();
+    REQUIRE(f);
+    ++n;
+    CHECK(s->frame == cv::Size(512, 288));
+    CHECK(f->frame == cv::Size(1280, 720));
+    CHECK(s->exist == f->exist);
+    // The same lanes at the same places of the network input: the two label sets differ only
+    // by rounding (x * 0.4), so nearly every lane pixel of one is a lane pixel of the other.
+    const int lane_small = cv::countNonZero(s->mask), lane_full = cv::countNonZero(f->mask);
+    const int same_slot = cv::countNonZero((s->mask == f->mask) & (s->mask > 0));
+    INFO(n << ": " << lane_small << " and " << lane_full << " lane pixels, " << same_slot << " shared");
+    CHECK(lane_small > 2000);
+    CHECK(same_slot > 0.85 * std::max(lane_small, lane_full));
+  }
+  CHECK(n == 10);
+  CHECK_FALSE(full.next());
+}
+
+TEST_CASE("labels made for larger frames stop the pipeline with the fix", "[data_layer][fast]") {
+  test::TempDir root("mismatch");
+  const auto small = test::tusimple_dir() / "tusimple_sample_512x288";
+  std::filesystem::copy(small / "clips", root.path() / "clips", std::filesystem::copy_options::recursive);
+  std::filesystem::copy_file(test::tusimple_dir() / "label_data_0313_sample10_1280x720.json",
+                             root.path() / "label_data.json");
+  for (bool workers : {false, true}) {
+    auto o = sample_options(root.path());
+    o.use_workers = workers;
+    o.num_workers = 3;
+    data::SamplePipeline p(o);
+    p.start_epoch(0);
+    try {
+      p.next();
+      FAIL("no error for 1280x720 labels over 512x288 frames");
+    } catch (const data::LabelFrameMismatch& e) {
+      const std::string what = e.what();
+      CHECK_THAT(what, Catch::Contains("down to row 710 but the frame is 512x288"));
+      CHECK_THAT(what, Catch::Contains("scale them to these frames"));
+      CHECK_THAT(what, Catch::Contains("clips/0313-"));
+    }
+  }
+  // One frame loaded alone says the same.
+  const auto labels = data::load_label_file(root.path() / "label_data.json").labels;
+  std::string error;
+  CHECK_THROWS_AS(data::load_sample(sample_options(root.path()), labels[0], 0, &error), data::LabelFrameMismatch);
 }

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iostream>
+#include <sstream>
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -9,6 +11,7 @@
 
 #include "common/error.h"
 #include "data_test_util.h"
+#include "test_paths.h"
 #include "train/commands/verbs.h"
 #include "train/data/image_codec.h"
 #include "train/data/lane_masks.h"
@@ -143,4 +146,44 @@ TEST_CASE("the synth and inspect verbs write a set and label overlays", "[data_l
   verbs.inspect = train::run_inspect_verb;
   train::add_verbs(app, verbs);
   CHECK_THROWS_AS(app.parse(fmt::format("inspect --data {}", (dir.path() / "missing").string())), UsageError);
+}
+
+TEST_CASE("inspect draws labels in the frame's pixels and names labels made for other frames", "[data_layer][fast]") {
+  test::TempDir dir("inspect-sizes");
+  const auto small = test::tusimple_dir() / "tusimple_sample_512x288";
+  std::filesystem::copy(small / "clips", dir.path() / "clips", std::filesystem::copy_options::recursive);
+  std::filesystem::copy_file(small / "label_data.json", dir.path() / "label_data.json");
+  std::filesystem::copy_file(test::tusimple_dir() / "label_data_0313_sample10_1280x720.json",
+                             dir.path() / "labels_1280x720.json");
+  auto inspect = [&](const std::string& labels) {
+    std::ostringstream captured;
+    auto* old = std::cout.rdbuf(captured.rdbuf());
+    try {
+      CLI::App app;
+      train::Verbs verbs;
+      verbs.inspect = train::run_inspect_verb;
+      train::add_verbs(app, verbs);
+      app.parse(fmt::format("inspect --data {} --labels {} --overlays {} --count 1", dir.path().string(), labels,
+                            (dir.path() / "overlays").string()));
+    } catch (...) {
+      std::cout.rdbuf(old);
+      throw;
+    }
+    std::cout.rdbuf(old);
+    return captured.str();
+  };
+  const std::string fits = inspect("label_data.json");
+  CHECK_THAT(fits, Catch::Contains("512x288"));
+  CHECK_THAT(fits, !Catch::Contains("another size"));
+  // The label's first point is drawn where its coordinates are, in the 512x288 frame.
+  const auto label = data::load_label_file(dir.path() / "label_data.json").labels.at(0);
+  const cv::Mat overlay = data::read_image(dir.path() / "overlays/overlay_000.png");
+  REQUIRE(overlay.size() == cv::Size(512, 288));
+  for (size_t k = 0; k < label.h_samples.size(); ++k)
+    if (label.lanes[0][k] >= 0) {
+      CHECK(overlay.at<cv::Vec3b>(label.h_samples[k], label.lanes[0][k]) == cv::Vec3b(0, 0, 255));
+      break;
+    }
+  const std::string other = inspect("labels_1280x720.json");
+  CHECK_THAT(other, Catch::Contains("points down to row 710 but the frame is 512x288: it was made for frames of another size"));
 }

@@ -270,3 +270,33 @@ TEST_CASE("a closed stdout neither ends training nor keeps a stop from saving it
   CHECK_THAT(r.output, Catch::Contains("status=143"));
   CHECK(std::filesystem::exists(out + "/checkpoint_latest.pt"));
 }
+
+TEST_CASE("training on frames of another size uses labels in their pixels and refuses labels made for larger frames",
+          "[trainer][slow]") {
+  test::ScratchDir dir("frame_sizes");
+  const auto small = test::tusimple_dir() / "tusimple_sample_512x288";
+  const std::string train = "OMP_NUM_THREADS=1 " + test::scnn_train() +
+                            " train --model small --input-height 64 --input-width 128 --batch-size 5 --threads 1 "
+                            "--epochs 1 --crop-top 160 ";
+  // The sample's own labels (scaled with its 512x288 frames): trains and validates.
+  auto fits = test::run_command(train + "--data-dir " + small.string() +
+                                " --train-labels label_data.json --use-val true --val-labels label_data.json "
+                                "--val-batch-size 5 --output-dir " +
+                                (dir.path / "fits").string());
+  INFO(fits.output);
+  CHECK(fits.exit_code == 0);
+  CHECK_THAT(fits.output, Catch::Contains("validation at step 2:") && Catch::Contains("(10 frames)"));
+  // The original 1280x720 label lines over the same frames: exit 2 before a step, with the fix.
+  std::filesystem::create_directories(dir.path / "mismatch");
+  std::filesystem::copy(small / "clips", dir.path / "mismatch" / "clips", std::filesystem::copy_options::recursive);
+  std::filesystem::copy_file(test::tusimple_dir() / "label_data_0313_sample10_1280x720.json",
+                             dir.path / "mismatch" / "labels.json");
+  auto other = test::run_command(train + "--data-dir " + (dir.path / "mismatch").string() +
+                                 " --train-labels labels.json --use-val false --output-dir " +
+                                 (dir.path / "other").string());
+  INFO(other.output);
+  CHECK(other.exit_code == 2);
+  CHECK_THAT(other.output, Catch::Contains("has points down to row 710 but the frame is 512x288") &&
+                               Catch::Contains("scale them to these frames (x and h_samples by about 0.41)"));
+  CHECK_FALSE(std::filesystem::exists(dir.path / "other" / "checkpoint_latest.pt"));
+}

@@ -13,11 +13,19 @@ TEST_CASE("validation and predict post-processing resamples lanes on the robust 
   auto model = lane::model::model_preset("small");
   model.input_height = 128;
   model.input_width = 224;
-  const auto options = lane::train::postprocess_options(model, 0);
+  const auto options = lane::train::postprocess_options(model, 0, cv::Size(1280, 720));
   CHECK(options.lane_fit.degree == 2);
   CHECK(options.border_columns == 1);
   CHECK(options.fill_gaps);
   CHECK(options.max_gap_rows == -1);  // every gap is filled (docs/dev/training.md, "Lane-shape prior")
+  CHECK(options.frame_width == 1280);
+  CHECK(options.frame_height == 720);
+  // Another frame size: lanes in its pixels, crop_top (rows of a 720-row frame) scaled as the loader crops.
+  const auto small = lane::train::postprocess_options(model, 160, cv::Size(512, 288));
+  CHECK(small.frame_width == 512);
+  CHECK(small.frame_height == 288);
+  CHECK(small.crop_top == 64);
+  CHECK(lane::train::postprocess_options(model, 160, cv::Size(1280, 720)).crop_top == 160);
 
   // Probabilities [1, 2, 128, 224]: background and one lane class. The lane (3 columns wide)
   // runs straight from map (40, 30) to (120, 127); on map rows 40..59 (11 of its 55 h_samples)

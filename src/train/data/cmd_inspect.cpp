@@ -32,31 +32,16 @@ std::vector<std::string> default_label_files(const std::filesystem::path& dir) {
 const cv::Scalar kSlotColours[6] = {{255, 0, 255}, {0, 255, 255}, {0, 255, 0},
                                     {255, 128, 0}, {0, 128, 255}, {255, 255, 0}};
 
-// Labels are in 1280x720 coordinates, except for down-scaled sets (e.g. the 512x288 sample)
-// whose rows all lie inside the smaller frame: those are brought to 1280x720 first.
-data::LaneLabel in_frame_coordinates(data::LaneLabel label, cv::Size frame) {
-  const int max_row = *std::max_element(label.h_samples.begin(), label.h_samples.end());
-  if (frame.height >= data::kFrameHeight || max_row >= frame.height) return label;
-  const double sx = double(data::kFrameWidth) / frame.width, sy = double(data::kFrameHeight) / frame.height;
-  for (auto& y : label.h_samples) y = int(std::lround(y * sy));
-  for (auto& xs : label.lanes)
-    for (auto& x : xs)
-      if (x >= 0) x = int(std::lround(x * sx));
-  return label;
-}
-
-cv::Mat overlay(const cv::Mat& frame, const data::LaneLabel& original, int lane_slots) {
-  const data::LaneLabel label = in_frame_coordinates(original, frame.size());
-  cv::Mat mask = data::render_lane_mask(label, lane_slots, frame.size());
+// The label drawn as training renders it: its coordinates are the frame's pixels.
+cv::Mat overlay(const cv::Mat& frame, const data::LaneLabel& label, int lane_slots) {
+  cv::Mat mask = data::render_lane_mask(label, lane_slots, frame.size(), frame.size());
   cv::Mat tint = frame.clone();
   for (int s = 1; s <= lane_slots; ++s) tint.setTo(kSlotColours[s - 1], mask == s);
   cv::Mat out;
   cv::addWeighted(frame, 0.6, tint, 0.4, 0, out);
-  const double sx = double(frame.cols) / data::kFrameWidth, sy = double(frame.rows) / data::kFrameHeight;
   for (const auto& xs : label.lanes)
     for (size_t k = 0; k < xs.size(); ++k)
-      if (xs[k] >= 0)
-        cv::circle(out, cv::Point(int(xs[k] * sx), int(label.h_samples[k] * sy)), 4, cv::Scalar(0, 0, 255), cv::FILLED);
+      if (xs[k] >= 0) cv::circle(out, cv::Point(xs[k], label.h_samples[k]), 4, cv::Scalar(0, 0, 255), cv::FILLED);
   return out;
 }
 
@@ -118,6 +103,10 @@ void run_inspect_verb(const InspectOptions& o) {
       std::cout << fmt::format("  cannot read '{}': {}\n", (o.data / l.raw_file).string(), error);
       continue;
     }
+    const std::string outside = data::label_outside_frame(l, frame->size());
+    if (!outside.empty())
+      std::cout << fmt::format("  the label has {}: it was made for frames of another size (training stops on it)\n",
+                               outside);
     if (!o.overlays.empty()) {
       const auto out = o.overlays / fmt::format("overlay_{:03d}.png", i);
       data::write_png(out, overlay(*frame, l, o.lane_slots));

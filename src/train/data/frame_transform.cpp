@@ -20,6 +20,18 @@ double uniform(uint64_t& state, double lo, double hi) {
   return lo + (hi - lo) * double(state >> 11) * (1.0 / 9007199254740992.0);
 }
 
+std::optional<cv::Mat> read_or_error(const std::filesystem::path& path, const ReductionFor& reduction_for,
+                                     std::string* error) {
+  try {
+    return read_image(path, ImageColor::kBgr, reduction_for);
+  } catch (const ImageError& e) {
+    *error = e.problem();
+  } catch (const Error& e) {  // the file cannot be read
+    *error = e.what();
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 uint64_t mix_seed(uint64_t a, uint64_t b) {
@@ -29,32 +41,41 @@ uint64_t mix_seed(uint64_t a, uint64_t b) {
   return z ^ (z >> 31);
 }
 
-int decode_reduction(const FrameGeometry& g) {
+int decode_reduction(const FrameGeometry& g) { return decode_reduction(g, g.source); }
+
+int decode_reduction(const FrameGeometry& g, cv::Size frame) {
   if (g.input.width <= 0 || g.input.height <= 0 || g.input.width % 8 || g.input.height % 8)
     throw UsageError(fmt::format("input size {}x{} (HxW) must be positive multiples of 8",
                                  g.input.height, g.input.width));
   if (g.crop_top < 0 || g.crop_top >= g.source.height)
     throw UsageError(fmt::format("crop_top {} must be in [0, {})", g.crop_top, g.source.height));
+  const int top = crop_rows(g, frame.height);
   for (int r : {8, 4, 2}) {
-    const double h = double(g.source.height - g.crop_top) / r, w = double(g.source.width) / r;
+    const double h = double(frame.height - top) / r, w = double(frame.width) / r;
     if (h >= kMinScaleAfterReduction * g.input.height && w >= kMinScaleAfterReduction * g.input.width) return r;
   }
   return 1;
 }
 
+int crop_rows(const FrameGeometry& g, int frame_height) {
+  return int(std::lround(double(g.crop_top) * frame_height / g.source.height));
+}
+
 std::optional<cv::Mat> decode_jpeg(const std::filesystem::path& path, int reduction, std::string* error) {
-  try {
-    return read_image(path, {ImageColor::kBgr, reduction});
-  } catch (const ImageError& e) {
-    *error = e.problem();
-  } catch (const Error& e) {  // the file cannot be read
-    *error = e.what();
-  }
-  return std::nullopt;
+  return read_or_error(path, [reduction](cv::Size) { return reduction; }, error);
+}
+
+std::optional<cv::Mat> decode_frame(const std::filesystem::path& path, const FrameGeometry& geometry, cv::Size* frame,
+                                    std::string* error) {
+  auto reduction_for = [&](cv::Size full) {
+    *frame = full;
+    return decode_reduction(geometry, full);
+  };
+  return read_or_error(path, reduction_for, error);
 }
 
 cv::Mat crop_and_resize(const cv::Mat& bgr, const FrameGeometry& g, int interpolation) {
-  const int top = int(std::lround(double(g.crop_top) * bgr.rows / g.source.height));
+  const int top = crop_rows(g, bgr.rows);
   const cv::Mat roi = bgr.rowRange(std::min(top, bgr.rows - 1), bgr.rows);
   if (roi.size() == g.input) return roi.clone();
   cv::Mat out;

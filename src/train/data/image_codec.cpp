@@ -81,7 +81,8 @@ bool has_end_marker(const uint8_t* data, size_t size) {
   return false;
 }
 
-cv::Mat decode_jpeg_bytes(const uint8_t* data, size_t size, std::string_view name, const DecodeOptions& o) {
+cv::Mat decode_jpeg_bytes(const uint8_t* data, size_t size, std::string_view name, ImageColor color,
+                          const ReductionFor& reduction_for) {
   if (!has_end_marker(data, size)) fail(name, "truncated JPEG (no end-of-image marker)");
   TjHandle& tj = decompressor();
   int width = 0, height = 0, subsampling = 0, colorspace = 0;
@@ -94,8 +95,8 @@ cv::Mat decode_jpeg_bytes(const uint8_t* data, size_t size, std::string_view nam
   }
   check_size(name, uint64_t(width), uint64_t(height));
   if (colorspace == TJCS_CMYK || colorspace == TJCS_YCCK) fail(name, "CMYK JPEGs are not supported");
-  const cv::Size out = reduced_size({width, height}, o.reduction);
-  const bool gray = o.color == ImageColor::kGray;
+  const cv::Size out = reduced_size({width, height}, reduction_for({width, height}));
+  const bool gray = color == ImageColor::kGray;
   cv::Mat image(out, gray ? CV_8UC1 : CV_8UC3);
   // Accurate (islow) DCT and fancy upsampling: libjpeg's defaults, which cv::imdecode keeps.
   // A warning (e.g. extraneous bytes before a marker) still gives the whole image, as it does
@@ -187,12 +188,13 @@ bool png_rows(PngReader& r, png_bytepp rows) {
   return true;
 }
 
-cv::Mat decode_png_bytes(const uint8_t* data, size_t size, std::string_view name, const DecodeOptions& o) {
+cv::Mat decode_png_bytes(const uint8_t* data, size_t size, std::string_view name, ImageColor color,
+                         const ReductionFor& reduction_for) {
   PngReader r;
   r.in = data;
   r.in_size = size;
   png_uint_32 width = 0, height = 0;
-  const bool gray = o.color == ImageColor::kGray;
+  const bool gray = color == ImageColor::kGray;
   if (!png_start(r, gray, &width, &height)) fail(name, fmt::format("corrupt PNG: {}", r.message));
   check_size(name, width, height);
   cv::Mat image(int(height), int(width), gray ? CV_8UC1 : CV_8UC3);
@@ -201,9 +203,11 @@ cv::Mat decode_png_bytes(const uint8_t* data, size_t size, std::string_view name
   std::vector<png_bytep> rows(height);
   for (png_uint_32 y = 0; y < height; ++y) rows[y] = image.ptr<uint8_t>(int(y));
   if (!png_rows(r, rows.data())) fail(name, fmt::format("corrupt PNG: {}", r.message));
-  if (o.reduction == 1) return image;
+  const int reduction = reduction_for(image.size());
+  const cv::Size out = reduced_size(image.size(), reduction);
+  if (reduction == 1) return image;
   cv::Mat reduced;
-  cv::resize(image, reduced, reduced_size(image.size(), o.reduction), 0, 0, cv::INTER_AREA);
+  cv::resize(image, reduced, out, 0, 0, cv::INTER_AREA);
   return reduced;
 }
 
@@ -257,17 +261,27 @@ cv::Size reduced_size(cv::Size full, int reduction) {
 
 cv::Mat decode_image(const uint8_t* data, size_t size, std::string_view name, const DecodeOptions& options) {
   (void)reduced_size({1, 1}, options.reduction);  // reject a bad reduction whatever the format
+  return decode_image(data, size, name, options.color, [&](cv::Size) { return options.reduction; });
+}
+
+cv::Mat decode_image(const uint8_t* data, size_t size, std::string_view name, ImageColor color,
+                     const ReductionFor& reduction_for) {
   static const uint8_t kPng[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
   if (size == 0) fail(name, "the file is empty");
   if (size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF)
-    return decode_jpeg_bytes(data, size, name, options);
-  if (size >= 8 && std::memcmp(data, kPng, 8) == 0) return decode_png_bytes(data, size, name, options);
+    return decode_jpeg_bytes(data, size, name, color, reduction_for);
+  if (size >= 8 && std::memcmp(data, kPng, 8) == 0) return decode_png_bytes(data, size, name, color, reduction_for);
   std::string head;
   for (size_t i = 0; i < std::min<size_t>(size, 4); ++i) head += fmt::format("{:02x}", data[i]);
   fail(name, fmt::format("neither a JPEG nor a PNG (the file starts with bytes {})", head));
 }
 
 cv::Mat read_image(const std::filesystem::path& path, const DecodeOptions& options) {
+  (void)reduced_size({1, 1}, options.reduction);
+  return read_image(path, options.color, [&](cv::Size) { return options.reduction; });
+}
+
+cv::Mat read_image(const std::filesystem::path& path, ImageColor color, const ReductionFor& reduction_for) {
   std::error_code ec;
   if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
     fail(path.string(), "not a regular file (a directory or a device)");  // tellg() would size it at random
@@ -277,7 +291,7 @@ cv::Mat read_image(const std::filesystem::path& path, const DecodeOptions& optio
   in.seekg(0);
   if (!in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size())))
     fail(path.string(), "cannot read the file");
-  return decode_image(bytes, path.string(), options);
+  return decode_image(bytes.data(), bytes.size(), path.string(), color, reduction_for);
 }
 
 std::vector<uint8_t> encode_png(const cv::Mat& image) {

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -53,6 +54,13 @@ inline cv::Mat decode_image(const std::vector<uint8_t>& bytes, std::string_view 
 
 // Reads and decodes an image file (ImageError also when the file cannot be read).
 cv::Mat read_image(const std::filesystem::path& path, const DecodeOptions& options = {});
+
+// The reduction (1, 2, 4 or 8) for an image of `full` size, asked once its header is read and
+// before it is decoded: a caller that needs the full size keeps it from here.
+using ReductionFor = std::function<int(cv::Size full)>;
+cv::Mat decode_image(const uint8_t* data, size_t size, std::string_view name, ImageColor color,
+                     const ReductionFor& reduction_for);
+cv::Mat read_image(const std::filesystem::path& path, ImageColor color, const ReductionFor& reduction_for);
 
 // The size of a JPEG of `full` size decoded at 1/reduction (each side rounded up).
 cv::Size reduced_size(cv::Size full, int reduction);

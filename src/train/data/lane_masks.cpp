@@ -75,11 +75,14 @@ std::vector<int> lane_existence(const LaneLabel& label, int lane_slots) {
   return exist;
 }
 
-cv::Mat render_lane_mask(const LaneLabel& label, int lane_slots, cv::Size size) {
+cv::Mat render_lane_mask(const LaneLabel& label, int lane_slots, cv::Size size, cv::Size label_frame) {
   cv::Mat mask = cv::Mat::zeros(size, CV_8UC1);
-  const double sx = double(size.width) / kFrameWidth, sy = double(size.height) / kFrameHeight;
-  const bool full = size.width == kFrameWidth && size.height == kFrameHeight;
-  const int thickness = full ? kMaskThickness : std::max(1, int(std::lround(kMaskThickness * std::sqrt(sx * sy))));
+  const double sx = double(size.width) / label_frame.width, sy = double(size.height) / label_frame.height;
+  const bool full = size == label_frame;
+  const double tx = double(size.width) / kFrameWidth, ty = double(size.height) / kFrameHeight;
+  const bool tusimple_size = size.width == kFrameWidth && size.height == kFrameHeight;
+  const int thickness =
+      tusimple_size ? kMaskThickness : std::max(1, int(std::lround(kMaskThickness * std::sqrt(tx * ty))));
   const auto slots = assign_lane_slots(label, lane_slots);
   for (int s = 0; s < lane_slots; ++s) {
     if (!slots[s].drawn) continue;
@@ -101,6 +104,12 @@ cv::Mat render_lane_mask(const LaneLabel& label, int lane_slots, cv::Size size) 
     }
   }
   return mask;
+}
+
+std::string label_outside_frame(const LaneLabel& label, cv::Size frame) {
+  const int last_row = *std::max_element(label.h_samples.begin(), label.h_samples.end());
+  if (last_row < frame.height) return "";
+  return fmt::format("points down to row {} but the frame is {}x{}", last_row, frame.width, frame.height);
 }
 
 }  // namespace lane::data

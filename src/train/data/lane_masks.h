@@ -5,6 +5,7 @@
 // scripts, the polyline is broken where the label has no point between two points (a lane hidden
 // behind a vehicle in scnn-train synth's labels; real TuSimple labels have no such inner gaps).
 #include <array>
+#include <string>
 #include <vector>
 
 #include <opencv2/core.hpp>
@@ -32,10 +33,17 @@ std::vector<SlotLane> assign_lane_slots(const LaneLabel& label, int lane_slots);
 std::vector<int> lane_existence(const LaneLabel& label, int lane_slots);
 
 // A CV_8UC1 mask of `size` (default the 720x1280 TuSimple frame): 0 background, slot+1 on
-// slot lanes. Coordinates are scaled from 1280x720 when `size` differs (thickness too).
-// Consecutive points are joined only when they sit on consecutive h_samples (no gap between).
+// slot lanes. The label's coordinates are pixels of a frame of `label_frame` (default 1280x720),
+// scaled to `size` when it differs. Lines are kMaskThickness thick on a 1280x720 mask and scale
+// with the mask's size. Consecutive points are joined only when they sit on consecutive
+// h_samples (no gap between).
 cv::Mat render_lane_mask(const LaneLabel& label, int lane_slots,
-                         cv::Size size = cv::Size(kFrameWidth, kFrameHeight));
+                         cv::Size size = cv::Size(kFrameWidth, kFrameHeight),
+                         cv::Size label_frame = cv::Size(kFrameWidth, kFrameHeight));
+
+// Empty when the label fits a frame of `frame` size; otherwise what does not ("points down to
+// row 710 but the frame is 512x288"): labels made for frames of another size.
+std::string label_outside_frame(const LaneLabel& label, cv::Size frame);
 
 // Throws lane::UsageError unless lane_slots is 4 or 6.
 void check_lane_slots(int lane_slots);

@@ -23,17 +23,30 @@ ShardSpec shard_spec_of(const PipelineOptions& o, size_t dataset_size) {
   return ShardSpec{dataset_size, o.shuffle, o.seed, o.rank, o.world_size};
 }
 
+void check_label_in_frame(const LaneLabel& label, cv::Size frame, const std::filesystem::path& image) {
+  const std::string problem = label_outside_frame(label, frame);
+  if (problem.empty()) return;
+  const int last_row = *std::max_element(label.h_samples.begin(), label.h_samples.end());
+  throw LabelFrameMismatch(fmt::format(
+      "the label of '{}' has {}: label coordinates are the frame's pixels. The labels were made for frames of "
+      "another size; scale them to these frames (x and h_samples by about {:.2g}) or train on the frames they "
+      "were made for", image.string(), problem, double(frame.height) / (last_row + 1)));
+}
+
 }  // namespace
 
 std::optional<Sample> load_sample(const PipelineOptions& options, const LaneLabel& label, uint64_t augment_seed,
                                   std::string* error) {
   const FrameGeometry geometry = geometry_of(options);
-  auto decoded = decode_jpeg(options.data_dir / label.raw_file, decode_reduction(geometry), error);
-  if (!decoded) return std::nullopt;
+  const std::filesystem::path path = options.data_dir / label.raw_file;
   Sample s;
-  // Targets are rendered on the 720x1280 frame exactly like the reference PNGs, then brought to
-  // the input size with nearest neighbour, like the reference loaders do with the PNGs.
-  const cv::Mat full_mask = render_lane_mask(label, options.lane_slots);
+  auto decoded = decode_frame(path, geometry, &s.frame, error);
+  if (!decoded) return std::nullopt;
+  check_label_in_frame(label, s.frame, path);
+  // Targets are rendered at the frame's own size (a TuSimple frame: 720x1280, exactly like the
+  // reference PNGs), then brought to the input size with nearest neighbour, like the reference
+  // loaders do with the PNGs.
+  const cv::Mat full_mask = render_lane_mask(label, options.lane_slots, s.frame, s.frame);
   s.exist = lane_existence(label, options.lane_slots);
   cv::Mat image;
   AugmentParams jitter;  // identity unless augmenting
@@ -106,6 +119,9 @@ SamplePipeline::Result SamplePipeline::produce(size_t position) const {
   Result r;
   try {
     r.sample = load_sample(options_, labels_[index], seed, &error);
+  } catch (const LabelFrameMismatch& e) {
+    r.fatal = e.what();
+    return r;
   } catch (const std::exception& e) {  // an OpenCV failure on one image must not end the epoch
     error = e.what();
   }
@@ -163,6 +179,7 @@ std::optional<Sample> SamplePipeline::next() {
       r = produce(next_consume_);
       ++next_consume_;
     }
+    if (!r.fatal.empty()) throw LabelFrameMismatch(r.fatal);
     if (r.sample) return std::move(r.sample);
     std::lock_guard<std::mutex> lock(mutex_);
     ++skipped_images_;

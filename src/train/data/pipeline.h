@@ -16,6 +16,7 @@
 
 #include <opencv2/core.hpp>
 
+#include "common/error.h"
 #include "train/data/frame_transform.h"
 #include "train/data/shard_sampler.h"
 #include "train/data/tusimple_labels.h"
@@ -44,10 +45,19 @@ struct Sample {
   std::vector<float> image;    // 3 x H x W, RGB, normalised
   cv::Mat mask;                // CV_8UC1 H x W, 0 background, 1..lane_slots
   std::vector<int> exist;      // lane_slots flags
+  cv::Size frame;              // the stored frame's size: the label's coordinates are its pixels
+};
+
+// A label whose rows lie below the bottom of its frame: it was made for frames of another size
+// (e.g. 1280x720 labels over down-scaled frames). Every sample of such a set would train on
+// misplaced targets, so the pipeline stops at the first one instead of skipping it.
+class LabelFrameMismatch : public UsageError {
+ public:
+  using UsageError::UsageError;
 };
 
 // One sample, without threads: exposed for tests, the benchmark and `inspect`.
-// Returns std::nullopt (with `error` set) for an unreadable image.
+// Returns std::nullopt (with `error` set) for an unreadable image; throws LabelFrameMismatch.
 std::optional<Sample> load_sample(const PipelineOptions& options, const LaneLabel& label, uint64_t augment_seed,
                                   std::string* error);
 
@@ -66,7 +76,7 @@ class SamplePipeline {
 
   // Restarts at `skip_samples` into this rank's order for `epoch` (stops running workers).
   void start_epoch(int epoch, size_t skip_samples = 0);
-  std::optional<Sample> next();  // std::nullopt at the end of the epoch
+  std::optional<Sample> next();  // std::nullopt at the end of the epoch; throws LabelFrameMismatch
 
   size_t skipped_images() const;
   size_t max_buffered() const;   // high-water mark of decoded-ahead samples (<= queue_capacity)
@@ -74,6 +84,7 @@ class SamplePipeline {
  private:
   struct Result {
     std::optional<Sample> sample;  // empty: the image was skipped
+    std::string fatal;             // a LabelFrameMismatch: next() throws it
   };
   Result produce(size_t position) const;
   void worker_loop();

@@ -5,13 +5,18 @@
 
 #include <opencv2/core.hpp>
 
+#include "train/data/frame_transform.h"
 #include "train/dist/gradient_sync.h"
 
 namespace lane::train {
 
-eval::PostprocessOptions postprocess_options(const model::ScnnConfig& model, int crop_top) {
+eval::PostprocessOptions postprocess_options(const model::ScnnConfig& model, int crop_top, cv::Size frame) {
   eval::PostprocessOptions o;
-  o.crop_top = crop_top;
+  data::FrameGeometry geometry;  // what the loader cropped: crop_top scaled to this frame
+  geometry.crop_top = crop_top;
+  o.crop_top = data::crop_rows(geometry, frame.height);
+  o.frame_width = frame.width;
+  o.frame_height = frame.height;
   const int k = static_cast<int>(std::lround(9.0 * model.input_width / 640.0));
   o.blur_kernel = std::max(1, k % 2 == 1 ? k : k - 1);
   o.subpixel_radius = 8;  // one cell of the 1/8-resolution logits each side of the argmax
@@ -75,7 +80,7 @@ eval::Metrics validate(model::Scnn& net, data::TusimpleLoader& loader, int crop_
       bool seen = false;
       for (const auto& t : truth) seen = seen || t.raw_file == label.raw_file;
       if (seen) continue;
-      eval::PostprocessOptions opts = postprocess_options(net->config(), crop_top);
+      eval::PostprocessOptions opts = postprocess_options(net->config(), crop_top, batch->frames[i]);
       opts.h_samples = label.h_samples;
       predictions.push_back({label.raw_file, lanes_for_image(probs, static_cast<int64_t>(i), opts), 0.0});
       truth.push_back(label);

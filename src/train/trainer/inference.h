@@ -15,8 +15,9 @@ namespace lane::train {
 
 // Post-processing options for a network input size. The 9×9 box blur of the recipe is meant for
 // 640/800-wide maps; it is scaled with the input width (odd, at least 1) so that small demo
-// inputs are not blurred over several lane widths.
-eval::PostprocessOptions postprocess_options(const model::ScnnConfig& model, int crop_top);
+// inputs are not blurred over several lane widths. `crop_top` counts rows of a 720-row frame
+// (the training setting); the options are for a frame of `frame` size.
+eval::PostprocessOptions postprocess_options(const model::ScnnConfig& model, int crop_top, cv::Size frame);
 
 // Host tensors, whatever device the network ran on: the lane decoding reads them on the CPU.
 struct LaneProbabilities {

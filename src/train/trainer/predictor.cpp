@@ -61,8 +61,10 @@ std::optional<cv::Mat> read_frame(const fs::path& path) {
 // full frame aliases the thin lane markings instead (0.918 vs 0.924 accuracy on a demo model).
 // Shrink the same way here.
 torch::Tensor network_input(const cv::Mat& frame, const CheckpointModelInfo& info) {
-  const int reduction = data::decode_reduction(
-      {cv::Size(frame.cols, frame.rows), info.crop_top, cv::Size(info.model.input_width, info.model.input_height)});
+  data::FrameGeometry geometry;
+  geometry.crop_top = info.crop_top;
+  geometry.input = cv::Size(info.model.input_width, info.model.input_height);
+  const int reduction = data::decode_reduction(geometry, frame.size());
   cv::Mat reduced = frame;
   if (reduction > 1)
     cv::resize(frame, reduced, cv::Size(frame.cols / reduction, frame.rows / reduction), 0, 0, cv::INTER_AREA);
@@ -80,9 +82,7 @@ std::unordered_map<std::string, data::LaneLabel> load_truth(const fs::path& labe
 // The checkpoint's post-processing for a frame of `frame_size`, with the command line's overrides.
 eval::PostprocessOptions predict_postprocess_options(const PredictOptions& o, const CheckpointModelInfo& info,
                                                      cv::Size frame_size) {
-  eval::PostprocessOptions post = postprocess_options(info.model, info.crop_top);
-  post.frame_width = frame_size.width;
-  post.frame_height = frame_size.height;
+  eval::PostprocessOptions post = postprocess_options(info.model, info.crop_top, frame_size);
   if (o.prob_threshold >= 0) post.prob_threshold = o.prob_threshold;
   if (o.exist_threshold >= 0) post.exist_threshold = o.exist_threshold;
   if (o.fill_gaps >= 0) post.fill_gaps = o.fill_gaps == 1;

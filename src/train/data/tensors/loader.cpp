@@ -64,6 +64,7 @@ std::optional<Batch> TusimpleLoader::next() {
     for (int64_t y = 0; y < h; ++y) std::memcpy(seg + (i * h + y) * w, s.mask.ptr<uint8_t>(int(y)), size_t(w));
     for (int64_t k = 0; k < slots; ++k) exist[i * slots + k] = float(s.exist[size_t(k)]);
     batch.labels.push_back(pipeline_->labels()[s.index]);
+    batch.frames.push_back(s.frame);
   }
   batch.seg = seg_u8.to(torch::kInt64);
   return batch;

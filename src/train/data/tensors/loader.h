@@ -30,7 +30,8 @@ struct Batch {
   torch::Tensor images;            // float32 [B,3,H,W], normalised
   torch::Tensor seg;               // int64 [B,H,W]: 0 background, 1..lane_slots
   torch::Tensor exist;             // float32 [B,lane_slots]
-  std::vector<LaneLabel> labels;   // ground truth in original 1280x720 coordinates
+  std::vector<LaneLabel> labels;   // ground truth, in pixels of its frame
+  std::vector<cv::Size> frames;    // each sample's frame size (TuSimple: 1280x720)
 };
 
 class TusimpleLoader {
