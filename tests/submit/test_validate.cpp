@@ -121,6 +121,12 @@ TEST_CASE("validate: each rule has one message naming the flag and the fix", "[s
        "--pvc #1: size '100' is below the smallest volume, 1Mi (1048576 bytes); give a unit, e.g. 100Gi"},
       {"pvc size too large", [](JobSpec& s) { s.pvcs[0].size = "9Ei"; },
        "--pvc #1: size '9Ei' is too large; at most 9E (9*10^18 bytes)"},
+      {"pvc storage class", [](JobSpec& s) { s.pvcs[0].storage_class = "Azure NetApp"; },
+       "--pvc #1: storage class 'Azure NetApp' is not a storage class name (lowercase letters, digits, '-' and '.', "
+       "at most 253 characters; e.g. azure-netapp-files)"},
+      {"pvc storage class dots", [](JobSpec& s) { s.pvcs[0].storage_class = "anf..premium"; },
+       "--pvc #1: storage class 'anf..premium' is not a storage class name (lowercase letters, digits, '-' and '.', "
+       "at most 253 characters; e.g. azure-netapp-files)"},
       {"pvc claim", [](JobSpec& s) { s.pvcs[1].claim = "Data"; },
        "invalid --pvc #2 claim name 'Data': must be 1-63 lower-case letters, digits or '-', starting and ending "
        "with a letter or digit (e.g. 'my-job-1')"},
@@ -320,6 +326,8 @@ JobSpec run_ai_spec() {
   s.memory = "1Gi";
   s.memory_limit = "2Gi";
   s.node_pool = "a100_pool.1";
+  s.node_type = "dgx-a100";
+  s.pvcs[0].storage_class = "anf.premium-1";
   s.tolerations = {{"nvidia.com/gpu", "", "NoSchedule"}, {"pool", "a100", ""}};
   s.host_ipc = s.host_network = true;
   return s;
@@ -401,6 +409,9 @@ TEST_CASE("validate: each Run:AI flag rule has one message naming the flag and t
       {"node pool", [](JobSpec& s) { s.node_pool = "-pool"; },
        "--node-pool '-pool': a node pool name is a label value (at most 63 letters, digits, '-', '_', '.', "
        "alphanumeric at both ends)"},
+      {"node type", [](JobSpec& s) { s.node_type = "dgx a100"; },
+       "--node-type 'dgx a100': a node type is the value of the nodes' run.ai/type label (at most 63 letters, "
+       "digits, '-', '_', '.', alphanumeric at both ends)"},
       {"toleration key", [](JobSpec& s) { s.tolerations = {{"bad key", "", "NoSchedule"}}; },
        "--toleration #1 'bad key': KEY must be a label key and VALUE a label value; use KEY[=VALUE][:EFFECT], e.g. "
        "nvidia.com/gpu:NoSchedule or pool=a100:NoExecute"},

@@ -117,6 +117,20 @@ void check_counts(const JobSpec& spec) {
     throw UsageError(fmt::format("--slots-per-worker {}: use 1 or more", spec.slots_per_worker));
 }
 
+// A DNS-1123 subdomain: dot-separated DNS-1123 labels, at most 253 characters in all.
+bool is_dns1123_subdomain(const std::string& name) {
+  if (name.empty() || name.size() > 253) return false;
+  size_t start = 0;
+  while (start <= name.size()) {
+    const size_t dot = name.find('.', start);
+    const std::string part = name.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!is_dns1123_label(part)) return false;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return true;
+}
+
 // Entries are numbered from 1 in the order given on the command line.
 void check_pvcs(const JobSpec& spec, bool named) {
   for (size_t i = 0; i < spec.pvcs.size(); ++i) {
@@ -128,6 +142,10 @@ void check_pvcs(const JobSpec& spec, bool named) {
       continue;
     }
     if (auto problem = pvc_size_problem(m.size)) throw UsageError(fmt::format("--pvc #{}: {}", i + 1, *problem));
+    if (!m.storage_class.empty() && !is_dns1123_subdomain(m.storage_class))
+      throw UsageError(fmt::format("--pvc #{}: storage class '{}' is not a storage class name (lowercase letters, "
+                                   "digits, '-' and '.', at most 253 characters; e.g. azure-netapp-files)",
+                                   i + 1, m.storage_class));
     if (!m.claim.empty())
       require_dns1123_label(m.claim, fmt::format("--pvc #{} new claim name (--new-pvc claimname=)", i + 1));
     else if (named)
@@ -283,7 +301,7 @@ bool one_of(const std::string& v, std::initializer_list<const char*> allowed) {
 }
 
 // A label value (and the name part of a label key): at most 63 of [A-Za-z0-9-_.], alphanumeric
-// at both ends. Kubernetes' rule, for --node-pool and --toleration.
+// at both ends. Kubernetes' rule, for --node-pool, --node-type and --toleration.
 bool is_label_value(const std::string& v) {
   if (v.empty()) return true;
   auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
@@ -298,18 +316,7 @@ bool is_label_key(const std::string& k) {
   const size_t slash = k.rfind('/');
   const std::string name = slash == std::string::npos ? k : k.substr(slash + 1);
   if (name.empty() || !is_label_value(name)) return false;
-  if (slash == std::string::npos) return true;
-  const std::string prefix = k.substr(0, slash);
-  if (prefix.empty() || prefix.size() > 253) return false;
-  size_t start = 0;
-  while (start <= prefix.size()) {
-    const size_t dot = prefix.find('.', start);
-    const std::string part = prefix.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    if (!is_dns1123_label(part)) return false;
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  return true;
+  return slash == std::string::npos || is_dns1123_subdomain(k.substr(0, slash));
 }
 
 void check_preemptibility(const JobSpec& spec) {
@@ -388,6 +395,11 @@ void check_placement(const JobSpec& spec) {
     throw UsageError("--node-pool '" + spec.node_pool +
                      "': a node pool name is a label value (at most 63 letters, digits, '-', '_', '.', "
                      "alphanumeric at both ends)");
+  // The value of the nodes' run.ai/type label: a pod selecting anything else is refused by the API server.
+  if (!is_label_value(spec.node_type))
+    throw UsageError("--node-type '" + spec.node_type +
+                     "': a node type is the value of the nodes' run.ai/type label (at most 63 letters, digits, "
+                     "'-', '_', '.', alphanumeric at both ends)");
   for (size_t i = 0; i < spec.tolerations.size(); ++i) {
     const Toleration& t = spec.tolerations[i];
     if (!is_label_key(t.key) || !is_label_value(t.value))
