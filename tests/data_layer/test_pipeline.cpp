@@ -366,3 +366,16 @@ TEST_CASE("labels made for larger frames stop the pipeline with the fix", "[data
   std::string error;
   CHECK_THROWS_AS(data::load_sample(sample_options(root.path()), labels[0], 0, &error), data::LabelFrameMismatch);
 }
+
+TEST_CASE("a label fits its frame when its points do: rows without a point do not count", "[data_layer][fast]") {
+  data::LaneLabel label;
+  label.raw_file = "clips/a/20.jpg";
+  label.h_samples = {200, 240, 280, 320, 710};
+  label.lanes = {{100, 110, 120, data::kNoPoint, data::kNoPoint}, {300, 290, data::kNoPoint, data::kNoPoint, -2}};
+  CHECK(data::label_outside_frame(label, cv::Size(512, 288)).empty());
+  label.lanes[1][3] = 280;  // a point on row 320, below the 288-row frame
+  CHECK(data::label_outside_frame(label, cv::Size(512, 288)) == "points down to row 320 but the frame is 512x288");
+  CHECK(data::label_outside_frame(label, cv::Size(1280, 720)).empty());
+  label.lanes = {{data::kNoPoint, data::kNoPoint, data::kNoPoint, data::kNoPoint, data::kNoPoint}};
+  CHECK(data::label_outside_frame(label, cv::Size(8, 8)).empty());  // nothing to draw
+}

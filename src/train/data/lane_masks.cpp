@@ -107,7 +107,10 @@ cv::Mat render_lane_mask(const LaneLabel& label, int lane_slots, cv::Size size, 
 }
 
 std::string label_outside_frame(const LaneLabel& label, cv::Size frame) {
-  const int last_row = *std::max_element(label.h_samples.begin(), label.h_samples.end());
+  int last_row = -1;  // the lowest row that carries a point (rows without one draw nothing)
+  for (const auto& xs : label.lanes)
+    for (size_t k = 0; k < xs.size() && k < label.h_samples.size(); ++k)
+      if (xs[k] >= 0) last_row = std::max(last_row, label.h_samples[k]);
   if (last_row < frame.height) return "";
   return fmt::format("points down to row {} but the frame is {}x{}", last_row, frame.width, frame.height);
 }

@@ -41,8 +41,8 @@ cv::Mat render_lane_mask(const LaneLabel& label, int lane_slots,
                          cv::Size size = cv::Size(kFrameWidth, kFrameHeight),
                          cv::Size label_frame = cv::Size(kFrameWidth, kFrameHeight));
 
-// Empty when the label fits a frame of `frame` size; otherwise what does not ("points down to
-// row 710 but the frame is 512x288"): labels made for frames of another size.
+// Empty when the label's points fit a frame of `frame` size; otherwise what does not ("points
+// down to row 710 but the frame is 512x288"): labels made for frames of another size.
 std::string label_outside_frame(const LaneLabel& label, cv::Size frame);
 
 // Throws lane::UsageError unless lane_slots is 4 or 6.
