@@ -15,7 +15,17 @@ fi
 export PATH="$bin:$PATH" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export LANECTL_HOME=$(mktemp -d /tmp/lane-e2e-resume.XXXXXX) LANECTL_GRACE_SECONDS=20
 data=$LANECTL_HOME-data
-trap 'for p in team-a team-b; do lanectl delete --all -p $p >/dev/null 2>&1 || true; done; rm -rf "$LANECTL_HOME" "$data"' EXIT
+# A delete returns at once and the job's processes get their grace period, in which the ranks
+# save a checkpoint into $data: the folders go once the jobs' supervisors have ended.
+cleanup() {
+  for p in team-a team-b; do lanectl delete --all -p $p >/dev/null 2>&1 || true; done
+  for _ in $(seq 1 150); do
+    pgrep -f "__supervise $LANECTL_HOME " >/dev/null || break
+    sleep 0.2
+  done
+  rm -rf "$LANECTL_HOME" "$data"
+}
+trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; lanectl logs train -p team-a --tail 15 >&2 || true; exit 1; }
 # Waits up to $1 seconds for the command after it to succeed.
 within() {
