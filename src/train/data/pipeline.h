@@ -48,7 +48,7 @@ struct Sample {
   cv::Size frame;              // the stored frame's size: the label's coordinates are its pixels
 };
 
-// A label whose rows lie below the bottom of its frame: it was made for frames of another size
+// A label with points below the bottom of its frame: it was made for frames of another size
 // (e.g. 1280x720 labels over down-scaled frames). Every sample of such a set would train on
 // misplaced targets, so the pipeline stops at the first one instead of skipping it.
 class LabelFrameMismatch : public UsageError {
