@@ -3,16 +3,19 @@
 // under strace with `inject=SYSCALL:signal=KILL:when=N` (the N-th such system call never
 // returns). Settings come from the environment so CI stays short and a long run is one variable:
 //   LANE_CRASH_SEED (default 15), LANE_CRASH_KILLS (random kills per operation, default 6),
-//   LANE_CRASH_STRACE (0 disables the strace kills).
+//   LANE_CRASH_STRACE (0 disables the strace kills), LANE_CRASH_AT (which call of each system
+//   call is killed: a comma list of first, middle and last; all three by default).
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,6 +25,27 @@ namespace lane::test {
 inline int env_int(const char* name, int fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::atoi(v) : fallback;
+}
+
+// The calls of a system call made `n` times that LANE_CRASH_AT picks, in order, without repeats.
+// Throws std::invalid_argument naming the variable for a word that is not first, middle or last.
+inline std::vector<int> crash_points(int n) {
+  const char* v = std::getenv("LANE_CRASH_AT");
+  const std::string spec = v && *v ? v : "first,middle,last";
+  std::vector<int> out;
+  for (size_t pos = 0; pos <= spec.size();) {
+    const size_t comma = std::min(spec.find(',', pos), spec.size());
+    const std::string word = spec.substr(pos, comma - pos);
+    int when;
+    if (word == "first") when = 1;
+    else if (word == "middle") when = std::max(1, n / 2);
+    else if (word == "last") when = std::max(1, n);
+    else throw std::invalid_argument("LANE_CRASH_AT: '" + word + "' is not first, middle or last (e.g. LANE_CRASH_AT=middle,last)");
+    if (std::find(out.begin(), out.end(), when) == out.end()) out.push_back(when);
+    pos = comma + 1;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 inline bool strace_usable() {

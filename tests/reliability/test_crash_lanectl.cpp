@@ -130,7 +130,8 @@ std::chrono::microseconds time_of(Rig& rig, const std::vector<std::string>& args
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
 }
 
-// Kill points: random ones, then (with strace) the first, middle and last call of each syscall.
+// Kill points: random ones, then (with strace) the first, middle and last call of each syscall
+// (LANE_CRASH_AT chooses among those three).
 template <typename Args, typename Check>
 void inject(Rig& rig, const std::string& what, Args args_for, Check check, const std::vector<std::string>& syscalls,
             std::chrono::microseconds full) {
@@ -149,9 +150,7 @@ void inject(Rig& rig, const std::string& what, Args args_for, Check check, const
   for (const auto& sc : syscalls) {
     const int n = lane::test::count_syscalls(rig.lanectl(args_for(round)), rig.env, rig.cli.home(), sc);
     check(round++);  // the counting run completed: the checks hold for a finished run too
-    std::vector<int> whens{1, std::max(1, n / 2), std::max(1, n)};
-    whens.erase(std::unique(whens.begin(), whens.end()), whens.end());
-    for (int when : whens) {
+    for (int when : lane::test::crash_points(n)) {
       INFO(what << " killed at " << sc << " #" << when << " of " << n);
       rig.kill_once(args_for(round), rng, {}, sc, when);
       check(round++);
@@ -257,4 +256,22 @@ TEST_CASE("crash injection: restore --in-place survives kill -9 anywhere", "[rel
     inject(rig, "restore --in-place", args, check, {"write", "syncfs", "renameat2", "mkdirat"}, full);
   }
   report(rig, "restore --in-place");
+}
+
+TEST_CASE("crash injection: LANE_CRASH_AT picks the first and middle and last calls and refuses other words",
+          "[reliability][fast]") {
+  using lane::test::crash_points;
+  ::unsetenv("LANE_CRASH_AT");
+  CHECK(crash_points(10) == std::vector<int>{1, 5, 10});
+  CHECK(crash_points(1) == std::vector<int>{1});
+  CHECK(crash_points(3) == std::vector<int>{1, 3});
+  ::setenv("LANE_CRASH_AT", "middle", 1);
+  CHECK(crash_points(10) == std::vector<int>{5});
+  ::setenv("LANE_CRASH_AT", "last,first", 1);
+  CHECK(crash_points(10) == std::vector<int>{1, 10});
+  ::setenv("LANE_CRASH_AT", "middel", 1);
+  CHECK_THROWS_WITH(crash_points(10), Catch::Contains("LANE_CRASH_AT: 'middel' is not first, middle or last"));
+  ::setenv("LANE_CRASH_AT", "first,", 1);
+  CHECK_THROWS_WITH(crash_points(10), Catch::Contains("'' is not first"));
+  ::unsetenv("LANE_CRASH_AT");
 }
