@@ -15,8 +15,9 @@ const CHARTS = [
 // Keys of a metrics.jsonl record that are x values, counts or timestamps, not curves.
 export const NOT_CURVES = new Set(["step", "epoch", "time", "frames"]);
 
-// The SVG's size and its margins (left, right, top, bottom) around the plot area.
-const W = 560, H = 230, L = 58, R = 14, T = 12, B = 30;
+// The SVG's height and its margins (left, right, top, bottom) around the plot area. Its width is
+// its box's (drawAtWidth), so one SVG unit is one CSS pixel and the 11 px text stays 11 px.
+const H = 230, L = 58, R = 14, T = 12, B = 30;
 
 export function fmtNum(v) {
   if (v === null || v === undefined || Number.isNaN(v)) return "–";
@@ -38,20 +39,36 @@ export function niceTicks(lo, hi, n) {
   return { lo: first, hi: last, ticks };
 }
 
-// The axes' ticks and the maps from values to SVG coordinates; null when there is nothing to draw.
-function scales(xs, cols, shown) {
+// Calls draw(width) with `box`'s width in CSS pixels each time it changes (first when the box is
+// laid out, before it is painted); `fallback` until then. An SVG whose viewBox is that wide is
+// drawn 1:1: a fixed 560-unit viewBox in a phone's 340 px box drew its 11 px text at 6.7 px.
+export function drawAtWidth(box, draw, fallback = 560) {
+  let width = fallback;
+  draw(width);
+  new ResizeObserver(([entry]) => {
+    const w = Math.round(entry.contentRect.width);
+    if (w > 0 && w !== width) draw(width = w);
+  }).observe(box);
+}
+
+// About one x tick per 80 px of plot.
+export function xTickCount(width) { return Math.max(2, Math.round((width - L - R) / 80)); }
+
+// The axes' ticks and the maps from values to SVG coordinates for an SVG `W` wide; null when
+// there is nothing to draw.
+function scales(xs, cols, shown, W) {
   let xlo = Infinity, xhi = -Infinity, ylo = Infinity, yhi = -Infinity;
   for (const x of xs) if (x !== null) { xlo = Math.min(xlo, x); xhi = Math.max(xhi, x); }
   for (const [key] of shown)
     for (const v of cols[key]) if (v !== null && Number.isFinite(v)) { ylo = Math.min(ylo, v); yhi = Math.max(yhi, v); }
   if (!Number.isFinite(ylo) || !Number.isFinite(xlo)) return null;
-  const X = niceTicks(xlo, xhi, 6), Y = niceTicks(ylo, yhi, 5);
+  const X = niceTicks(xlo, xhi, xTickCount(W)), Y = niceTicks(ylo, yhi, 5);
   const px = (x) => L + (x - X.lo) / (X.hi - X.lo) * (W - L - R);
   const py = (y) => H - B - (y - Y.lo) / (Y.hi - Y.lo) * (H - T - B);
-  return { X, Y, px, py };
+  return { W, X, Y, px, py };
 }
 
-function drawAxes(svg, { X, Y, px, py }, xLabel) {
+function drawAxes(svg, { W, X, Y, px, py }, xLabel) {
   const axes = ui.svg("g", { class: "axes" });
   for (const t of Y.ticks) {
     axes.append(ui.svg("line", { x1: L, x2: W - R, y1: py(t), y2: py(t), class: "grid" }));
@@ -97,6 +114,7 @@ function nearest({ xs, cols, shown }, x) {
 // The crosshair: a line and a marker per series at the nearest x; values in the tooltip `tip`.
 function addCrosshair(svg, tip, s, data) {
   const { xs, cols, shown, xLabel } = data;
+  const W = s.W;
   const cross = ui.svg("line", { y1: T, y2: H - B, class: "crosshair", visibility: "hidden" });
   const markers = shown.map(([, , color]) => ui.svg("circle", { r: 4, fill: color, class: "marker", visibility: "hidden" }));
   const hit = ui.svg("rect", { x: L, y: T, width: W - L - R, height: H - T - B, class: "hit" });
@@ -167,11 +185,12 @@ function drawChart(title, cols, series, hidden) {
   const tip = ui.el("div", { class: "tip" });
   tip.hidden = true;
 
+  let W = 0;
   const render = () => {
     const shown = series.filter(([key]) => !hidden.has(title + "/" + key));
-    const svg = ui.svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart-svg", role: "img", "aria-label": title });
+    const svg = ui.svg("svg", { viewBox: `0 0 ${W} ${H}`, height: H, class: "chart-svg", role: "img", "aria-label": title });
     plot.replaceChildren(svg, tip);
-    const s = scales(xs, cols, shown);
+    const s = scales(xs, cols, shown, W);
     if (!s) {
       svg.append(ui.svg("text", { x: W / 2, y: H / 2, class: "nodata", "text-anchor": "middle" }, document.createTextNode(shown.length ? "no values yet" : "all series hidden")));
       return;
@@ -182,7 +201,7 @@ function drawChart(title, cols, series, hidden) {
     addCrosshair(svg, tip, s, data);
   };
   for (const entry of series) legend.append(legendButton(title, entry, hidden, render));
-  render();
+  drawAtWidth(plot, (width) => { W = width; render(); });
   return box;
 }
 

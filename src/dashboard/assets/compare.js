@@ -3,7 +3,7 @@
 // TensorBoard smooths (smoothing.js; the raw curve faint behind), a log scale; the final metrics
 // side by side and the differences of the specs (secret values arrive masked from the server).
 // The Jobs page selects jobs with selectBox / compareBar (kept in sessionStorage).
-import { NOT_CURVES, fmtNum, niceTicks } from "./chart.js";
+import { NOT_CURVES, drawAtWidth, fmtNum, niceTicks, xTickCount } from "./chart.js";
 import { lastValue, smooth, specDiff, stepsPerEpoch, xValues } from "./smoothing.js";
 import { pages, ui } from "./ui.js";
 
@@ -12,7 +12,8 @@ const POLL_MS = 5000;
 const ORDER = ["train.loss", "train.seg_loss", "train.exist_loss", "train.lr", "train.images_per_s",
   "val.accuracy", "val.fp", "val.fn"];
 const AXES = { step: "step", epoch: "epoch", wall: "wall time (s since the run's first record)" };
-const W = 560, H = 240, L = 58, R = 14, T = 12, B = 30;
+// The SVG is as wide as its box (drawAtWidth), H high, with these margins around the plot.
+const H = 240, L = 58, R = 14, T = 12, B = 30;
 
 // ---- selection on the Jobs page ----
 
@@ -82,11 +83,11 @@ function pathOf(xs, ys, px, py, f) {
   return d;
 }
 
-// One metric of every run: [{run, xs, raw, smoothed}] on shared axes.
-function chart(title, series, opts) {
-  const X = axis(series.flatMap((s) => s.xs), false, 6);
+// One metric of every run: [{run, xs, raw, smoothed}] on shared axes, in an SVG `W` wide.
+function plotSvg(title, series, opts, W) {
+  const X = axis(series.flatMap((s) => s.xs), false, xTickCount(W));
   const Y = axis(series.flatMap((s) => [...s.raw, ...s.smoothed]), opts.log, 5);
-  const svg = ui.svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart-svg compare-svg", role: "img", "aria-label": title });
+  const svg = ui.svg("svg", { viewBox: `0 0 ${W} ${H}`, height: H, class: "chart-svg compare-svg", role: "img", "aria-label": title });
   if (!X || !Y) {
     svg.append(ui.svg("text", { x: W / 2, y: H / 2, "text-anchor": "middle", class: "nodata" },
       document.createTextNode(opts.log ? "no positive values for a log scale" : "no values on this axis")));
@@ -119,8 +120,14 @@ function chart(title, series, opts) {
         }
     }
   }
+  return svg;
+}
+
+function chart(title, series, opts) {
+  const plot = ui.el("div", { class: "plot" });
+  drawAtWidth(plot, (W) => plot.replaceChildren(plotSvg(title, series, opts, W)));
   return ui.el("figure", { class: "chart compare-chart", dataset: { metric: title } },
-    ui.el("figcaption", {}, ui.el("span", { class: "chart-title", text: title })), svg);
+    ui.el("figcaption", {}, ui.el("span", { class: "chart-title", text: title })), plot);
 }
 
 // ---- the page ----

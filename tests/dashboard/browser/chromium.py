@@ -232,6 +232,24 @@ class Chromium:
         self.close()
 
 
+_SMALL_TEXTS = """((least) => {
+  const bad = [], seen = new Set();
+  let checked = 0;
+  for (const e of document.querySelectorAll('body *')) {
+    if (['SCRIPT', 'STYLE', 'OPTION', 'TITLE', 'title'].includes(e.tagName)) continue;
+    if (![...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+    const r = e.getBoundingClientRect(), cs = getComputedStyle(e);
+    if (r.width <= 0 || r.height <= 0 || cs.visibility !== 'visible') continue;
+    let px = parseFloat(cs.fontSize);
+    if (e instanceof SVGElement && e.ownerSVGElement) px *= e.ownerSVGElement.getScreenCTM().a;
+    checked++;
+    const what = e.tagName + '.' + [...e.classList].join('.') + ' "' + e.textContent.trim().slice(0, 20) + '"';
+    if (px < least - 0.05 && !seen.has(what)) { seen.add(what); bad.push(what + ' ' + px.toFixed(1) + ' px'); }
+  }
+  return {checked, bad};
+})(%s)"""
+
+
 class Page:
     """One tab: evaluate JavaScript, wait for conditions, screenshots, the errors it logged."""
 
@@ -360,6 +378,12 @@ class Page:
         with open(path, "wb") as f:
             f.write(data)
         return path
+
+    def small_texts(self, least):
+        """Visible texts drawn smaller than `least` px: {"checked": how many were measured, "bad":
+        ["TAG.class "text" 6.7 px", ...]}. An HTML element's size is its font size; an SVG text's is
+        its font size times the scale its SVG is drawn at (a 560-unit viewBox in a 340 px box: 0.6)."""
+        return self.eval(_SMALL_TEXTS % json.dumps(least))
 
     def close(self):
         """Closes the tab."""

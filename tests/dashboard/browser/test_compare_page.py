@@ -209,6 +209,15 @@ def main():
             check_compare(page, url, runs)
             page.eval("window.scrollTo(0, 0)")
             page.screenshot(os.path.join(shots, "compare.png"), full_page=True)
+            # On a phone the charts are drawn at their boxes' width: text as large as on a desktop.
+            page.resize(390, 844)
+            page.wait_for("[...document.querySelectorAll('#compare-charts svg')].every("
+                          "(s) => Math.abs(s.getScreenCTM().a - 1) < 0.01)", timeout=5)
+            small = page.small_texts(10)
+            check(small["checked"] >= 20 and not small["bad"], f"compare page at 390 px: {small}")
+            check(page.eval("document.documentElement.scrollWidth <= innerWidth"), "compare page at 390 px scrolls sideways")
+            page.screenshot(os.path.join(shots, "compare-390.png"), full_page=True)
+            page.resize(1400, 1000)
 
             # A link with bare job names opened in a new tab (before the jobs stream's first list)
             # finds the jobs by name, in whichever project they are ("plain" is research's: it has no

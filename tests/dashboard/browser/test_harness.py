@@ -69,6 +69,15 @@ def main():
         with open(page.screenshot(os.path.join(args.out, "harness-full.png"), full_page=True), "rb") as f:
             head = f.read(24)
         check(struct.unpack(">II", head[16:24])[1] >= 2000, "a full-page screenshot covers the page")
+
+        # small_texts: an 8 px paragraph, and 11 px SVG text in a 560-unit viewBox drawn 280 px wide
+        # (5.5 px), are found; 12 px text and an SVG drawn 1:1 are not.
+        page.navigate("data:text/html,<p style='font-size:8px'>tiny</p><p style='font-size:12px'>fine</p>"
+                      "<svg viewBox='0 0 560 100' style='width:280px;font-size:11px'><text x=10 y=50>half</text></svg>"
+                      "<svg viewBox='0 0 280 100' style='width:280px;font-size:11px'><text x=10 y=50>whole</text></svg>")
+        small = page.small_texts(10)
+        check(small["checked"] == 4, f"small_texts measured {small['checked']} texts, not 4")
+        check(sorted(small["bad"]) == ['P. "tiny" 8.0 px', 'text. "half" 5.5 px'], f"small_texts: {small['bad']}")
         pid = browser.proc.pid
     try:
         os.kill(pid, 0)

@@ -8,7 +8,8 @@ and snapshots with 91-character names restored into a volume another job uses (t
   test_layout.py --lanectl PATH [--out DIR] CASE     exit 0 pass, 1 fail, 77 skip (no Chromium)
 
     widths    every page at 360, 390, 1440 and 2560 px: no horizontal page scroll
-              (scrollWidth <= innerWidth), the header's links and live indicator, each page's key
+              (scrollWidth <= innerWidth), every visible text at 10 px or more as rendered (an
+              SVG's text shrinks with the SVG), the header's links and live indicator, each page's key
               elements inside the window; Snapshots' SIZE column and Projects' "quota 4" unclipped
               on a desktop screen; the lineage graph drawn at full size (scrolling in its box)
     contrast  every visible text element of every page, light and dark theme (emulated
@@ -127,6 +128,8 @@ OFF_SCREEN = """((selectors) => {
   return bad;
 })(%s)"""
 
+MIN_TEXT_PX = 10  # the least size of any visible text as drawn
+
 # Page-specific checks of what the issue found cut: [failures].
 SPECIFIC = {
     # Each job's name link shows the start of its name inside the cell (a long one ends in "…"):
@@ -172,6 +175,9 @@ def check_width(page, name, width):
     bad = page.eval(OFF_SCREEN % (HEADER + KEY[name]))
     bad += page.eval(SPECIFIC[name]) if name in SPECIFIC else []
     check(not bad, f"{name} at {width} px: {bad}")
+    small = page.small_texts(MIN_TEXT_PX)
+    check(small["checked"] >= 10, f"{name} at {width} px: only {small['checked']} texts measured")
+    check(not small["bad"], f"{name} at {width} px: text under {MIN_TEXT_PX} px: {small['bad']}")
 
 
 def case_widths(lane, url, out):
