@@ -2,7 +2,8 @@
 // Fills a fresh LANECTL_HOME with JOBS jobs (rows written straight into the local backend's
 // schema, 90% finished, 10% pending), then times `lanectl list -A` as a real process (output to
 // /dev/null; median of RUNS). Baselines from the same run: the same SELECT done in-process with
-// the SQLite API, and `lanectl list -A` over JOBS/10 jobs.
+// the SQLite API, and `lanectl list -A` over JOBS/10 jobs. With BENCH_BASELINE_LANECTL=PATH, also
+// that lanectl binary (e.g. an earlier commit's) over the same JOBS jobs, runs interleaved.
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,14 +30,15 @@ void sql(sqlite3* db, const std::string& s) {
   }
 }
 
-int run_lanectl(const fs::path& home, const std::vector<std::string>& args) {
+const std::string kLanectl = std::string(LANE_BIN_DIR) + "/lanectl";
+
+int run_lanectl(const fs::path& home, const std::vector<std::string>& args, const std::string& exe = kLanectl) {
   pid_t pid = fork();
   if (pid == 0) {
     setenv("LANECTL_HOME", home.c_str(), 1);
     setenv("LANECTL_BACKEND", "local", 1);
     freopen("/dev/null", "w", stdout);
-    std::string exe = std::string(LANE_BIN_DIR) + "/lanectl";
-    std::vector<char*> argv{exe.data()};
+    std::vector<char*> argv{const_cast<char*>(exe.c_str())};
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     execv(exe.c_str(), argv.data());
@@ -97,16 +99,25 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-double time_lanectl(const fs::path& home, int runs) {
-  std::vector<double> ms;
-  run_lanectl(home, {"list", "-A"});  // warm the page cache
-  for (int i = 0; i < runs; ++i) {
-    auto t0 = Clock::now();
-    if (run_lanectl(home, {"list", "-A"}) != 0) std::exit(1);
-    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-  }
-  return median(ms);
+// Medians of `runs` timed `list -A` of each binary, run in turn (a change of load hits all alike).
+std::vector<double> time_lanectls(const fs::path& home, int runs, const std::vector<std::string>& exes) {
+  std::vector<std::vector<double>> ms(exes.size());
+  for (const auto& exe : exes) run_lanectl(home, {"list", "-A"}, exe);  // warm the page cache
+  for (int i = 0; i < runs; ++i)
+    for (size_t e = 0; e < exes.size(); ++e) {
+      auto t0 = Clock::now();
+      if (run_lanectl(home, {"list", "-A"}, exes[e]) != 0) {
+        fmt::print(stderr, "{} list -A failed\n", exes[e]);
+        std::exit(1);
+      }
+      ms[e].push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
+  std::vector<double> out;
+  for (auto& m : ms) out.push_back(median(m));
+  return out;
 }
+
+double time_lanectl(const fs::path& home, int runs) { return time_lanectls(home, runs, {kLanectl})[0]; }
 
 double time_raw_select(const fs::path& home, int runs) {
   std::vector<double> ms;
@@ -135,7 +146,11 @@ int main(int argc, char** argv) {
   int runs = argc > 2 ? std::atoi(argv[2]) : 15;
   fs::path big = make_home(jobs);
   fs::path small = make_home(jobs / 10);
-  double t_big = time_lanectl(big, runs);
+  const char* baseline = std::getenv("BENCH_BASELINE_LANECTL");
+  std::vector<std::string> exes{kLanectl};
+  if (baseline && *baseline) exes.push_back(baseline);
+  const std::vector<double> t_bigs = time_lanectls(big, runs, exes);
+  const double t_big = t_bigs[0];
   double t_small = time_lanectl(small, runs);
   double t_raw = time_raw_select(big, runs);
   double t_empty = 0;
@@ -147,6 +162,9 @@ int main(int argc, char** argv) {
   fmt::print("bench_list_jobs: median of {} runs\n", runs);
   fmt::print("{:<44} {:>10} {:>8}\n", "case", "ms", "ratio");
   fmt::print("{:<44} {:>10.1f} {:>8}\n", fmt::format("lanectl list -A, {} jobs", jobs), t_big, "1.00");
+  if (exes.size() > 1)
+    fmt::print("{:<44} {:>10.1f} {:>8.2f}\n", fmt::format("baseline lanectl list -A, {} jobs", jobs), t_bigs[1],
+               t_big / t_bigs[1]);
   fmt::print("{:<44} {:>10.1f} {:>8.2f}\n", fmt::format("lanectl list -A, {} jobs", jobs / 10), t_small, t_big / t_small);
   fmt::print("{:<44} {:>10.1f} {:>8.2f}\n", "lanectl list -A, 0 jobs (process + open)", t_empty, t_big / t_empty);
   fmt::print("{:<44} {:>10.1f} {:>8.2f}\n", fmt::format("raw SQLite SELECT, {} rows, in-process", jobs), t_raw, t_big / t_raw);

@@ -10,14 +10,12 @@ namespace lane::submit::local {
 namespace fs = std::filesystem;
 
 std::vector<JobInfo> LocalJobs::list_jobs(const std::optional<std::string>& project) {
-  std::vector<JobRow> rows;
-  {
-    ReadTransaction tx(st_.db);
-    rows = load_job_rows(st_.db, project, false);
-  }
   std::vector<JobInfo> out;
-  out.reserve(rows.size());
-  for (const auto& r : rows) out.push_back(job_info_from_row(r, false));
+  ReadTransaction tx(st_.db);
+  for_each_job_row(st_.db, project, false, false, [&](JobRow&& row, size_t rows) {
+    if (out.empty()) out.reserve(rows);
+    out.push_back(job_info_from_row(row, false));
+  });
   return out;
 }
 

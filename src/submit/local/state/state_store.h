@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,8 +62,12 @@ void ensure_schema_in_transaction(Database& db);
 // The row's columns that follow from the spec (preemptible, ttl_seconds), for an INSERT.
 std::optional<bool> preemptible_column(const JobSpec& spec);
 
+// The jobs of `project` (all without), by project and name; active_only: Pending and Running.
 std::vector<JobRow> load_job_rows(Database& db, const std::optional<std::string>& project,
                                   bool with_spec, bool active_only = false);
+// The same one row at a time, with the number of rows the query matched (to reserve for them).
+void for_each_job_row(Database& db, const std::optional<std::string>& project, bool with_spec, bool active_only,
+                      const std::function<void(JobRow&&, size_t rows)>& on_row);
 std::optional<JobRow> load_job_row(Database& db, const std::string& project,
                                    const std::string& name, bool with_spec);
 std::optional<JobRow> load_job_row_by_id(Database& db, int64_t id, bool with_spec);
