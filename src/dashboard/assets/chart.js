@@ -45,10 +45,12 @@ export function niceTicks(lo, hi, n) {
 export function drawAtWidth(box, draw, fallback = 560) {
   let width = fallback;
   draw(width);
-  new ResizeObserver(([entry]) => {
+  const observer = new ResizeObserver(([entry]) => {
+    if (!box.isConnected) return observer.disconnect();  // a chart replaced by a newer one
     const w = Math.round(entry.contentRect.width);
     if (w > 0 && w !== width) draw(width = w);
-  }).observe(box);
+  });
+  observer.observe(box);
 }
 
 // About one x tick per 80 px of plot.
