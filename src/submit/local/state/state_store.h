@@ -65,9 +65,11 @@ std::optional<bool> preemptible_column(const JobSpec& spec);
 // The jobs of `project` (all without), by project and name; active_only: Pending and Running.
 std::vector<JobRow> load_job_rows(Database& db, const std::optional<std::string>& project,
                                   bool with_spec, bool active_only = false);
-// The same one row at a time, with the number of rows the query matched (to reserve for them).
+// The same one row at a time, as SQLite returns them (no vector of rows).
 void for_each_job_row(Database& db, const std::optional<std::string>& project, bool with_spec, bool active_only,
-                      const std::function<void(JobRow&&, size_t rows)>& on_row);
+                      const std::function<void(JobRow&&)>& on_row);
+// How many rows those two would give (to size a vector once).
+size_t count_job_rows(Database& db, const std::optional<std::string>& project, bool active_only = false);
 std::optional<JobRow> load_job_row(Database& db, const std::string& project,
                                    const std::string& name, bool with_spec);
 std::optional<JobRow> load_job_row_by_id(Database& db, int64_t id, bool with_spec);
