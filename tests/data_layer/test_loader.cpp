@@ -126,6 +126,82 @@ TEST_CASE("loader order is deterministic, worker-independent, sharded and resuma
   CHECK(seen.size() == 10);
 }
 
+TEST_CASE("the batch thread hands out the batches the caller would pack itself", "[data_layer][slow]") {
+  auto o = options();
+  o.pipeline.augment = true;
+  o.drop_last = false;
+  o.batch_size = 3;  // 10 frames: 3, 3, 3, 1
+  data::TusimpleLoader inline_packing(o);  // no workers: packed by the caller
+  o.pipeline.use_workers = true;
+  o.pipeline.num_workers = 2;
+  o.batch_thread = false;
+  data::TusimpleLoader caller_packs(o);
+  o.batch_thread = true;
+  data::TusimpleLoader batch_thread(o);
+  auto epoch = [](data::TusimpleLoader& l, int e, size_t skip) {
+    l.start_epoch(e, skip);
+    std::vector<data::Batch> out;
+    while (auto b = l.next()) out.push_back(std::move(*b));
+    CHECK_FALSE(l.next());  // the end stays the end
+    return out;
+  };
+  auto same = [](const std::vector<data::Batch>& a, const std::vector<data::Batch>& b) {
+    REQUIRE(a.size() == b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      INFO("batch " << i);
+      CHECK(torch::equal(a[i].images, b[i].images));
+      CHECK(torch::equal(a[i].seg, b[i].seg));
+      CHECK(torch::equal(a[i].exist, b[i].exist));
+      REQUIRE(a[i].labels.size() == b[i].labels.size());
+      for (size_t k = 0; k < a[i].labels.size(); ++k) CHECK(a[i].labels[k].raw_file == b[i].labels[k].raw_file);
+    }
+  };
+  const auto reference = epoch(inline_packing, 2, 0);
+  CHECK(reference.size() == 4);
+  same(epoch(caller_packs, 2, 0), reference);
+  same(epoch(batch_thread, 2, 0), reference);
+  // Resuming after two batches, and an epoch restarted after one batch was taken.
+  same(epoch(batch_thread, 2, 2), std::vector<data::Batch>(reference.begin() + 2, reference.end()));
+  batch_thread.start_epoch(1);
+  REQUIRE(batch_thread.next());
+  same(epoch(batch_thread, 2, 0), reference);
+  // Destroyed while the thread waits with a packed batch, and while it packs one.
+  for (int taken : {0, 1}) {
+    data::TusimpleLoader l(o);
+    l.start_epoch(0);
+    for (int i = 0; i < taken; ++i) REQUIRE(l.next());
+  }
+}
+
+TEST_CASE("a failure on the batch thread reaches the caller with its message", "[data_layer][fast]") {
+  test::TempDir root("loader-mismatch");
+  const auto small = test::tusimple_dir() / "tusimple_sample_512x288";
+  std::filesystem::copy(small / "clips", root.path() / "clips", std::filesystem::copy_options::recursive);
+  std::filesystem::copy_file(test::tusimple_dir() / "label_data_0313_sample10_1280x720.json",
+                             root.path() / "label_data.json");
+  data::LoaderOptions o;
+  o.pipeline.data_dir = root.path();
+  o.pipeline.label_files = {"label_data.json"};
+  o.pipeline.crop_top = 160;
+  o.pipeline.use_workers = true;
+  o.pipeline.num_workers = 2;
+  o.batch_size = 2;
+  for (bool batch_thread : {false, true}) {
+    INFO("batch thread " << batch_thread);
+    o.batch_thread = batch_thread;
+    data::TusimpleLoader loader(o);
+    loader.start_epoch(0);
+    for (int call = 0; call < 2; ++call) {  // and it stays failed
+      try {
+        loader.next();
+        FAIL("no error for 1280x720 labels over 512x288 frames");
+      } catch (const data::LabelFrameMismatch& e) {
+        CHECK_THAT(std::string(e.what()), Catch::Contains("down to row 710 but the frame is 512x288"));
+      }
+    }
+  }
+}
+
 TEST_CASE("preprocess_frame gives a normalised [3,H,W] tensor for any frame size", "[data_layer][fast]") {
   const cv::Mat frame = data::read_image(test::tusimple_dir() / "unlabeled_frames/lanenet_tusimple_test_image_0.jpg");
   REQUIRE(!frame.empty());

@@ -74,8 +74,10 @@ MemoryEstimate estimate_memory(const NetworkShape& net, const MemoryRun& run) {
                   (run.ranks > 1 ? std::min(kFusionBufferBytes, params * 4) : 0);
   e.checkpoint = run.device_is_cuda ? 0 : params * kSaveBytesPerParameter;  // a GPU run saves from host copies
   e.per_image = act.saved + kWorkspaceLargestActivations * act.largest;
-  // The loader's queue (two batches of float images and uint8 masks) and the batch's uint8 mask.
-  e.data_per_image = run.device_is_cuda ? 0 : 2 * (12 * full + full) + full;
+  // Decoded samples (float image and uint8 mask): the loader's queue of two batches and the batch
+  // being collected; packed batches (float images, int64 target and its uint8 copy): the one
+  // waiting for the step and the one the batch thread packs.
+  e.data_per_image = run.device_is_cuda ? 0 : 3 * (12 * full + full) + 2 * (12 * full + 9 * full);
   // Without autograd a layer needs its input and output only; the head its softmax too.
   if (run.val_batch > 0) e.per_val_image = 2 * act.largest + 3 * uint64_t(net.num_classes) * full * 4 + 12 * full;
   return e;

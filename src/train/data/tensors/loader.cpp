@@ -23,7 +23,7 @@ PipelineOptions pipeline_options(const LoaderOptions& o) {
 TusimpleLoader::TusimpleLoader(LoaderOptions options)
     : options_(std::move(options)), pipeline_(std::make_unique<SamplePipeline>(pipeline_options(options_))) {}
 
-TusimpleLoader::~TusimpleLoader() = default;
+TusimpleLoader::~TusimpleLoader() { stop_batch_thread(); }
 
 size_t TusimpleLoader::dataset_size() const { return pipeline_->dataset_size(); }
 size_t TusimpleLoader::shard_size() const { return pipeline_->shard_size(); }
@@ -34,10 +34,62 @@ size_t TusimpleLoader::batches_per_epoch() const {
 }
 
 void TusimpleLoader::start_epoch(int epoch, size_t skip_batches) {
+  stop_batch_thread();
   pipeline_->start_epoch(epoch, skip_batches * size_t(options_.batch_size));
+  if (options_.batch_thread && options_.pipeline.use_workers) batcher_ = std::thread([this] { batch_loop(); });
+}
+
+void TusimpleLoader::stop_batch_thread() {
+  if (batcher_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
+    batcher_.join();  // at most the batch it is packing: the workers keep feeding it
+  }
+  ready_.reset();
+  ended_ = stopping_ = false;
+  failure_ = nullptr;
+}
+
+void TusimpleLoader::batch_loop() {
+  for (;;) {
+    std::optional<Batch> b;
+    std::exception_ptr failure;
+    try {
+      b = assemble();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!b) {
+      failure_ = failure;
+      ended_ = true;
+      changed_.notify_all();
+      return;
+    }
+    ready_ = std::move(b);
+    changed_.notify_all();
+    changed_.wait(lock, [&] { return stopping_ || !ready_; });
+    if (stopping_) return;
+  }
 }
 
 std::optional<Batch> TusimpleLoader::next() {
+  if (!batcher_.joinable()) return assemble();
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait(lock, [&] { return ready_.has_value() || ended_; });
+  if (failure_) std::rethrow_exception(failure_);
+  if (!ready_) return std::nullopt;
+  std::optional<Batch> b = std::move(ready_);
+  ready_.reset();
+  lock.unlock();
+  changed_.notify_all();
+  return b;
+}
+
+std::optional<Batch> TusimpleLoader::assemble() {
   std::vector<Sample> samples;
   samples.reserve(size_t(options_.batch_size));
   while (int(samples.size()) < options_.batch_size) {

@@ -1,13 +1,18 @@
 #pragma once
 // TuSimple batches as libtorch tensors. All heavy work (decode, targets, augmentation,
-// prefetch queue) lives in lane_train_data (train/data/pipeline.h); this side only packs
-// samples into tensors. Include only from .cpp files: it pulls in <torch/torch.h>.
+// prefetch queue) lives in lane_train_data (train/data/pipeline.h); this side packs samples
+// into tensors, with worker threads on a batch thread of its own, one batch ahead of the caller.
+// Include only from .cpp files: it pulls in <torch/torch.h>.
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <opencv2/core.hpp>
@@ -24,6 +29,10 @@ struct LoaderOptions {
   PipelineOptions pipeline;
   int batch_size = 8;
   bool drop_last = true;
+  // With worker threads (pipeline.use_workers): a batch thread packs the next batch while the
+  // caller works on the current one, so next() costs the caller a hand-off, not the copies
+  // (about 1 ms per 368x640 image). false: next() packs on the caller's thread.
+  bool batch_thread = true;
 };
 
 struct Batch {
@@ -49,8 +58,20 @@ class TusimpleLoader {
   size_t skipped_images() const;     // corrupt JPEGs skipped so far
 
  private:
+  std::optional<Batch> assemble();   // the next batch_size samples, packed on the calling thread
+  void batch_loop();
+  void stop_batch_thread();
+
   LoaderOptions options_;
   std::unique_ptr<SamplePipeline> pipeline_;
+  // The batch thread's hand-off: at most one packed batch waits; the thread packs the one after
+  // it once it is taken. A failure (LabelFrameMismatch) ends the epoch and is rethrown by next().
+  std::thread batcher_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::optional<Batch> ready_;
+  bool ended_ = false, stopping_ = false;
+  std::exception_ptr failure_;
 };
 
 struct PreprocessOptions { int input_height = 368, input_width = 640, crop_top = 0; };
