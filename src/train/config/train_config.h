@@ -49,7 +49,9 @@ struct TrainConfig {
   double weight_decay = 1e-4;
   bool nesterov = false;
   double poly_power = 0.9;
-  int64_t warmup_steps = 0;
+  // 20 as the seed's Horovod recipe (HH's PolyLR): the full network from scratch at lr 0.025
+  // diverged at its second step without warm-up (docs/training.md, "Loss and optimiser").
+  int64_t warmup_steps = 20;
   double background_weight = 0.4;
   double exist_weight = 0.1;
 
