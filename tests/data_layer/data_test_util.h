@@ -9,6 +9,7 @@
 
 #include <opencv2/core.hpp>
 
+#include "test_paths.h"
 #include "train/data/synth.h"
 
 namespace lane::test {
@@ -45,6 +46,14 @@ inline void make_synth_set(const std::filesystem::path& dir, int frames, uint64_
   o.seed = seed;
   o.val_fraction = 0;
   data::generate_synth_dataset(o);
+}
+
+// The 512x288 sample frames with the labels of their 1280x720 originals (label_data.json): a set
+// whose labels were made for larger frames.
+inline void make_set_with_larger_labels(const std::filesystem::path& root) {
+  std::filesystem::copy(tusimple_dir() / "tusimple_sample_512x288" / "clips", root / "clips",
+                        std::filesystem::copy_options::recursive);
+  std::filesystem::copy_file(tusimple_dir() / "label_data_0313_sample10_1280x720.json", root / "label_data.json");
 }
 
 inline std::string slurp(const std::filesystem::path& p) {

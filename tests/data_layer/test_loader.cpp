@@ -175,10 +175,7 @@ TEST_CASE("the batch thread hands out the batches the caller would pack itself",
 
 TEST_CASE("a failure on the batch thread reaches the caller with its message", "[data_layer][fast]") {
   test::TempDir root("loader-mismatch");
-  const auto small = test::tusimple_dir() / "tusimple_sample_512x288";
-  std::filesystem::copy(small / "clips", root.path() / "clips", std::filesystem::copy_options::recursive);
-  std::filesystem::copy_file(test::tusimple_dir() / "label_data_0313_sample10_1280x720.json",
-                             root.path() / "label_data.json");
+  test::make_set_with_larger_labels(root.path());
   data::LoaderOptions o;
   o.pipeline.data_dir = root.path();
   o.pipeline.label_files = {"label_data.json"};

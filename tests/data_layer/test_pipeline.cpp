@@ -341,10 +341,7 @@ TEST_CASE("labels of down-scaled frames are drawn in the frame's own pixels", "[
 
 TEST_CASE("labels made for larger frames stop the pipeline with the fix", "[data_layer][fast]") {
   test::TempDir root("mismatch");
-  const auto small = test::tusimple_dir() / "tusimple_sample_512x288";
-  std::filesystem::copy(small / "clips", root.path() / "clips", std::filesystem::copy_options::recursive);
-  std::filesystem::copy_file(test::tusimple_dir() / "label_data_0313_sample10_1280x720.json",
-                             root.path() / "label_data.json");
+  test::make_set_with_larger_labels(root.path());
   for (bool workers : {false, true}) {
     auto o = sample_options(root.path());
     o.use_workers = workers;
