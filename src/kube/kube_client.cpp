@@ -231,8 +231,17 @@ Json KubeClient::create(const Resource& r, const std::string& ns, const Json& ob
   return Json::parse(execute(*shared_, req, "create " + where(r, ns, name)).body);
 }
 
-Json KubeClient::create_idempotent(const Resource& r, const std::string& ns, Json object) {
-  const std::string token = random_hex(12);
+std::string KubeClient::new_submission_id() { return random_hex(12); }
+
+namespace {
+std::string submission_id_of(const Json& object) {
+  return object["metadata"].value("annotations", Json::object()).value(kSubmissionIdAnnotation, "");
+}
+}  // namespace
+
+Json KubeClient::create_idempotent(const Resource& r, const std::string& ns, Json object,
+                                   std::string submission_id) {
+  const std::string token = submission_id.empty() ? new_submission_id() : std::move(submission_id);
   object["metadata"]["annotations"][kSubmissionIdAnnotation] = token;
   const std::string name = object["metadata"].value("name", "");
   for (int attempt = 0; attempt < 2; ++attempt) {
@@ -246,18 +255,14 @@ Json KubeClient::create_idempotent(const Resource& r, const std::string& ns, Jso
       if (e.http_code() < 500 && !e.already_exists()) throw;
       if (e.already_exists()) {
         auto existing = try_get(r, ns, name);
-        if (existing && (*existing)["metadata"].value("annotations", Json::object())
-                                .value(kSubmissionIdAnnotation, "") == token) {
-          return *existing;
-        }
+        if (existing && submission_id_of(*existing) == token) return *existing;
         throw;
       }
     }
     // The answer was lost: did our POST create it?
     auto existing = try_get(r, ns, name);
     if (existing) {
-      auto ann = (*existing)["metadata"].value("annotations", Json::object());
-      if (ann.value(kSubmissionIdAnnotation, "") == token) return *existing;
+      if (submission_id_of(*existing) == token) return *existing;
       throw ApiError(409, "AlreadyExists",
                      fmt::format("create {}: {} already exists (created by another submission)", where(r, ns, name),
                                  r.kind),
@@ -285,14 +290,39 @@ Json KubeClient::merge_patch(const Resource& r, const std::string& ns, const std
   return Json::parse(execute(*shared_, req, "patch " + where(r, ns, name)).body);
 }
 
+namespace {
+Json delete_options(const std::string& propagation) {
+  Json options{{"kind", "DeleteOptions"}, {"apiVersion", "v1"}};
+  if (!propagation.empty()) options["propagationPolicy"] = propagation;
+  return options;
+}
+}  // namespace
+
 void KubeClient::remove(const Resource& r, const std::string& ns, const std::string& name,
                         const std::string& propagation) {
   std::lock_guard<std::mutex> lock(shared_mutex_);
   net::Request req = request_for("DELETE", r.object_path(ns, name));
-  if (!propagation.empty()) {
-    req.body = Json{{"kind", "DeleteOptions"}, {"apiVersion", "v1"}, {"propagationPolicy", propagation}}.dump();
-  }
+  if (!propagation.empty()) req.body = delete_options(propagation).dump();
   execute(*shared_, req, "delete " + where(r, ns, name));
+}
+
+bool KubeClient::remove_if_submitted(const Resource& r, const std::string& ns, const std::string& name,
+                                     const std::string& submission_id, const std::string& propagation) {
+  const auto existing = try_get(r, ns, name);
+  if (!existing || submission_id.empty() || submission_id_of(*existing) != submission_id) return false;
+  Json options = delete_options(propagation);
+  options["preconditions"] = {{"uid", (*existing)["metadata"].value("uid", "")}};
+  std::lock_guard<std::mutex> lock(shared_mutex_);
+  net::Request req = request_for("DELETE", r.object_path(ns, name));
+  req.body = options.dump();
+  try {
+    execute(*shared_, req, "delete " + where(r, ns, name));
+  } catch (const ApiError& e) {
+    // 404: gone already (a retried DELETE whose first answer was lost); 409: the uid differs, ours
+    // was replaced by another object of the name, which stays.
+    if (e.http_code() != 404 && e.http_code() != 409) throw;
+  }
+  return true;
 }
 
 WatchEnd KubeClient::watch(const Resource& r, const std::string& ns, const ListOptions& options,

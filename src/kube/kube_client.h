@@ -97,12 +97,22 @@ class KubeClient {
   // Writes (create, replace, merge_patch) ask for strict field validation: a field the server
   // does not know is a 400 naming it, never silently dropped.
   Json create(const Resource& r, const std::string& ns, const Json& object);
-  Json create_idempotent(const Resource& r, const std::string& ns, Json object);
+  // `submission_id` (new_submission_id(); empty: a fresh one) is stamped on the object; one
+  // submission of several objects gives them all the same id, so that its rollback can tell
+  // which of them it created (remove_if_submitted).
+  Json create_idempotent(const Resource& r, const std::string& ns, Json object, std::string submission_id = {});
+  static std::string new_submission_id();
   Json replace(const Resource& r, const std::string& ns, const std::string& name, const Json& object);
   Json merge_patch(const Resource& r, const std::string& ns, const std::string& name, const Json& patch);
   // propagation: Background | Foreground | Orphan (empty: server default).
   void remove(const Resource& r, const std::string& ns, const std::string& name,
               const std::string& propagation = "Background");
+  // Deletes the object if it carries `submission_id` (the create whose answer was lost did make
+  // it); the DELETE is preconditioned on the uid read, so an object of the same name made since
+  // by somebody else is never removed. Returns whether the submission had made it (now gone or
+  // going); false when there is no such object, or it is another submission's.
+  bool remove_if_submitted(const Resource& r, const std::string& ns, const std::string& name,
+                           const std::string& submission_id, const std::string& propagation = "Background");
 
   // One watch connection from `resource_version` (updated as events and bookmarks arrive).
   // on_event(type, object) returns false to stop. kGone: the version is too old, relist.

@@ -1390,7 +1390,7 @@ class Handler(BaseHTTPRequestHandler):
         if method == "DELETE" and name:
             opts = self.decode(body) if body else {}
             policy = q.get("propagationPolicy") or opts.get("propagationPolicy", "Background")
-            return self.send_json(200, self.delete(key, kind, ns, name, policy))
+            return self.send_json(200, self.delete(key, kind, ns, name, policy, opts.get("preconditions") or {}))
         raise ApiFailure(405, "MethodNotAllowed", "method not allowed")
 
     def decode(self, body, yaml_too=False):
@@ -1791,7 +1791,7 @@ class Handler(BaseHTTPRequestHandler):
             store.put(key, ns, new, "MODIFIED")
         return copy.deepcopy(new)
 
-    def delete(self, key, kind, ns, name, policy):
+    def delete(self, key, kind, ns, name, policy, preconditions=None):
         store = self.server.store
         if policy not in ("Background", "Foreground", "Orphan"):
             raise ApiFailure(400, "BadRequest", "invalid propagationPolicy %s" % policy)
@@ -1800,6 +1800,12 @@ class Handler(BaseHTTPRequestHandler):
             if obj is None:
                 raise ApiFailure(404, "NotFound", '%s "%s" not found' % (qualified(key), name),
                                  {"name": name, "group": key[0], "kind": key[2]})
+            for field, meta_field in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
+                want = (preconditions or {}).get(field)
+                if want is not None and want != obj["metadata"][field]:
+                    raise ApiFailure(409, "Conflict", "Precondition failed: %s in precondition: %s, %s in object meta: %s"
+                                     % (meta_field, want, meta_field, obj["metadata"][field]),
+                                     {"name": name, "group": key[0], "kind": key[2]})
             if policy == "Foreground" and dependents(store, obj["metadata"]["uid"]):
                 # Kept, marked, until the garbage collector has removed its dependents.
                 return self.server.gc.delete_foreground(key, ns, obj)

@@ -612,6 +612,21 @@ class RealServer(ServerCase):
         self.create(job("fg"))  # the name is free again
         self.srv.json("POST", "/_test/settings", {"termination_seconds": 0.2})
 
+    def test_delete_preconditions(self):
+        made = self.create(configmap("pre"))
+        for field, other in (("uid", "0000"), ("resourceVersion", "1")):
+            code, st = self.srv.json("DELETE", PATHS["ConfigMap"] + "/pre",
+                                     {"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": {field: other}})
+            self.assertEqual((code, st["reason"]), (409, "Conflict"), st)
+            self.assertIn("Precondition failed", st["message"])
+        self.assertEqual(self.srv.json("GET", PATHS["ConfigMap"] + "/pre")[0], 200)  # still there
+        meta = made["metadata"]
+        code, st = self.srv.json("DELETE", PATHS["ConfigMap"] + "/pre", {
+            "kind": "DeleteOptions", "apiVersion": "v1",
+            "preconditions": {"uid": meta["uid"], "resourceVersion": meta["resourceVersion"]}})
+        self.assertEqual(code, 200, st)
+        self.assertEqual(self.srv.json("GET", PATHS["ConfigMap"] + "/pre")[0], 404)
+
     # -- kinds, access reviews, health, OpenAPI ---------------------------------------------------
     def test_more_kinds_access_reviews_health_and_openapi(self):
         code, groups = self.srv.json("GET", "/apis")

@@ -22,6 +22,7 @@ constexpr const char* kNs = "runai-lane-detection";
 constexpr const char* kJobNode = "aks-gpupool-34613062-vmss000000";
 
 struct ServiceFixture : lane::test::KubeBackendFixture {
+  explicit ServiceFixture(lane::kube::RetryPolicy retry = {}) : KubeBackendFixture(retry) {}
   // What the cloud's load balancer / ingress controller writes once it has an address.
   void set_balancer_status(const lane::kube::Resource& r, const std::string& name, const Json& ingress) {
     Json obj = client->get(r, kNs, name);
@@ -176,4 +177,39 @@ TEST_CASE("kube services: a submit whose Service fails leaves no job behind, and
   f.backend.jobs().submit(second);  // the same name again, with a free node port
   CHECK(f.client->get(res::kService, kNs, "notebook-2")["spec"]["ports"][0]["nodePort"] == 30889);
   CHECK(f.client->try_get(res::kJob, kNs, "notebook")); // the first job is untouched
+}
+
+TEST_CASE("kube services: a submit whose Service create got no answer removes the Service the API server made",
+          "[submit_kube][fast]") {
+  lane::kube::RetryPolicy quick;
+  quick.base_delay = std::chrono::milliseconds(5);
+  quick.max_delay = std::chrono::milliseconds(20);
+  ServiceFixture f(quick);
+  // The server makes the Service, then the connection drops before its answer; reading it back
+  // fails on every attempt too (the API server in trouble for a moment).
+  f.server.fault({{"method", "POST"}, {"path", "/services"}, {"action", "drop_after"}, {"count", 1}});
+  f.server.fault({{"method", "GET"}, {"path", "/services/notebook"}, {"action", "500"}, {"count", quick.max_attempts}});
+  CHECK_THROWS(f.backend.jobs().submit(notebook("nodeport", {"30888:8888"})));
+  CHECK_FALSE(f.client->try_get(res::kService, kNs, "notebook"));  // made by the unanswered POST, removed
+  CHECK_FALSE(f.client->try_get(res::kJob, kNs, "notebook"));
+  // The same name again works: nothing of the failed submit is left.
+  f.backend.jobs().submit(notebook("nodeport", {"30888:8888"}));
+  CHECK(f.client->get(res::kService, kNs, "notebook")["spec"]["ports"][0]["nodePort"] == 30888);
+}
+
+TEST_CASE("kube services: the rollback of an unanswered create leaves another submission's object of the name",
+          "[submit_kube][fast]") {
+  ServiceFixture f;
+  auto& client = *f.client;
+  const Json service = {{"apiVersion", "v1"},
+                        {"kind", "Service"},
+                        {"metadata", {{"name", "notebook"}}},
+                        {"spec", {{"ports", Json::array({{{"port", 8888}}})}}}};
+  const std::string ours = lane::kube::KubeClient::new_submission_id();
+  client.create_idempotent(res::kService, kNs, service, "other-submission");
+  CHECK_FALSE(client.remove_if_submitted(res::kService, kNs, "notebook", ours));
+  CHECK(client.try_get(res::kService, kNs, "notebook"));
+  CHECK_FALSE(client.remove_if_submitted(res::kService, kNs, "absent", ours));
+  CHECK(client.remove_if_submitted(res::kService, kNs, "notebook", "other-submission"));
+  CHECK_FALSE(client.try_get(res::kService, kNs, "notebook"));
 }

@@ -12,8 +12,8 @@ struct KubeBackendFixture {
   FakeApiServer server;
   std::shared_ptr<lane::kube::KubeClient> client;
   lane::submit::kube::KubeBackend backend;
-  KubeBackendFixture()
-      : client(std::make_shared<lane::kube::KubeClient>(server.connection())),
+  explicit KubeBackendFixture(lane::kube::RetryPolicy retry = {})
+      : client(std::make_shared<lane::kube::KubeClient>(server.connection(), retry)),
         backend(client, lane::submit::kube::KubeSettings{}, "lane-detection") {
     backend.projects().create_project({"lane-detection", 3, true});
   }

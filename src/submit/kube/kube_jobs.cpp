@@ -116,25 +116,29 @@ JobInfo KubeJobs::submit(const JobSpec& spec) {
   // What this submission created besides claims, removed again if a later object fails (a
   // Service whose nodePort is taken, one the account may not create): a failed submit leaves no
   // job behind that would take its name. Claims stay: a new submission reuses them.
-  std::vector<std::pair<const lane::kube::Resource*, std::string>> created;
+  Submitted done{ns, spec.name, spec.project};
   for (const auto& obj : objects) {
     std::string kind = obj.value("kind", "");
     const lane::kube::Resource& r = kind == "PersistentVolumeClaim" ? res::kPvc
                                     : kind == kIngressKind          ? res::kIngress
                                     : kind == "Service"             ? res::kService
                                                                     : workload_resource(kind);
+    const std::string name = text(obj["metadata"], "name");
     try {
-      ctx_.client->create_idempotent(r, ns, obj);
-      if (&r != &res::kPvc) created.emplace_back(&r, text(obj["metadata"], "name"));
+      ctx_.client->create_idempotent(r, ns, obj, done.id);
+      if (&r != &res::kPvc) done.created.emplace_back(&r, name);
     } catch (const ApiError& e) {
       // A claim left by an earlier run of the same job is reused (runai behaves the same).
       if (e.already_exists() && kind == "PersistentVolumeClaim") continue;
-      roll_back(ns, spec.name, spec.project, created);
+      // A 4xx answer is definite: the object was not made.
+      const bool answered = e.http_code() < 500 || &r == &res::kPvc;
+      roll_back(done, answered ? std::nullopt : std::make_optional(std::make_pair(&r, name)));
       // 409 for the workload: another submission took the name since find_workload.
       if (e.already_exists() && &r == &workload_resource(kind)) throw job_name_taken(spec.name, spec.project);
       throw;
     } catch (const std::exception&) {
-      roll_back(ns, spec.name, spec.project, created);
+      // No answer (the API server unreachable while it may have made the object).
+      roll_back(done, &r == &res::kPvc ? std::nullopt : std::make_optional(std::make_pair(&r, name)));
       throw;
     }
   }
@@ -143,17 +147,30 @@ JobInfo KubeJobs::submit(const JobSpec& spec) {
   return *info;
 }
 
-void KubeJobs::roll_back(const std::string& ns, const std::string& job, const std::string& project,
-                         const std::vector<std::pair<const lane::kube::Resource*, std::string>>& created) {
-  for (auto it = created.rbegin(); it != created.rend(); ++it) {
+void KubeJobs::roll_back(const Submitted& done,
+                         const std::optional<std::pair<const lane::kube::Resource*, std::string>>& unanswered) {
+  const std::string& job = done.job;
+  if (unanswered) {
+    const auto& [r, name] = *unanswered;
+    try {
+      if (ctx_.client->remove_if_submitted(*r, done.ns, name, done.id))
+        ctx_.note(fmt::format("submit of job '{}' failed: removed the {} '{}' that its unanswered request had made",
+                              job, r->kind, name));
+    } catch (const std::exception& e) {
+      ctx_.note(fmt::format("submit of job '{}' failed, and whether the API server made its {} '{}' is unknown: {}; "
+                            "check with 'lanectl describe {} -p {}' and delete it with 'lanectl delete {} -p {}'",
+                            job, r->kind, name, e.what(), job, done.project, job, done.project));
+    }
+  }
+  for (auto it = done.created.rbegin(); it != done.created.rend(); ++it) {
     const auto& [r, name] = *it;
     try {
-      ctx_.client->remove(*r, ns, name, "Background");
+      ctx_.client->remove(*r, done.ns, name, "Background");
       ctx_.note(fmt::format("submit of job '{}' failed: removed the {} '{}' it had created", job, r->kind, name));
     } catch (const std::exception& e) {
       ctx_.note(fmt::format("submit of job '{}' failed, and the {} '{}' it had created could not be removed: {}; "
                             "delete it with 'lanectl delete {} -p {}'",
-                            job, r->kind, name, e.what(), job, project));
+                            job, r->kind, name, e.what(), job, done.project));
     }
   }
 }

@@ -84,10 +84,17 @@ class KubeJobs : public Jobs, public JobFiles {
   void finish_list(const std::optional<std::string>& project, const std::set<std::string>& project_ns,
                    std::vector<JobInfo>& jobs, bool fill_urls = true);
   std::string chief_pod(const std::string& ns, const nlohmann::json& workload);
-  // After a failed submit of `job` in `project`: removes what it had created (`created`, in
-  // reverse order), noting each removal, or why one failed, on stderr.
-  void roll_back(const std::string& ns, const std::string& job, const std::string& project,
-                 const std::vector<std::pair<const lane::kube::Resource*, std::string>>& created);
+  // What one submit has made so far, for its rollback.
+  struct Submitted {
+    std::string ns, job, project;
+    std::string id = lane::kube::KubeClient::new_submission_id();  // stamped on every object
+    std::vector<std::pair<const lane::kube::Resource*, std::string>> created;  // confirmed, claims aside
+  };
+  // After a failed submit: removes what it had created (in reverse order), first `unanswered`
+  // (the object whose create failed without a definite answer) if the API server did make it,
+  // noting each removal, or why one failed, on stderr.
+  void roll_back(const Submitted& done,
+                 const std::optional<std::pair<const lane::kube::Resource*, std::string>>& unanswered);
   // Deletes the object `job` of `r` in `ns` when it carries the job's label (a Service or Ingress).
   void remove_if_job_owns(const lane::kube::Resource& r, const std::string& ns, const std::string& job);
   // Fills JobInfo::service_urls of `jobs` (all in `ns`, "" = any) from their Services, Ingresses
