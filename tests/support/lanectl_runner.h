@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -134,7 +135,7 @@ class Lanectl {
     return tmpl;
   }
   static std::string next_tag() {
-    static int counter = 0;
+    static std::atomic<int> counter{0};  // tests run commands from several threads
     return "run-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
   }
   // Runs argv[0] with this runner's environment; stdout to home/.out/TAG.out, stderr to TAG.err

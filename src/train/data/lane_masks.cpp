@@ -76,7 +76,9 @@ std::vector<int> lane_existence(const LaneLabel& label, int lane_slots) {
 }
 
 cv::Mat render_lane_mask(const LaneLabel& label, int lane_slots, cv::Size size, cv::Size label_frame) {
-  cv::Mat mask = cv::Mat::zeros(size, CV_8UC1);
+  // Not Mat::zeros: its MatExpr reads an OpenCV singleton made lazily by double-checked locking
+  // without atomics, a data race between decode threads (ThreadSanitizer).
+  cv::Mat mask(size, CV_8UC1, cv::Scalar(0));
   const double sx = double(size.width) / label_frame.width, sy = double(size.height) / label_frame.height;
   const bool full = size == label_frame;
   const double tx = double(size.width) / kFrameWidth, ty = double(size.height) / kFrameHeight;

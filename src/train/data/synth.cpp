@@ -118,7 +118,7 @@ void draw_shadows(cv::Mat& img, const Road& road, Rng& rng) {
     const cv::Rect box = cv::boundingRect(poly) & cv::Rect(0, 0, kW, kH);
     if (box.empty()) continue;
     // Work on the bounding box only: shadows are small next to the frame.
-    cv::Mat mask = cv::Mat::zeros(box.size(), CV_8UC1);
+    cv::Mat mask(box.size(), CV_8UC1, cv::Scalar(0));
     cv::fillPoly(mask, std::vector<std::vector<cv::Point>>{poly}, cv::Scalar(255), cv::LINE_8, 0, -box.tl());
     cv::Mat roi = img(box), darker;
     roi.convertTo(darker, -1, factor, 0);
