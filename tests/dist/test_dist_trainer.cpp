@@ -1,6 +1,8 @@
 // scnn-train under mpirun: a rank killed mid-training ends the job (non-zero, within the
 // deadline, never a hang), and the job resumes from its last checkpoint with a different
 // number of ranks. Small model, 64x128 input, 6 frames, no augmentation: seconds per step.
+// Two data workers per rank, as the seed trains: the ThreadSanitizer build (scripts/setup --tsan)
+// runs it to check the trainer's threads in ranks under mpirun.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,7 +26,8 @@ std::string train_args(const fs::path& out, int max_steps) {
   return (lane::test::bin_dir() / "scnn-train").string() + " train --data-dir " +
          lane::test::tusimple_dir().string() + " --train-labels label_data_0601_first6.json" +
          " --output-dir " + out.string() + " --model small --input-height 64 --input-width 128" +
-         " --batch-size 1 --no-augment --threads 1 --log-every 1 --checkpoint-every 1 --max-steps " +
+         " --batch-size 1 --no-augment --threads 1 --use-workers true --num-workers 2 --log-every 1"
+         " --checkpoint-every 1 --max-steps " +
          std::to_string(max_steps);
 }
 
@@ -98,6 +101,7 @@ TEST_CASE("a rank killed mid-training ends the job non-zero, then --resume works
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed_at).count();
   CHECK(code != 0);
   CHECK(seconds < 30);
+  CHECK(slurp(out / "crash.log").find("ThreadSanitizer") == std::string::npos);
   REQUIRE(fs::exists(out / "run" / "checkpoint_latest.pt"));
 
   // Resume the 2-rank job on 1 rank (plain process, no mpirun) for a few more steps.
