@@ -83,15 +83,18 @@ TEST_CASE("a rank killed mid-training ends the job non-zero, then --resume works
   // 2 ranks, long run; kill one rank once step 2 has been logged (a checkpoint exists).
   pid_t mpirun = start_mpirun(2, train_args(out / "run", 200), out / "crash.log");
   auto t0 = std::chrono::steady_clock::now();
-  bool reached = false;
-  while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120)) {
+  bool reached = false, ended = false;  // ended: mpirun exited before step 2 (a rank failed)
+  while (!ended && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120)) {
     if (slurp(out / "crash.log").find("step 2/") != std::string::npos) {
       reached = true;
       break;
     }
+    int status = 0;
+    ended = waitpid(mpirun, &status, WNOHANG) == mpirun;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   INFO(slurp(out / "crash.log"));
+  REQUIRE_FALSE(ended);
   REQUIRE(reached);
   pid_t victim = find_rank(mpirun);
   REQUIRE(victim > 0);
