@@ -298,25 +298,28 @@ Json delete_options(const std::string& propagation) {
 }
 }  // namespace
 
-void KubeClient::remove(const Resource& r, const std::string& ns, const std::string& name,
-                        const std::string& propagation) {
+void KubeClient::send_delete(const Resource& r, const std::string& ns, const std::string& name,
+                             const Json& options) {
   std::lock_guard<std::mutex> lock(shared_mutex_);
   net::Request req = request_for("DELETE", r.object_path(ns, name));
-  if (!propagation.empty()) req.body = delete_options(propagation).dump();
+  if (!options.is_null()) req.body = options.dump();
   execute(*shared_, req, "delete " + where(r, ns, name));
+}
+
+void KubeClient::remove(const Resource& r, const std::string& ns, const std::string& name,
+                        const std::string& propagation) {
+  send_delete(r, ns, name, propagation.empty() ? Json() : delete_options(propagation));
 }
 
 bool KubeClient::remove_if_submitted(const Resource& r, const std::string& ns, const std::string& name,
                                      const std::string& submission_id, const std::string& propagation) {
+  if (submission_id.empty()) return false;
   const auto existing = try_get(r, ns, name);
-  if (!existing || submission_id.empty() || submission_id_of(*existing) != submission_id) return false;
+  if (!existing || submission_id_of(*existing) != submission_id) return false;
   Json options = delete_options(propagation);
   options["preconditions"] = {{"uid", (*existing)["metadata"].value("uid", "")}};
-  std::lock_guard<std::mutex> lock(shared_mutex_);
-  net::Request req = request_for("DELETE", r.object_path(ns, name));
-  req.body = options.dump();
   try {
-    execute(*shared_, req, "delete " + where(r, ns, name));
+    send_delete(r, ns, name, options);
   } catch (const ApiError& e) {
     // 404: gone already (a retried DELETE whose first answer was lost); 409: the uid differs, ours
     // was replaced by another object of the name, which stays.

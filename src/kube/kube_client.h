@@ -154,6 +154,8 @@ class KubeClient {
   net::Response execute(net::Transport& transport, net::Request req, const std::string& context);
   net::Request request_for(const std::string& method, const std::string& path) const;
   void report_warnings(const net::Response& response);
+  // DELETE of one object; `options` (a DeleteOptions) is the body unless null.
+  void send_delete(const Resource& r, const std::string& ns, const std::string& name, const Json& options);
   // Connections for list_pages(): kept open between calls (keep-alive), one per concurrent list.
   std::unique_ptr<net::Transport> take_list_transport();
   void give_back_list_transport(std::unique_ptr<net::Transport> t);

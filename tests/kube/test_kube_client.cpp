@@ -156,6 +156,26 @@ TEST_CASE("client: a lost POST answer is recovered by name and submission id", "
   CHECK(client.list(res::kConfigMap, "team").items.size() == 1);
 }
 
+TEST_CASE("client: remove_if_submitted deletes only the object its submission made", "[kube][fast]") {
+  lane::test::FakeApiServer server;
+  KubeClient client(server.connection(), fast_retries());
+  client.create(res::kNamespace, "", ns_object("team"));
+  const std::string ours = KubeClient::new_submission_id();
+  client.create_idempotent(res::kConfigMap, "team", configmap("job-lock"), "other-submission");
+  CHECK_FALSE(client.remove_if_submitted(res::kConfigMap, "team", "job-lock", ours));  // another's: left
+  CHECK(client.try_get(res::kConfigMap, "team", "job-lock"));
+  CHECK_FALSE(client.remove_if_submitted(res::kConfigMap, "team", "absent", ours));
+  CHECK(client.remove_if_submitted(res::kConfigMap, "team", "job-lock", "other-submission"));
+  CHECK_FALSE(client.try_get(res::kConfigMap, "team", "job-lock"));
+  // The DELETE names the uid it read.
+  const auto deletes = server.requests();
+  bool preconditioned = false;
+  for (const auto& q : deletes)
+    if (q["method"] == "DELETE" && q["body"].get<std::string>().find("\"preconditions\"") != std::string::npos)
+      preconditioned = true;
+  CHECK(preconditioned);
+}
+
 TEST_CASE("client: lists page through limit/continue and restart on an expired token", "[kube][fast]") {
   lane::test::FakeApiServer server;
   KubeClient client(server.connection(), fast_retries());

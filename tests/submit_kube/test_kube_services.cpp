@@ -196,20 +196,3 @@ TEST_CASE("kube services: a submit whose Service create got no answer removes th
   f.backend.jobs().submit(notebook("nodeport", {"30888:8888"}));
   CHECK(f.client->get(res::kService, kNs, "notebook")["spec"]["ports"][0]["nodePort"] == 30888);
 }
-
-TEST_CASE("kube services: the rollback of an unanswered create leaves another submission's object of the name",
-          "[submit_kube][fast]") {
-  ServiceFixture f;
-  auto& client = *f.client;
-  const Json service = {{"apiVersion", "v1"},
-                        {"kind", "Service"},
-                        {"metadata", {{"name", "notebook"}}},
-                        {"spec", {{"ports", Json::array({{{"port", 8888}}})}}}};
-  const std::string ours = lane::kube::KubeClient::new_submission_id();
-  client.create_idempotent(res::kService, kNs, service, "other-submission");
-  CHECK_FALSE(client.remove_if_submitted(res::kService, kNs, "notebook", ours));
-  CHECK(client.try_get(res::kService, kNs, "notebook"));
-  CHECK_FALSE(client.remove_if_submitted(res::kService, kNs, "absent", ours));
-  CHECK(client.remove_if_submitted(res::kService, kNs, "notebook", "other-submission"));
-  CHECK_FALSE(client.try_get(res::kService, kNs, "notebook"));
-}

@@ -124,6 +124,8 @@ JobInfo KubeJobs::submit(const JobSpec& spec) {
                                     : kind == "Service"             ? res::kService
                                                                     : workload_resource(kind);
     const std::string name = text(obj["metadata"], "name");
+    // What the rollback looks for when this create gets no definite answer (claims stay anyway).
+    const auto unanswered = &r == &res::kPvc ? std::nullopt : std::make_optional(std::make_pair(&r, name));
     try {
       ctx_.client->create_idempotent(r, ns, obj, done.id);
       if (&r != &res::kPvc) done.created.emplace_back(&r, name);
@@ -131,14 +133,13 @@ JobInfo KubeJobs::submit(const JobSpec& spec) {
       // A claim left by an earlier run of the same job is reused (runai behaves the same).
       if (e.already_exists() && kind == "PersistentVolumeClaim") continue;
       // A 4xx answer is definite: the object was not made.
-      const bool answered = e.http_code() < 500 || &r == &res::kPvc;
-      roll_back(done, answered ? std::nullopt : std::make_optional(std::make_pair(&r, name)));
+      roll_back(done, e.http_code() < 500 ? std::nullopt : unanswered);
       // 409 for the workload: another submission took the name since find_workload.
       if (e.already_exists() && &r == &workload_resource(kind)) throw job_name_taken(spec.name, spec.project);
       throw;
     } catch (const std::exception&) {
       // No answer (the API server unreachable while it may have made the object).
-      roll_back(done, &r == &res::kPvc ? std::nullopt : std::make_optional(std::make_pair(&r, name)));
+      roll_back(done, unanswered);
       throw;
     }
   }
