@@ -116,7 +116,7 @@ JobInfo KubeJobs::submit(const JobSpec& spec) {
   // What this submission created besides claims, removed again if a later object fails (a
   // Service whose nodePort is taken, one the account may not create): a failed submit leaves no
   // job behind that would take its name. Claims stay: a new submission reuses them.
-  Submitted done{ns, spec.name, spec.project};
+  Submitted done{ns, spec.name, spec.project, lane::kube::KubeClient::new_submission_id(), {}};
   for (const auto& obj : objects) {
     std::string kind = obj.value("kind", "");
     const lane::kube::Resource& r = kind == "PersistentVolumeClaim" ? res::kPvc

@@ -87,7 +87,7 @@ class KubeJobs : public Jobs, public JobFiles {
   // What one submit has made so far, for its rollback.
   struct Submitted {
     std::string ns, job, project;
-    std::string id = lane::kube::KubeClient::new_submission_id();  // stamped on every object
+    std::string id;  // stamped on every object: KubeClient::new_submission_id()
     std::vector<std::pair<const lane::kube::Resource*, std::string>> created;  // confirmed, claims aside
   };
   // After a failed submit: removes what it had created (in reverse order), first `unanswered`
