@@ -5,8 +5,9 @@
 # of its compiler and linker steps (the sum of ninja's per-step times), and the ratio.
 #
 # Usage: bench/build_time/run.sh [CONFIG] [TARGET...]
-#   CONFIG: release (scripts/setup's build/release, the default) or asan (its build/asan: clang,
-#           AddressSanitizer and UndefinedBehaviorSanitizer).
+#   CONFIG: release (scripts/setup's build/release, the default), asan (its build/asan: clang,
+#           AddressSanitizer and UndefinedBehaviorSanitizer) or tsan (its build/tsan: GCC,
+#           ThreadSanitizer).
 #   TARGET: ninja targets to build (default: all of the configuration).
 # Knobs: BASELINE (default -DLANE_UNITY_BUILD=OFF: each file compiled on its own), CANDIDATE,
 #        JOBS (nproc), WORK (/tmp/lane-build-time; removed first, and after unless KEEP=1: each
@@ -15,6 +16,7 @@
 #   bench/build_time/run.sh release lane_cli test_cli
 #   BASELINE="-DLANE_TORCH_PCH=OFF -DLANE_TEST_CODE_O1=OFF" bench/build_time/run.sh release test_trainer
 #   BASELINE="-DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++" bench/build_time/run.sh asan test_cli
+#   BASELINE=-DLANE_TRAIN_ONLY=ON CANDIDATE=-DLANE_TRAIN_ONLY=OFF bench/build_time/run.sh tsan
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 config=${1:-release}
@@ -28,7 +30,8 @@ case "$config" in
   release) flags=(-DCMAKE_BUILD_TYPE=Release) ;;
   asan) flags=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
                -DLANE_SANITIZE=address,undefined -DLANE_BUILD_BENCH=OFF) ;;
-  *) echo "build_time: CONFIG is release or asan, not '$config'" >&2; exit 2 ;;
+  tsan) flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DLANE_SANITIZE=thread -DLANE_BUILD_BENCH=OFF -DLANE_TCMALLOC=OFF) ;;
+  *) echo "build_time: CONFIG is release, asan or tsan, not '$config'" >&2; exit 2 ;;
 esac
 
 rm -rf "$work"
