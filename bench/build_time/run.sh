@@ -26,11 +26,9 @@ jobs=${JOBS:-$(nproc)}
 work=${WORK:-/tmp/lane-build-time}
 read -r -a baseline <<<"${BASELINE--DLANE_UNITY_BUILD=OFF}"
 read -r -a candidate <<<"${CANDIDATE:-}"
+source scripts/lib/build-configs.sh
 case "$config" in
-  release) flags=(-DCMAKE_BUILD_TYPE=Release) ;;
-  asan) flags=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
-               -DLANE_SANITIZE=address,undefined -DLANE_BUILD_BENCH=OFF) ;;
-  tsan) flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DLANE_SANITIZE=thread -DLANE_BUILD_BENCH=OFF -DLANE_TCMALLOC=OFF) ;;
+  release|asan|tsan) declare -n flags=${config}_flags ;;
   *) echo "build_time: CONFIG is release, asan or tsan, not '$config'" >&2; exit 2 ;;
 esac
 
